@@ -1,0 +1,59 @@
+import { Hono } from "hono";
+import { pingDatabase } from "./db/client.ts";
+import type { Deps } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
+import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
+import { registerMeRoute } from "./features/me/route.ts";
+import { accessLog } from "./http/access-log.ts";
+import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
+import { authenticate } from "./http/authenticate.ts";
+import { docsPage } from "./http/docs-page.ts";
+import type { AppEnv } from "./http/env.ts";
+import { createApiRouter } from "./http/openapi.ts";
+import { buildOpenApiDocument } from "./http/openapi-document.ts";
+import { handleError } from "./http/problem.ts";
+import { requestId } from "./http/request-id.ts";
+import { version } from "./version.ts";
+
+/** The authenticated REST surface. Built without deps so the OpenAPI document can be emitted offline. */
+export function createApiRoutes() {
+  const api = createApiRouter();
+  registerMeRoute(api);
+  registerEnvironmentRoutes(api);
+  registerApiKeyRoutes(api);
+  return api;
+}
+
+export function createApp(deps: Deps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(handleError);
+  app.notFound(() => {
+    throw new AppError("not_found", "No such route.");
+  });
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use("*", requestId());
+  app.use("*", accessLog());
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", async (c) => {
+    try {
+      await pingDatabase(deps.db);
+      return c.json({ status: "ok", database: deps.database.kind });
+    } catch {
+      throw new AppError("service_unavailable", "The database is not reachable.");
+    }
+  });
+
+  const api = createApiRoutes();
+  const openapi = JSON.stringify(buildOpenApiDocument(api, version));
+  app.get("/api/v1/openapi.json", (c) => c.body(openapi, 200, { "content-type": "application/json" }));
+  app.route("/api/v1/docs", docsPage());
+
+  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate());
+  app.route("/api/v1", api);
+  return app;
+}

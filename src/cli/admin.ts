@@ -1,0 +1,39 @@
+import type { Command } from "commander";
+import { loadConfig } from "../config.ts";
+import { bootstrapOrganization } from "../features/organizations/bootstrap-organization.ts";
+import { openMigratedDatabase } from "../startup.ts";
+
+/** Operator commands that work on the configured database directly, without a running server. */
+export function registerAdminCommands(program: Command): void {
+  const admin = program.command("admin").description("Operator commands against the configured database");
+
+  admin
+    .command("bootstrap")
+    .description("Create an organisation, an owner, an environment and an owner API key")
+    .option("--json", "print the result as JSON")
+    .option("--org-name <name>", "organisation name")
+    .option("--email <email>", "owner email (an existing user becomes owner of the new organisation)")
+    .action(async (opts: { json?: boolean; orgName?: string; email?: string }) => {
+      const config = loadConfig();
+      const database = await openMigratedDatabase(config);
+      try {
+        const result = await bootstrapOrganization({
+          db: database.db,
+          input: { organizationName: opts.orgName, email: opts.email },
+        });
+        const out = {
+          organizationId: result.organizationId,
+          environmentId: result.environmentId,
+          userId: result.userId,
+          apiKey: result.apiKey,
+        };
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify(out)}\n`
+            : `Organisation ${out.organizationId}\nEnvironment  ${out.environmentId}\nOwner        ${out.userId}\nAPI key      ${out.apiKey}  (shown once)\n`,
+        );
+      } finally {
+        await database.close();
+      }
+    });
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+
+/** Thrown for invalid configuration; `main` prints it and exits with EX_CONFIG (78). */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+    this.variable = variable;
+  }
+}
+
+export const EX_CONFIG = 78;
+
+const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PATCHBAY_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
+  PATCHBAY_DATA_DIR: z.string().min(1).default("./.patchbay"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL (leave unset for the embedded database)")
+    .optional(),
+  PATCHBAY_KEK: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(logLevels).optional(),
+});
+
+export type Config = {
+  nodeEnv: "development" | "test" | "production";
+  port: number;
+  host: string;
+  /** Public base URL without a trailing slash; derived from host and port when unset. */
+  baseUrl: string;
+  dataDir: string;
+  database: { kind: "pglite"; dataDir: string } | { kind: "postgres"; url: string };
+  /** Raw KEK keyring string, or undefined in development (then generated into the data dir). */
+  kek: string | undefined;
+  logLevel: (typeof logLevels)[number];
+};
+
+/** Reads the environment once; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(emptyToUndefined(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? "environment");
+    throw new ConfigError(variable, issue?.message ?? "invalid value");
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === "production" && !e.PATCHBAY_KEK) {
+    throw new ConfigError("PATCHBAY_KEK", "is required when NODE_ENV=production");
+  }
+  if (e.NODE_ENV === "production" && !e.PATCHBAY_BASE_URL) {
+    throw new ConfigError("PATCHBAY_BASE_URL", "is required when NODE_ENV=production");
+  }
+  const displayHost = e.HOST === "0.0.0.0" || e.HOST === "::" ? "localhost" : e.HOST;
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: e.PATCHBAY_BASE_URL ?? `http://${displayHost}:${e.PORT}`,
+    dataDir: e.PATCHBAY_DATA_DIR,
+    database: e.DATABASE_URL
+      ? { kind: "postgres", url: e.DATABASE_URL }
+      : { kind: "pglite", dataDir: e.PATCHBAY_DATA_DIR },
+    kek: e.PATCHBAY_KEK,
+    logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "silent" : "info"),
+  };
+}
+
+/** `PORT=` in a shell means "unset", not "the empty string". */
+function emptyToUndefined(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(env)) out[k] = v === "" ? undefined : v;
+  return out;
+}

@@ -1,0 +1,43 @@
+import type { Db } from "./db/client.ts";
+import type { Deps } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import type { Permission } from "./features/api-keys/permissions.ts";
+import type { Role } from "./db/schema/users.ts";
+
+/** Who is calling. API keys today; OAuth tokens and wallet principals join this union later. */
+export type Actor = {
+  type: "api_key";
+  id: string;
+  userId: string;
+  organizationId: string;
+  role: Role;
+  permissions: ReadonlySet<Permission>;
+};
+
+export type ServiceContext = {
+  deps: Deps;
+  actor: Actor;
+  requestId: string;
+  idempotencyKey?: string | undefined;
+};
+
+export function withTransaction<T>(ctx: ServiceContext, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return ctx.deps.db.transaction((tx) => fn(tx as unknown as Db));
+}
+
+export function requirePermission(ctx: ServiceContext, permission: Permission): void {
+  if (!ctx.actor.permissions.has(permission)) {
+    throw new AppError("forbidden", `This credential lacks the permission ${permission}.`, {
+      requiredPermission: permission,
+    });
+  }
+}
+
+/** Management of an organisation's resources is for its owners and admins (spec 5.4). */
+export function requireOwnerOrAdmin(ctx: ServiceContext): void {
+  if (ctx.actor.role !== "owner" && ctx.actor.role !== "admin") {
+    throw new AppError("forbidden", "Only an owner or administrator of this organisation may do this.", {
+      role: ctx.actor.role,
+    });
+  }
+}

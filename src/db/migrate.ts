@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import type { PgliteDatabase } from "drizzle-orm/pglite";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import type { DatabaseHandle, Schema } from "./client.ts";
+
+const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** Applies the committed drizzle-kit migrations. Call inside `withStartupLock`. */
+export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
+  if (handle.kind === "pglite") {
+    await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder });
+  } else {
+    await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder });
+  }
+}

@@ -1,0 +1,20 @@
+import { bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+/** Append-only. Written in the same transaction as the change it describes; never holds secrets. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    requestId: text("request_id"),
+    idempotencyKey: text("idempotency_key"),
+    details: jsonb("details").$type<Record<string, unknown>>(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("audit_log_org_idx").on(t.organizationId, t.createdAt)],
+);

@@ -1,0 +1,18 @@
+import type { Config } from "./config.ts";
+import type { DatabaseHandle, Db } from "./db/client.ts";
+import type { Keyring } from "./features/vault/keyring.ts";
+import type { Logger } from "./logger.ts";
+
+/**
+ * Everything a verb may reach. Built once in `main.ts` (or per test file); passed down
+ * explicitly — there is no global database or logger.
+ */
+export type Deps = {
+  config: Config;
+  db: Db;
+  database: DatabaseHandle;
+  logger: Logger;
+  /** Vault key-encryption keys. */
+  keyring: Keyring;
+  clock: () => Date;
+};

@@ -1,0 +1,67 @@
+/**
+ * The one error type. Verbs throw `AppError(code)`; each transport maps it once
+ * (HTTP → problem+json, MCP → isError result, CLI → message + exit code).
+ * Codes are a closed union so a code never silently changes meaning.
+ */
+export const errorStatus = {
+  invalid_request: 400,
+  idempotency_key_required: 400,
+  receipt_required: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_in_flight: 409,
+  connection_enabled: 409,
+  credential_required: 409,
+  credential_not_applicable: 409,
+  approval_required: 409,
+  discovery_stale: 409,
+  manifest_changed: 409,
+  limit_exceeded: 409,
+  receipt_invalid: 409,
+  stale_assumed_state: 409,
+  conflict: 409,
+  name_taken: 409,
+  revision_conflict: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_endpoint_url: 422,
+  idempotency_key_reused: 422,
+  unknown_tool: 422,
+  tool_not_approvable: 422,
+  discovery_limit_exceeded: 422,
+  remote_auth_failed: 422,
+  egress_blocked: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  internal: 500,
+  remote_unreachable: 502,
+  service_unavailable: 503,
+  model_not_configured: 503,
+  remote_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+/** Extra, client-safe fields that travel with the error (e.g. `currentRevision`, `limit`). */
+export type ErrorDetails = Record<string, unknown>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;

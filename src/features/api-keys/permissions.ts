@@ -1,0 +1,20 @@
+/** Every permission an API key (or, later, an OAuth scope) can carry. */
+export const permissions = [
+  "environments:read",
+  "environments:manage",
+  "api_keys:read",
+  "api_keys:manage",
+  "mcp_connections:read",
+  "mcp_connections:manage",
+] as const;
+
+export type Permission = (typeof permissions)[number];
+
+/**
+ * The UI's key dialog must not offer these (spec 5.2): owners and admins grant them through
+ * the key API only.
+ */
+export const apiOnlyPermissions: readonly Permission[] = ["mcp_connections:read", "mcp_connections:manage"];
+
+export const isPermission = (value: string): value is Permission =>
+  (permissions as readonly string[]).includes(value);

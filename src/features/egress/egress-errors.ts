@@ -1,0 +1,112 @@
+import { AppError } from "../../errors.ts";
+
+type Phase = "connect" | "headers" | "body";
+
+const TIMEOUTS: Record<string, Phase> = {
+  UND_ERR_CONNECT_TIMEOUT: "connect",
+  UND_ERR_HEADERS_TIMEOUT: "headers",
+  UND_ERR_BODY_TIMEOUT: "body",
+};
+
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NODATA", "EAI_NONAME", "EAI_FAIL"]);
+
+function* causes(error: unknown): Generator<unknown> {
+  let current = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    yield current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+}
+
+const codeOf = (error: unknown): string | undefined => {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+};
+
+function reasonOf(code: string): string {
+  if (DNS_CODES.has(code)) return "dns";
+  if (code === "ECONNREFUSED") return "refused";
+  if (
+    code.startsWith("ERR_TLS") ||
+    code.includes("CERT") ||
+    code.startsWith("UNABLE_TO_") ||
+    code.includes("SSL")
+  ) {
+    return "tls";
+  }
+  return "network";
+}
+
+/**
+ * Maps a transport failure to an AppError without leaking the request: messages name only
+ * the host, never the path, headers or the underlying error text. A timeout's `phase` tells
+ * the caller whether the request may have reached the remote ("connect": it did not).
+ * Errors that are not transport failures (a bad argument) are returned unchanged.
+ */
+export function toAppError(error: unknown, host: string, phase: Phase): unknown {
+  const chain = [...causes(error)];
+  const appError = chain.find((item) => item instanceof AppError);
+  if (appError) return appError;
+  for (const item of chain) {
+    const code = codeOf(item);
+    const timeoutPhase = code ? TIMEOUTS[code] : undefined;
+    if (timeoutPhase) {
+      return new AppError("remote_timeout", `${host} did not answer in time (${timeoutPhase})`, {
+        phase: timeoutPhase,
+      });
+    }
+  }
+  const code = chain.map(codeOf).find((item) => item !== undefined);
+  if (code) return unreachable(host, reasonOf(code), phase);
+  // undici reports network failures as TypeError("fetch failed" | "terminated") with a cause.
+  if (error instanceof TypeError && error.cause !== undefined) return unreachable(host, "network", phase);
+  return error;
+}
+
+const unreachable = (host: string, reason: string, phase: Phase) =>
+  new AppError("remote_unreachable", `${host} is unreachable (${reason})`, { reason, phase });
+
+/**
+ * Passes the body through, counting decoded bytes (so a compression bomb counts in full),
+ * and errors the stream once the cap is passed: `egress_blocked` / `response_too_large`.
+ */
+export function capBody(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  host: string,
+): ReadableStream<Uint8Array> {
+  const reader = body[Symbol.asyncIterator]();
+  // Ends (cancels) the upstream body; failures there change nothing for the reader.
+  const stop = () => {
+    void reader.return?.().catch(() => {});
+  };
+  let seen = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: IteratorResult<Uint8Array>;
+      try {
+        chunk = await reader.next();
+      } catch (error) {
+        controller.error(toAppError(error, host, "body"));
+        return;
+      }
+      if (chunk.done) {
+        controller.close();
+        return;
+      }
+      seen += chunk.value.byteLength;
+      if (seen > maxBytes) {
+        const tooLarge = new AppError("egress_blocked", `${host} answered with more than ${maxBytes} bytes`, {
+          rule: "response_too_large",
+        });
+        controller.error(tooLarge);
+        stop();
+        return;
+      }
+      controller.enqueue(chunk.value);
+    },
+    cancel() {
+      stop();
+    },
+  });
+}

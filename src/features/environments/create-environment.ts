@@ -1,0 +1,37 @@
+import { requireOwnerOrAdmin, requirePermission, type ServiceContext, withTransaction } from "../../context.ts";
+import { environments } from "../../db/schema/environments.ts";
+import { newUuid } from "../../ids.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import type { Environment } from "./schemas.ts";
+import { toEnvironment } from "./to-environment.ts";
+import { rethrowNameTaken } from "./unique-name.ts";
+
+export async function createEnvironment(args: {
+  ctx: ServiceContext;
+  input: { name: string };
+}): Promise<Environment> {
+  requirePermission(args.ctx, "environments:manage");
+  requireOwnerOrAdmin(args.ctx);
+  const now = args.ctx.deps.clock();
+  return withTransaction(args.ctx, async (tx) => {
+    const [row] = await tx
+      .insert(environments)
+      .values({
+        id: newUuid(),
+        organizationId: args.ctx.actor.organizationId,
+        name: args.input.name,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .catch((error: unknown) => rethrowNameTaken(error, args.input.name));
+    if (!row) throw new Error("insert returned no row");
+    await recordAudit(tx, args.ctx, {
+      action: "environment.created",
+      targetType: "environment",
+      targetId: row.id,
+      details: { name: row.name },
+    });
+    return toEnvironment(row);
+  });
+}

@@ -1,0 +1,12 @@
+import { requirePermission, type ServiceContext } from "../../context.ts";
+import { findEnvironment } from "./find-environment.ts";
+import type { Environment } from "./schemas.ts";
+import { toEnvironment } from "./to-environment.ts";
+
+export async function getEnvironment(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string };
+}): Promise<Environment> {
+  requirePermission(args.ctx, "environments:read");
+  return toEnvironment(await findEnvironment(args.ctx.deps.db, args.ctx, args.input.environmentId));
+}

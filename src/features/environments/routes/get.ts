@@ -1,0 +1,24 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../http/env.ts";
+import { etag } from "../../../http/if-match.ts";
+import { problemResponses, revisionedResponse } from "../../../http/openapi.ts";
+import { getEnvironment } from "../get-environment.ts";
+import { EnvironmentParams, EnvironmentSchema } from "../schemas.ts";
+
+const route = createRoute({
+  method: "get",
+  path: "/environments/{environmentId}",
+  operationId: "getEnvironment",
+  tags: ["Environments"],
+  summary: "Get an environment",
+  request: { params: EnvironmentParams },
+  responses: { 200: revisionedResponse(EnvironmentSchema, "The environment."), ...problemResponses() },
+});
+
+export const registerGetEnvironment = (app: OpenAPIHono<AppEnv>) =>
+  app.openapi(route, async (c) => {
+    const env = await getEnvironment({ ctx: c.get("ctx"), input: c.req.valid("param") });
+    c.header("etag", etag(env.revision));
+    return c.json(env, 200);
+  });

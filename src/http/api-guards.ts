@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "./env.ts";
+
+/** REST bodies are small JSON documents; anything larger is a mistake or an attack. */
+export const MAX_API_BODY_BYTES = 1024 * 1024;
+
+export const apiBodyLimit = (): MiddlewareHandler<AppEnv> =>
+  bodyLimit({
+    maxSize: MAX_API_BODY_BYTES,
+    onError: () => {
+      throw new AppError("payload_too_large", `Request bodies are limited to ${MAX_API_BODY_BYTES} bytes.`, {
+        limit: MAX_API_BODY_BYTES,
+      });
+    },
+  });
+
+const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** A body that is not JSON is refused up front (415) rather than half-parsed. */
+export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const method = c.req.method;
+  if (method === "POST" || method === "PUT" || method === "PATCH") {
+    const hasBody = c.req.header("transfer-encoding") !== undefined || Number(c.req.header("content-length") ?? "0") > 0;
+    const type = c.req.header("content-type");
+    if (hasBody && (!type || !jsonType.test(type))) {
+      throw new AppError("unsupported_media_type", "Send request bodies as application/json.", {
+        contentType: type ?? null,
+      });
+    }
+  }
+  await next();
+};

@@ -1,0 +1,12 @@
+import type { Actor, ServiceContext } from "../context.ts";
+import type { Deps } from "../deps.ts";
+
+/** Hono variables set by the middleware chain; handlers read `ctx` only. */
+export type AppEnv = {
+  Variables: {
+    deps: Deps;
+    requestId: string;
+    actor: Actor;
+    ctx: ServiceContext;
+  };
+};

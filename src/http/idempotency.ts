@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Db } from "../db/client.ts";
+import { idempotencyKeys } from "../db/schema/idempotency-keys.ts";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "./env.ts";
+
+const KEY_TTL_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this is an abandoned request (process died); the key may be taken over. */
+const STALE_CLAIM_MS = 60_000;
+/** How long a duplicate waits for the first request before answering `idempotency_in_flight`. */
+const WAIT_FOR_FIRST_MS = 10_000;
+const POLL_MS = 25;
+const keyPattern = /^[\x21-\x7e]{1,255}$/;
+/** Headers worth replaying; everything else is regenerated per response. */
+const replayedHeaders = ["content-type", "etag", "location"];
+
+type Row = typeof idempotencyKeys.$inferSelect;
+
+/**
+ * Idempotency-Key handling (DESIGN §5), scoped to (organisation, key), kept 24 h.
+ *
+ * - same key + same request → the stored response, with `Idempotency-Replayed: true`;
+ * - same key + a different request → 422 `idempotency_key_reused`;
+ * - same key while the first is still running → wait for it, then replay; past the wait,
+ *   409 `idempotency_in_flight`.
+ *
+ * Only 2xx responses are stored. A 4xx means nothing changed, so the key is released and the
+ * caller may fix the request and retry with the same key; a 5xx may have been transient.
+ * Must run after `authenticate` (it needs the organisation).
+ */
+export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined || key === "") {
+    throw new AppError("idempotency_key_required", "This request needs an Idempotency-Key header (any unique string, e.g. a UUID).");
+  }
+  if (!keyPattern.test(key)) {
+    throw new AppError("invalid_request", "Idempotency-Key must be 1–255 visible ASCII characters.", {
+      header: "Idempotency-Key",
+    });
+  }
+  const ctx = c.get("ctx");
+  const db = ctx.deps.db;
+  const organizationId = ctx.actor.organizationId;
+  const requestHash = await hashRequest(c);
+
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+  for (;;) {
+    if (await claim(db, organizationId, key, requestHash, ctx.deps.clock())) break;
+    const [row] = await db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.organizationId, organizationId), eq(idempotencyKeys.key, key)));
+    if (!row) continue; // the first request failed and released the key: try to claim it again
+    if (row.requestHash !== requestHash) {
+      throw new AppError(
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used for a different request; use a new key for a new request.",
+      );
+    }
+    if (row.state === "completed") return replay(row);
+    if (Date.now() > deadline) {
+      throw new AppError(
+        "idempotency_in_flight",
+        "A request with this Idempotency-Key is still being processed; retry shortly.",
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+
+  c.set("ctx", { ...ctx, idempotencyKey: key });
+  try {
+    await next();
+  } catch (error) {
+    await release(db, organizationId, key);
+    throw error;
+  }
+  const res = c.res;
+  if (res.status < 200 || res.status >= 300) {
+    await release(db, organizationId, key);
+    return;
+  }
+  const body = await res.clone().text();
+  const headers: Record<string, string> = {};
+  for (const name of replayedHeaders) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  await db
+    .update(idempotencyKeys)
+    .set({ state: "completed", responseStatus: res.status, responseHeaders: headers, responseBody: body })
+    .where(and(eq(idempotencyKeys.organizationId, organizationId), eq(idempotencyKeys.key, key)));
+};
+
+/** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
+async function hashRequest(c: Context<AppEnv>): Promise<string> {
+  const url = new URL(c.req.url);
+  const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
+  return createHash("sha256")
+    .update(`${c.req.method}\n${url.pathname}${url.search}\n${c.req.header("if-match") ?? ""}\n`)
+    .update(body)
+    .digest("hex");
+}
+
+async function claim(db: Db, organizationId: string, key: string, requestHash: string, now: Date): Promise<boolean> {
+  const inserted = await db
+    .insert(idempotencyKeys)
+    .values({
+      organizationId,
+      key,
+      requestHash,
+      state: "in_flight",
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + KEY_TTL_MS),
+    })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key });
+  if (inserted.length > 0) return true;
+  // Expired records and abandoned claims are taken over atomically: the conditional update lets
+  // exactly one contender win.
+  const takenOver = await db
+    .update(idempotencyKeys)
+    .set({
+      requestHash,
+      state: "in_flight",
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + KEY_TTL_MS),
+    })
+    .where(
+      and(
+        eq(idempotencyKeys.organizationId, organizationId),
+        eq(idempotencyKeys.key, key),
+        sql`(${idempotencyKeys.expiresAt} < ${now} or (${idempotencyKeys.state} = 'in_flight' and ${idempotencyKeys.createdAt} < ${new Date(now.getTime() - STALE_CLAIM_MS)}))`,
+      ),
+    )
+    .returning({ key: idempotencyKeys.key });
+  return takenOver.length > 0;
+}
+
+async function release(db: Db, organizationId: string, key: string): Promise<void> {
+  await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.organizationId, organizationId),
+        eq(idempotencyKeys.key, key),
+        eq(idempotencyKeys.state, "in_flight"),
+      ),
+    );
+}
+
+function replay(row: Row): Response {
+  const headers = new Headers(row.responseHeaders ?? {});
+  headers.set("idempotency-replayed", "true");
+  return new Response(row.responseBody ?? "", { status: row.responseStatus ?? 200, headers });
+}
+
+/** Deletes expired records; run periodically. */
+export async function sweepIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.expiresAt, now))
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
+}

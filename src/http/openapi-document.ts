@@ -1,0 +1,32 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./env.ts";
+
+/**
+ * The OpenAPI 3.1.1 description of /api/v1, generated from the same zod schemas that validate
+ * requests. `npm run openapi:emit` commits a copy to docs/openapi.json; a test fails on drift.
+ */
+export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) {
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key (`sk_…`) or an OAuth access token for the /api/v1 audience.",
+  });
+  const doc = api.getOpenAPI31Document({
+    openapi: "3.1.1",
+    info: {
+      title: "patchbay API",
+      version,
+      description:
+        "Manage environments, API keys and customer MCP connections. Errors are RFC 9457 problem documents with a stable `code`.",
+      license: { name: "Proprietary" },
+    },
+    servers: [{ url: "/api/v1", description: "This server" }],
+    security: [{ bearer: [] }],
+    tags: [
+      { name: "Identity", description: "Who is calling." },
+      { name: "Environments", description: "Environments of the caller's organisation." },
+      { name: "API keys", description: "Secret API keys (shown once)." },
+    ],
+  });
+  return doc;
+}

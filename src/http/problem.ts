@@ -1,0 +1,76 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { AppError, isAppError } from "../errors.ts";
+import type { AppEnv } from "./env.ts";
+
+/** RFC 9457 body. `code` is the stable machine key; `requestId` ties it to our logs. */
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  [extra: string]: unknown;
+};
+
+const titles: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+export function toProblem(error: AppError, requestId: string): Problem {
+  return {
+    ...error.details,
+    type: `urn:patchbay:error:${error.code}`,
+    title: titles[error.status] ?? "Error",
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId,
+  };
+}
+
+export function problemResponse(c: Context<AppEnv>, error: AppError, headers?: Record<string, string>): Response {
+  const body = toProblem(error, c.get("requestId") ?? "unknown");
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { "content-type": "application/problem+json", ...headers },
+  });
+}
+
+/**
+ * The single place where thrown errors become HTTP. An unknown error is logged with the request
+ * id and answered as a bare 500 — never its message, which may hold internals.
+ */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (isAppError(error)) {
+    const headers: Record<string, string> = {};
+    if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="patchbay"';
+    if (error.code === "insufficient_scope" && typeof error.details?.scope === "string") {
+      headers["www-authenticate"] = `Bearer error="insufficient_scope", scope="${error.details.scope}"`;
+    }
+    return problemResponse(c, error, headers);
+  }
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const code = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : "invalid_request";
+    return problemResponse(c, new AppError(code, error.message || (titles[status] ?? "Error")));
+  }
+  c.get("deps")?.logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error");
+  return problemResponse(c, new AppError("internal", "An internal error occurred; quote the request id to support."));
+}

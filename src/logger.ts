@@ -1,0 +1,46 @@
+import { pino } from "pino";
+import type { DestinationStream, Logger } from "pino";
+
+export type { Logger };
+
+/**
+ * Paths redacted wherever they appear. Request logging never records headers or bodies in
+ * the first place; this list is the second wall for anything a verb logs by mistake.
+ */
+const redactPaths = [
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+  "apiKey",
+  "*.apiKey",
+  "secret",
+  "*.secret",
+  "credential",
+  "*.credential",
+  "token",
+  "*.token",
+  "password",
+  "*.password",
+  "value",
+  "*.value",
+  "kek",
+  "*.kek",
+];
+
+export function createLogger(opts: {
+  level: string;
+  pretty?: boolean;
+  destination?: DestinationStream;
+}): Logger {
+  const base = {
+    level: opts.level,
+    redact: { paths: redactPaths, censor: "[redacted]" },
+    base: undefined,
+  };
+  if (opts.destination) return pino(base, opts.destination);
+  if (opts.pretty) {
+    return pino({ ...base, transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } });
+  }
+  return pino(base);
+}

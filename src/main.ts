@@ -1,0 +1,66 @@
+import { serve } from "@hono/node-server";
+import type { ServerType } from "@hono/node-server";
+import { createApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { sweepIdempotencyKeys } from "./http/idempotency.ts";
+import { createLogger } from "./logger.ts";
+import { buildDeps } from "./startup.ts";
+
+/** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */
+export async function runServer(config: Config): Promise<void> {
+  const logger = createLogger({
+    level: config.logLevel,
+    pretty: config.nodeEnv === "development" && process.stdout.isTTY,
+  });
+  const deps = await buildDeps(config, logger);
+  const app = createApp(deps);
+
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const baseUrl = config.baseUrl.replace(`:${config.port}`, `:${port}`);
+  logger.info({ baseUrl, database: deps.database.kind }, "patchbay is serving");
+  if (deps.demo) printDemoBanner(baseUrl, deps.demo);
+
+  const sweep = setInterval(() => {
+    sweepIdempotencyKeys(deps.db, deps.clock()).catch((err: unknown) => logger.warn({ err }, "idempotency sweep failed"));
+  }, 60 * 60 * 1000);
+  sweep.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
+    clearInterval(sweep);
+    // Stop accepting, let in-flight requests finish (bounded), then close the database.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    if ("closeIdleConnections" in server) server.closeIdleConnections();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await deps.database.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/** Printed once, on the first start of an empty database: the key is never shown again. */
+function printDemoBanner(baseUrl: string, demo: { organizationId: string; environmentId: string; apiKey: string }) {
+  process.stdout.write(
+    [
+      "",
+      "  patchbay is ready (first run: a demo organisation was created)",
+      `  Base URL:        ${baseUrl}`,
+      `  Organisation:    ${demo.organizationId}`,
+      `  Environment:     ${demo.environmentId} (production)`,
+      `  Owner API key:   ${demo.apiKey}   (shown once — store it now)`,
+      "",
+      `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`,
+      `  API reference:   ${baseUrl}/api/v1/docs`,
+      "",
+    ].join("\n"),
+  );
+}

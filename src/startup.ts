@@ -1,0 +1,41 @@
+import type { Config } from "./config.ts";
+import { type DatabaseHandle, openDatabase } from "./db/client.ts";
+import { migrateDatabase } from "./db/migrate.ts";
+import { organizations } from "./db/schema/organizations.ts";
+import type { Deps } from "./deps.ts";
+import { type BootstrapResult, bootstrapOrganization } from "./features/organizations/bootstrap-organization.ts";
+import { loadKeyring } from "./features/vault/load-keyring.ts";
+import type { Logger } from "./logger.ts";
+
+/** Opens and migrates the configured database under the start-up lock. */
+export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
+  const database = await openDatabase(config.database);
+  try {
+    await database.withStartupLock(() => migrateDatabase(database));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: BootstrapResult }> {
+  const { keyring } = loadKeyring(config);
+  const database = await openDatabase(config.database);
+  let demo: BootstrapResult | undefined;
+  try {
+    demo = await database.withStartupLock(async () => {
+      await migrateDatabase(database);
+      // First run of a non-production service on an empty database: a demo tenant so the
+      // embedded default is usable at once. Under the lock, so two instances make one.
+      if (config.nodeEnv === "production") return undefined;
+      const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
+      if (any) return undefined;
+      return bootstrapOrganization({ db: database.db, input: { email: "owner@example.com" } });
+    });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return { config, db: database.db, database, logger, keyring, clock: () => new Date(), demo };
+}
