@@ -22,7 +22,8 @@ const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const method = c.req.method;
   if (method === "POST" || method === "PUT" || method === "PATCH") {
-    const hasBody = c.req.header("transfer-encoding") !== undefined || Number(c.req.header("content-length") ?? "0") > 0;
+    const declaredEmpty = c.req.header("content-length") === "0";
+    const hasBody = c.req.raw.body !== null && !declaredEmpty;
     const type = c.req.header("content-type");
     if (hasBody && (!type || !jsonType.test(type))) {
       throw new AppError("unsupported_media_type", "Send request bodies as application/json.", {

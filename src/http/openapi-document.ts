@@ -18,7 +18,6 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
       version,
       description:
         "Manage environments, API keys and customer MCP connections. Errors are RFC 9457 problem documents with a stable `code`.",
-      license: { name: "Proprietary" },
     },
     servers: [{ url: "/api/v1", description: "This server" }],
     security: [{ bearer: [] }],
@@ -28,5 +27,7 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
       { name: "API keys", description: "Secret API keys (shown once)." },
     ],
   });
+  // OpenAPI 3.1 licences take an SPDX `identifier`; the generator's types predate it.
+  Object.assign(doc.info, { license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } });
   return doc;
 }

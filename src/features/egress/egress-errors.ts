@@ -39,11 +39,14 @@ function reasonOf(code: string): string {
 
 /**
  * Maps a transport failure to an AppError without leaking the request: messages name only
- * the host, never the path, headers or the underlying error text. A timeout's `phase` tells
- * the caller whether the request may have reached the remote ("connect": it did not).
- * Errors that are not transport failures (a bad argument) are returned unchanged.
+ * the host, never the path, headers or the underlying error text.
+ * - `remote_timeout` { phase: connect | headers | body }: "connect" means nothing was sent;
+ *   otherwise the remote may have acted on the request (DESIGN §6: ambiguous, never retried).
+ * - `remote_unreachable` { reason: dns | refused | tls | network }.
+ * An AppError raised inside the transport (the lookup hook's refusal) comes back as is;
+ * errors that are not transport failures (a bad argument) are returned unchanged.
  */
-export function toAppError(error: unknown, host: string, phase: Phase): unknown {
+export function toAppError(error: unknown, host: string): unknown {
   const chain = [...causes(error)];
   const appError = chain.find((item) => item instanceof AppError);
   if (appError) return appError;
@@ -57,14 +60,14 @@ export function toAppError(error: unknown, host: string, phase: Phase): unknown 
     }
   }
   const code = chain.map(codeOf).find((item) => item !== undefined);
-  if (code) return unreachable(host, reasonOf(code), phase);
+  if (code) return unreachable(host, reasonOf(code));
   // undici reports network failures as TypeError("fetch failed" | "terminated") with a cause.
-  if (error instanceof TypeError && error.cause !== undefined) return unreachable(host, "network", phase);
+  if (error instanceof TypeError && error.cause !== undefined) return unreachable(host, "network");
   return error;
 }
 
-const unreachable = (host: string, reason: string, phase: Phase) =>
-  new AppError("remote_unreachable", `${host} is unreachable (${reason})`, { reason, phase });
+const unreachable = (host: string, reason: string) =>
+  new AppError("remote_unreachable", `${host} is unreachable (${reason})`, { reason });
 
 /**
  * Passes the body through, counting decoded bytes (so a compression bomb counts in full),
@@ -87,7 +90,7 @@ export function capBody(
       try {
         chunk = await reader.next();
       } catch (error) {
-        controller.error(toAppError(error, host, "body"));
+        controller.error(toAppError(error, host));
         return;
       }
       if (chunk.done) {

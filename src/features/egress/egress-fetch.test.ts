@@ -44,7 +44,8 @@ const resolverFor =
   (names: Record<string, string[]>): Resolve =>
   async (hostname) => {
     const addresses = names[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    if (!addresses)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
     return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
 
@@ -84,7 +85,33 @@ describe("dev override (loopback server)", () => {
     const egress = egressFor(devPolicy(ca, [server.port]));
     const request = new Request(`${server.origin}/a/b`, { method: "PUT", body: "x" });
     expect(await (await egress.fetch(request)).json()).toEqual({ ok: true, path: "/a/b" });
-    expect(await (await egress.fetch(new URL(`${server.origin}/c`))).json()).toEqual({ ok: true, path: "/c" });
+    expect(await (await egress.fetch(new URL(`${server.origin}/c`))).json()).toEqual({
+      ok: true,
+      path: "/c",
+    });
+  });
+
+  test("empty answers (202 to a notification, 204) come back as such", async () => {
+    const empty = await startServer(ca, (req, res) => {
+      res.statusCode = req.url === "/accepted" ? 202 : 204;
+      res.end();
+    });
+    const egress = egressFor(devPolicy(ca, [empty.port]));
+    const accepted = await egress.fetch(`${empty.origin}/accepted`, { method: "POST", body: "{}" });
+    expect(accepted.status).toBe(202);
+    expect(await accepted.text()).toBe("");
+    const noContent = await egress.fetch(`${empty.origin}/none`, { method: "DELETE" });
+    expect(noContent.status).toBe(204);
+    expect(noContent.body).toBeNull();
+  });
+
+  test("the caller's abort signal is honoured and surfaces as the caller's AbortError", async () => {
+    const stalled = await startServer(ca, () => {});
+    const egress = egressFor(devPolicy(ca, [stalled.port]));
+    const controller = new AbortController();
+    const pending = egress.fetch(`${stalled.origin}/`, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
   });
 
   test("a name is resolved by the injected resolver and dialled at the checked address", async () => {

@@ -25,6 +25,9 @@ type LookupCallback = (
 
 const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true, order: "verbatim" });
 
+// A Response with one of these statuses must not have a body (the constructor throws).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
 const blocked = (rule: string, message: string) => new AppError("egress_blocked", message, { rule });
 
 /**
@@ -105,7 +108,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
       });
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw toAppError(error, host, "headers");
+      throw toAppError(error, host);
     }
 
     if (response.status >= 300 && response.status < 400) {
@@ -120,7 +123,10 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
       void response.body?.cancel().catch(() => {});
       throw blocked("response_too_large", `${host} answered with more than ${policy.maxResponseBytes} bytes`);
     }
-    const body = response.body ? capBody(response.body, policy.maxResponseBytes, host) : null;
+    const body =
+      response.body && !NULL_BODY_STATUSES.has(response.status)
+        ? capBody(response.body, policy.maxResponseBytes, host)
+        : null;
     const result = new Response(body, {
       status: response.status,
       statusText: response.statusText,

@@ -5,7 +5,7 @@ const name = z
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[^\p{Cc}]+$/u, "must not contain control characters")
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters")
   .openapi({ example: "production" });
 
 export const EnvironmentSchema = z

@@ -1,0 +1,362 @@
+/**
+ * `npm run bench:api`: requests/s and latency of patchbay's `GET /api/v1/environments/{id}`
+ * (API-key authenticated, read from the database) next to a bare Hono route serving the same JSON
+ * from memory — on PGlite and on PostgreSQL, in one run. See docs/performance.md.
+ *
+ * Every server runs in its own child process and the targets are measured one after another, so
+ * the load generator never shares an event loop with the server and two servers never compete.
+ *
+ * Env: BENCH_SECONDS (measured window per target, default 8), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (32), BENCH_LOG_LEVEL (patchbay's LOG_LEVEL, default warn),
+ * BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_TARGETS (comma list of bare,pglite,postgres; default all),
+ * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each patchbay server there).
+ *
+ * Exit code: 0 when the run worked (whether or not the goal is met), 1 on any failed request or error.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import postgres from "postgres";
+import { request } from "undici";
+import { type LoadResult, runLoad } from "./lib/load.ts";
+import {
+  type Child,
+  freePort,
+  machineCpuTicks,
+  processCpuSeconds,
+  runNode,
+  startNode,
+  waitForHttp,
+} from "./lib/processes.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const patchbayBin = join(root, "bin", "patchbay.js");
+const bareServer = join(root, "bench", "lib", "bare-server.ts");
+
+/** Goal from the issue: patchbay on PostgreSQL reaches this share of the bare route's req/s. */
+const GOAL_RATIO = 0.4;
+
+type TargetName = "bare" | "pglite" | "postgres";
+const allTargets: TargetName[] = ["bare", "pglite", "postgres"];
+
+const settings = {
+  seconds: positiveNumber("BENCH_SECONDS", 8),
+  warmupSeconds: positiveNumber("BENCH_WARMUP_SECONDS", 2),
+  connections: Math.round(positiveNumber("BENCH_CONNECTIONS", 32)),
+  logLevel: process.env.BENCH_LOG_LEVEL || "warn",
+  pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  targets: parseTargets(process.env.BENCH_TARGETS),
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
+};
+
+type Measurement = LoadResult & {
+  target: TargetName;
+  label: string;
+  /** CPU of the server process over the window, % of one core. */
+  serverCpuPercent: number | null;
+  /** Whole machine busy over the window, % of all cores (includes PostgreSQL's backends). */
+  machineBusyPercent: number | null;
+};
+
+type Bootstrap = { environmentId: string; apiKey: string };
+
+const children = new Set<Child>();
+const cleanups: Array<() => Promise<void>> = [];
+const t0 = performance.now();
+
+function log(message: string) {
+  const s = ((performance.now() - t0) / 1000).toFixed(1).padStart(5);
+  process.stderr.write(`[${s}s] ${message}\n`);
+}
+
+async function main(): Promise<number> {
+  const work = mkdtempSync(join(tmpdir(), "patchbay-bench-"));
+  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+  if (settings.cpuProfDir) mkdirSync(settings.cpuProfDir, { recursive: true });
+
+  console.log(
+    `patchbay bench:api — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}\n` +
+      `GET /api/v1/environments/{id}, ${settings.connections} connections, ` +
+      `${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per target, patchbay LOG_LEVEL=${settings.logLevel}\n`,
+  );
+
+  const results = new Map<TargetName, Measurement>();
+  let body: string | undefined;
+
+  // PGlite first: its response is also the document the bare baseline serves.
+  if (settings.targets.includes("pglite") || settings.targets.includes("bare")) {
+    const dataDir = join(work, "pglite");
+    const env = patchbayEnv({ PATCHBAY_DATA_DIR: dataDir });
+    log("PGlite: bootstrapping a fresh data directory (migrations + organisation + API key)");
+    const boot = await bootstrap(env);
+    body = await withPatchbay("patchbay (PGlite)", env, work, async (base, child) => {
+      const fetched = await fetchEnvironment(base, boot);
+      if (settings.targets.includes("pglite")) {
+        results.set("pglite", await measure("pglite", "patchbay, PGlite", base, boot, fetched, child));
+      }
+      return fetched;
+    });
+  }
+
+  if (settings.targets.includes("bare")) {
+    if (body === undefined) throw new Error("no document for the bare baseline");
+    const document = body;
+    const port = await freePort();
+    const child = track(
+      startNode(
+        "bare Hono",
+        [bareServer],
+        { ...process.env, PORT: String(port), HOST: "127.0.0.1", BENCH_BODY: document },
+        join(work, "bare.log"),
+      ),
+    );
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitForHttp(`${base}/healthz`, child);
+      const boot = { environmentId: environmentIdOf(document), apiKey: "" };
+      results.set("bare", await measure("bare", "bare Hono, in-memory", base, boot, document, child));
+    } finally {
+      await child.stop();
+      children.delete(child);
+    }
+  }
+
+  if (settings.targets.includes("postgres")) {
+    const database = `patchbay_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = postgres(settings.pgUrl, { max: 1, onnotice: () => {} });
+    cleanups.push(async () => {
+      await admin.unsafe(`drop database if exists "${database}" with (force)`).catch((error: unknown) => {
+        log(`could not drop database ${database}: ${String(error)}`);
+      });
+      await admin.end({ timeout: 5 });
+    });
+    log(`PostgreSQL: creating database ${database}`);
+    await admin.unsafe(`create database "${database}"`);
+    const url = new URL(settings.pgUrl);
+    url.pathname = `/${database}`;
+    const env = patchbayEnv({ PATCHBAY_DATA_DIR: join(work, "postgres"), DATABASE_URL: url.toString() });
+    log("PostgreSQL: bootstrapping (migrations + organisation + API key)");
+    const boot = await bootstrap(env);
+    await withPatchbay("patchbay (PostgreSQL)", env, work, async (base, child) => {
+      const fetched = await fetchEnvironment(base, boot);
+      results.set("postgres", await measure("postgres", "patchbay, PostgreSQL", base, boot, fetched, child));
+    });
+  }
+
+  return report(results);
+}
+
+/** The environment for a patchbay child: development mode (no KEK/base URL needed), quiet logs. */
+function patchbayEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "development",
+    LOG_LEVEL: settings.logLevel,
+    ...extra,
+  };
+  if (!extra.DATABASE_URL) delete env.DATABASE_URL;
+  delete env.PATCHBAY_KEK;
+  delete env.PATCHBAY_BASE_URL;
+  return env;
+}
+
+async function bootstrap(env: NodeJS.ProcessEnv): Promise<Bootstrap> {
+  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json"], env);
+  const line = out.trim().split("\n").at(-1) ?? "";
+  const parsed: unknown = JSON.parse(line);
+  if (
+    typeof parsed === "object" &&
+    parsed !== null &&
+    "environmentId" in parsed &&
+    "apiKey" in parsed &&
+    typeof parsed.environmentId === "string" &&
+    typeof parsed.apiKey === "string"
+  ) {
+    return { environmentId: parsed.environmentId, apiKey: parsed.apiKey };
+  }
+  throw new Error(`unexpected output from admin bootstrap: ${out}`);
+}
+
+/** Starts `patchbay serve` on a free port, runs `fn` against it, and stops it (gracefully). */
+async function withPatchbay<T>(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  work: string,
+  fn: (base: string, child: Child) => Promise<T>,
+): Promise<T> {
+  const port = await freePort();
+  const args = settings.cpuProfDir
+    ? [`--cpu-prof`, `--cpu-prof-dir=${settings.cpuProfDir}`, patchbayBin, "serve"]
+    : [patchbayBin, "serve"];
+  const logFile = join(work, `${name.replace(/\W+/g, "-")}.log`);
+  log(`${name}: starting on port ${port}`);
+  const child = track(startNode(name, args, { ...env, PORT: String(port), HOST: "127.0.0.1" }, logFile));
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${base}/healthz`, child);
+    return await fn(base, child);
+  } finally {
+    await child.stop();
+    children.delete(child);
+  }
+}
+
+async function fetchEnvironment(base: string, boot: Bootstrap): Promise<string> {
+  const res = await request(`${base}/api/v1/environments/${boot.environmentId}`, {
+    headers: { authorization: `Bearer ${boot.apiKey}` },
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`GET environment answered ${res.statusCode}: ${text}`);
+  return text;
+}
+
+function environmentIdOf(document: string): string {
+  const parsed: unknown = JSON.parse(document);
+  if (typeof parsed === "object" && parsed !== null && "id" in parsed && typeof parsed.id === "string") {
+    return parsed.id;
+  }
+  throw new Error("the environment document has no id");
+}
+
+async function measure(
+  target: TargetName,
+  label: string,
+  base: string,
+  boot: Bootstrap,
+  expectBody: string,
+  child: Child,
+): Promise<Measurement> {
+  log(`${label}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured`);
+  const counters: Record<
+    "start" | "end",
+    { cpu: number | null; machine: ReturnType<typeof machineCpuTicks> }
+  > = {
+    start: { cpu: null, machine: null },
+    end: { cpu: null, machine: null },
+  };
+  const result = await runLoad({
+    url: `${base}/api/v1/environments/${boot.environmentId}`,
+    headers: boot.apiKey ? { authorization: `Bearer ${boot.apiKey}` } : {},
+    connections: settings.connections,
+    warmupMs: settings.warmupSeconds * 1000,
+    durationMs: settings.seconds * 1000,
+    expectBody,
+    onWindow(edge) {
+      counters[edge] = { cpu: processCpuSeconds(child.pid), machine: machineCpuTicks() };
+    },
+  });
+  const { start, end } = counters;
+  const serverCpuPercent =
+    start.cpu !== null && end.cpu !== null ? ((end.cpu - start.cpu) / result.seconds) * 100 : null;
+  const machineBusyPercent =
+    start.machine && end.machine && end.machine.total > start.machine.total
+      ? ((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * 100
+      : null;
+  if (result.errors) log(`${label}: ${result.errors} failed requests`);
+  return { ...result, target, label, serverCpuPercent, machineBusyPercent };
+}
+
+function track(child: Child): Child {
+  children.add(child);
+  return child;
+}
+
+function report(results: Map<TargetName, Measurement>): number {
+  const bare = results.get("bare");
+  const rows = allTargets.flatMap((t) => {
+    const r = results.get(t);
+    return r ? [r] : [];
+  });
+  const header = ["target", "req/s", "p50 ms", "p99 ms", "errors", "vs bare", "server CPU", "machine busy"];
+  const table = rows.map((r) => [
+    r.label,
+    r.rps.toFixed(0),
+    r.p50Ms.toFixed(2),
+    r.p99Ms.toFixed(2),
+    String(r.errors),
+    bare ? `${((r.rps / bare.rps) * 100).toFixed(1)} %` : "—",
+    r.serverCpuPercent === null ? "—" : `${r.serverCpuPercent.toFixed(0)} %`,
+    r.machineBusyPercent === null ? "—" : `${r.machineBusyPercent.toFixed(0)} %`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of table) console.log(line(row));
+  console.log(
+    "\nserver CPU: the server process, % of one core; machine busy: all cores incl. the load generator and PostgreSQL.",
+  );
+
+  const pg = results.get("postgres");
+  if (pg && bare) {
+    const ratio = pg.rps / bare.rps;
+    const verdict = ratio >= GOAL_RATIO ? "MET" : "NOT MET";
+    console.log(
+      `\nGoal (patchbay on PostgreSQL ≥ ${GOAL_RATIO * 100} % of the bare route's req/s): ${verdict} — ${(ratio * 100).toFixed(1)} %`,
+    );
+  } else {
+    console.log("\nGoal not evaluated: it needs both the bare and the postgres targets.");
+  }
+
+  const failed = rows.filter((r) => r.errors > 0);
+  for (const r of failed) {
+    console.log(`\n${r.label}: ${r.errors} failed requests`);
+    for (const sample of r.errorSamples) console.log(`  ${sample}`);
+  }
+  if (failed.length) {
+    console.log("\nFAILED: a run with failed requests does not count.");
+    return 1;
+  }
+  return 0;
+}
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return value;
+}
+
+function parseTargets(raw: string | undefined): TargetName[] {
+  if (!raw) return allTargets;
+  const names = raw.split(",").map((s) => s.trim());
+  const targets = allTargets.filter((t) => names.includes(t));
+  const unknown = names.filter((n) => !allTargets.some((t) => t === n));
+  if (unknown.length || !targets.length) {
+    throw new Error(`BENCH_TARGETS must be a comma list of ${allTargets.join(", ")}; got ${raw}`);
+  }
+  return targets;
+}
+
+async function shutdown() {
+  await Promise.all([...children].map((c) => c.stop(5_000)));
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+}
+
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping servers and cleaning up`);
+    void shutdown().finally(() => process.exit(130));
+  });
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (error) {
+  console.error(
+    `\nbench:api failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  code = 1;
+} finally {
+  await shutdown();
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+}
+process.exit(code);

@@ -1,0 +1,120 @@
+import { createHistogram, performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+
+/**
+ * A small closed-loop load generator (autocannon is not a dependency): `connections` keep-alive
+ * connections, each with one request in flight at a time, for a warm-up and then a measured window.
+ * Every response must have `expectStatus` (and `expectBody` when given); anything else is an error.
+ */
+export type LoadOptions = {
+  url: string;
+  headers?: Record<string, string>;
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+  expectStatus?: number;
+  expectBody?: string;
+  /** Called at the start and the end of the measured window (e.g. to sample CPU counters). */
+  onWindow?: (edge: "start" | "end") => void;
+};
+
+export type LoadResult = {
+  /** Successful responses to requests started inside the measured window. */
+  requests: number;
+  seconds: number;
+  rps: number;
+  meanMs: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Failures over warm-up and window: a run with any is a failed run. */
+  errors: number;
+  errorSamples: string[];
+  /** CPU used by this (load-generating) process during the window, in % of one core. */
+  clientCpuPercent: number;
+};
+
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const url = new URL(opts.url);
+  const path = `${url.pathname}${url.search}`;
+  const expectStatus = opts.expectStatus ?? 200;
+  const pool = new Pool(url.origin, {
+    connections: opts.connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+  // Latencies in microseconds (the histogram records integers ≥ 1).
+  const histogram = createHistogram({ lowest: 1, highest: 60_000_000, figures: 3 });
+  const errorSamples = new Map<string, number>();
+  let errors = 0;
+  let requests = 0;
+  let lastDone = 0;
+
+  const noteError = (what: string) => {
+    errors += 1;
+    errorSamples.set(what, (errorSamples.get(what) ?? 0) + 1);
+  };
+
+  const startedAt = performance.now();
+  const measureStart = startedAt + opts.warmupMs;
+  const measureEnd = measureStart + opts.durationMs;
+  let windowStarted = false;
+  let cpuAtStart = process.cpuUsage();
+  const windowTimer = setTimeout(() => {
+    windowStarted = true;
+    cpuAtStart = process.cpuUsage();
+    opts.onWindow?.("start");
+  }, opts.warmupMs);
+
+  const worker = async () => {
+    for (;;) {
+      const start = performance.now();
+      if (start >= measureEnd) return;
+      try {
+        const res = await pool.request({ path, method: "GET", headers: opts.headers });
+        const body = await res.body.text();
+        const done = performance.now();
+        if (res.statusCode !== expectStatus) {
+          noteError(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
+        } else if (opts.expectBody !== undefined && body !== opts.expectBody) {
+          noteError(`unexpected body: ${body.slice(0, 200)}`);
+        } else if (start >= measureStart) {
+          histogram.record(Math.max(1, Math.round((done - start) * 1000)));
+          requests += 1;
+          if (done > lastDone) lastDone = done;
+        }
+      } catch (error) {
+        noteError(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+        await sleep(10); // a refused connection must not turn into a busy loop
+      }
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: opts.connections }, worker));
+  } finally {
+    clearTimeout(windowTimer);
+    await pool.close().catch(() => {});
+  }
+  const cpu = process.cpuUsage(cpuAtStart);
+  if (windowStarted) opts.onWindow?.("end");
+  const seconds = (Math.max(measureEnd, lastDone) - measureStart) / 1000;
+  const ms = (us: number) => us / 1000;
+  const samples = [...errorSamples].map(([what, n]) => `${n}× ${what}`).slice(0, 5);
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    meanMs: requests ? ms(histogram.mean) : 0,
+    p50Ms: requests ? ms(histogram.percentile(50)) : 0,
+    p90Ms: requests ? ms(histogram.percentile(90)) : 0,
+    p99Ms: requests ? ms(histogram.percentile(99)) : 0,
+    maxMs: requests ? ms(histogram.max) : 0,
+    errors,
+    errorSamples: samples,
+    clientCpuPercent: ((cpu.user + cpu.system) / 1000 / (opts.durationMs || 1)) * 100,
+  };
+}

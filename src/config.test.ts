@@ -1,0 +1,35 @@
+import { describe, expect, test } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("config", () => {
+  test("defaults: port 8787, ./.patchbay, embedded PGlite", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8787);
+    expect(c.dataDir).toBe("./.patchbay");
+    expect(c.database).toEqual({ kind: "pglite", dataDir: "./.patchbay" });
+    expect(c.baseUrl).toBe("http://127.0.0.1:8787");
+  });
+
+  test("a postgres:// DATABASE_URL switches to PostgreSQL", () => {
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h/db" });
+  });
+
+  test.each([
+    [{ PORT: "http" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ PATCHBAY_BASE_URL: "ftp://x" }, "PATCHBAY_BASE_URL"],
+    [{ NODE_ENV: "production", PATCHBAY_BASE_URL: "https://p.example" }, "PATCHBAY_KEK"],
+    [{ NODE_ENV: "staging" }, "NODE_ENV"],
+  ])("%j is refused naming %s", (env, variable) => {
+    try {
+      loadConfig(env);
+      expect.fail("should have thrown");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variable).toBe(variable);
+      expect((error as Error).message.startsWith(`${variable}:`)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import { auditLog } from "../../db/schema/audit-log.ts";
+import { describe, expect, test } from "../../../test/fixtures.ts";
+import { problem } from "../../../test/http.ts";
+
+describe("environments", () => {
+  test("the bootstrap environment is listed, readable and carries an ETag", async ({ owner }) => {
+    const list = await owner.api.get("/environments");
+    expect(list.status).toBe(200);
+    const body = (await list.json()) as { items: { id: string; name: string }[]; nextCursor: string | null };
+    expect(body.items).toEqual([expect.objectContaining({ id: owner.environmentId, name: "production", revision: 1 })]);
+    expect(body.nextCursor).toBeNull();
+
+    const one = await owner.api.get(`/environments/${owner.environmentId}`);
+    expect(one.status).toBe(200);
+    expect(one.headers.get("etag")).toBe('"1"');
+  });
+
+  test("create answers 201 with Location and ETag; duplicate names are 409 name_taken", async ({ owner }) => {
+    const res = await owner.api.post("/environments", { name: "staging" });
+    expect(res.status).toBe(201);
+    const env = (await res.json()) as { id: string; revision: number };
+    expect(res.headers.get("location")).toBe(`/api/v1/environments/${env.id}`);
+    expect(res.headers.get("etag")).toBe('"1"');
+    const dup = await owner.api.post("/environments", { name: "staging" });
+    expect(dup.status).toBe(409);
+    expect((await problem(dup)).code).toBe("name_taken");
+  });
+
+  test("pagination walks every page exactly once", async ({ owner }) => {
+    for (let i = 0; i < 5; i++) expect((await owner.api.post("/environments", { name: `env-${i}` })).status).toBe(201);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await owner.api.get(`/environments?pageSize=2${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { items: { name: string }[]; nextCursor: string | null };
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((e) => e.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(["production", "env-0", "env-1", "env-2", "env-3", "env-4"]);
+  });
+
+  test("bad paging parameters are 400 invalid_request", async ({ owner }) => {
+    for (const q of ["pageSize=0", "pageSize=201", "pageSize=abc", "cursor=not-a-cursor"]) {
+      const res = await owner.api.get(`/environments?${q}`);
+      expect(res.status, q).toBe(400);
+      expect((await problem(res)).code).toBe("invalid_request");
+    }
+  });
+
+  test("rename needs If-Match: 428 without, 412 stale with currentRevision, 200 and a new ETag", async ({ owner }) => {
+    const path = `/environments/${owner.environmentId}`;
+    const missing = await owner.api.patch(path, { name: "prod" });
+    expect(missing.status).toBe(428);
+    expect((await problem(missing)).code).toBe("precondition_required");
+
+    const ok = await owner.api.patch(path, { name: "prod" }, { revision: 1 });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("etag")).toBe('"2"');
+    expect(await ok.json()).toMatchObject({ name: "prod", revision: 2 });
+
+    const stale = await owner.api.patch(path, { name: "again" }, { revision: 1 });
+    expect(stale.status).toBe(412);
+    expect(await problem(stale)).toMatchObject({ code: "revision_conflict", currentRevision: 2 });
+
+    const malformed = await owner.api.patch(path, { name: "again" }, { headers: { "if-match": "2" } });
+    expect(malformed.status).toBe(400);
+  });
+
+  test("every mutation writes an audit entry with the request and idempotency key", async ({ owner, deps }) => {
+    const res = await owner.api.post("/environments", { name: "audited" }, { idempotencyKey: "audit-key-1", headers: { "x-request-id": "req-audit-1" } });
+    const env = (await res.json()) as { id: string };
+    const rows = await deps.db.select().from(auditLog);
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        action: "environment.created",
+        targetId: env.id,
+        requestId: "req-audit-1",
+        idempotencyKey: "audit-key-1",
+        organizationId: owner.organizationId,
+      }),
+    );
+  });
+
+  test("validation errors are problem documents naming the field", async ({ owner }) => {
+    for (const body of [{}, { name: "" }, { name: "x".repeat(65) }, { name: "ok", extra: 1 }, "not json", [1]]) {
+      const res = await owner.api.post("/environments", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await problem(res)).code).toBe("invalid_request");
+    }
+  });
+
+  test("an unknown environment id and another organisation's environment are both 404", async ({ owner, stranger }) => {
+    const unknown = await owner.api.get(`/environments/${randomUUID()}`);
+    expect(unknown.status).toBe(404);
+    const foreign = await owner.api.get(`/environments/${stranger.environmentId}`);
+    expect(foreign.status).toBe(404);
+    expect(await problem(foreign)).toMatchObject({ code: "not_found" });
+    const foreignPatch = await owner.api.patch(`/environments/${stranger.environmentId}`, { name: "mine" }, { revision: 1 });
+    expect(foreignPatch.status).toBe(404);
+  });
+});

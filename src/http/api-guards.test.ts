@@ -1,0 +1,59 @@
+import { describe, expect, test } from "../../test/fixtures.ts";
+import { problem } from "../../test/http.ts";
+
+describe("request guards and error shape", () => {
+  test("a body past 1 MiB is 413 payload_too_large", async ({ owner }) => {
+    const res = await owner.api.post("/environments", { name: "x".repeat(1024 * 1024 + 10) });
+    expect(res.status).toBe(413);
+    expect((await problem(res)).code).toBe("payload_too_large");
+  });
+
+  test("a non-JSON body is 415 unsupported_media_type", async ({ owner }) => {
+    const res = await owner.api.post("/environments", "name=x", { headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(415);
+    expect((await problem(res)).code).toBe("unsupported_media_type");
+  });
+
+  test("malformed JSON is 400 invalid_request", async ({ owner }) => {
+    const res = await owner.api.post("/environments", "{not json");
+    expect(res.status).toBe(400);
+    expect((await problem(res)).code).toBe("invalid_request");
+  });
+
+  test("unknown routes are 404 problem documents, authenticated or not", async ({ app, owner }) => {
+    for (const res of [await app.request("/nope"), await owner.api.get("/nope"), await app.request("/api/v1/nope")]) {
+      expect([401, 404]).toContain(res.status);
+      expect((await problem(res)).code).toMatch(/not_found|unauthorized/);
+    }
+    expect((await owner.api.get("/definitely/not/here")).status).toBe(404);
+  });
+
+  test("health and readiness", async ({ app }) => {
+    expect((await app.request("/healthz")).status).toBe(200);
+    const ready = await app.request("/readyz");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ok" });
+  });
+
+  test("the API reference is served from local assets", async ({ app }) => {
+    const page = await app.request("/api/v1/docs");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const src of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const asset = await app.request(src[1] ?? "");
+      expect(asset.status, src[1]).toBe(200);
+    }
+  });
+
+  test("an unexpected fault is a 500 that reveals only the request id", async ({ deps, owner }) => {
+    const { createApp } = await import("../app.ts");
+    const broken = createApp({ ...deps, db: new Proxy(deps.db, { get: () => { throw new Error("secret internals: password=hunter2"); } }) });
+    const res = await broken.request("/api/v1/me", { headers: { authorization: `Bearer ${owner.apiKey}` } });
+    expect(res.status).toBe(500);
+    const body = await problem(res);
+    expect(body.code).toBe("internal");
+    expect(JSON.stringify(body)).not.toContain("hunter2");
+    expect(body.requestId).toBe(res.headers.get("x-request-id"));
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, test } from "../test/fixtures.ts";
+
+describe("logging", () => {
+  test("requests are logged without Authorization, keys or bodies", async ({ app, owner, logs }) => {
+    const made = await owner.api.post("/api-keys", { name: "logged", permissions: ["environments:read"] });
+    const { secret } = (await made.json()) as { secret: string };
+    await app.request("/api/v1/me", { headers: { authorization: `Bearer ${secret}` } });
+    await app.request("/api/v1/me", { headers: { authorization: "Bearer sk_wrongwrongwrong" } });
+    await owner.api.post("/environments", { name: "logged-env" });
+    const text = logs.text();
+    expect(text).toContain('"path":"/api/v1/me"');
+    expect(text).toContain('"status":401');
+    for (const needle of [owner.apiKey, secret, "sk_wrongwrongwrong", "Bearer", "logged-env"]) {
+      expect(text).not.toContain(needle);
+    }
+  });
+
+  test("the redaction list censors secrets a verb might log by mistake", async ({ deps, logs }) => {
+    deps.logger.warn({ headers: { authorization: "Bearer sk_leak1" }, credential: "c-leak2", nested: { token: "t-leak3" } }, "oops");
+    const text = logs.text();
+    expect(text).toContain("oops");
+    for (const needle of ["sk_leak1", "c-leak2", "t-leak3"]) expect(text).not.toContain(needle);
+  });
+});
