@@ -24,7 +24,8 @@ import { type LoadResult, runLoad } from "./lib/load.ts";
 import {
   type Child,
   freePort,
-  machineCpuTicks,
+  machineCpuSeconds,
+  postgresCpuSeconds,
   processCpuSeconds,
   runNode,
   startNode,
@@ -51,14 +52,13 @@ const settings = {
   cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
 };
 
-type Measurement = LoadResult & {
-  target: TargetName;
-  label: string;
-  /** CPU of the server process over the window, % of one core. */
-  serverCpuPercent: number | null;
-  /** Whole machine busy over the window, % of all cores (includes PostgreSQL's backends). */
-  machineBusyPercent: number | null;
-};
+/** % of one core over the measured window; null where /proc is unavailable or not applicable. */
+type CpuBreakdown = { server: number | null; db: number | null; client: number | null; other: number | null };
+
+type Measurement = LoadResult & { target: TargetName; label: string; cpu: CpuBreakdown };
+
+/** Above this much CPU (% of one core) used by unrelated processes during a window, the figures are suspect. */
+const NOISY_OTHER_CPU = 25;
 
 type Bootstrap = { environmentId: string; apiKey: string };
 
@@ -220,6 +220,24 @@ function environmentIdOf(document: string): string {
   throw new Error("the environment document has no id");
 }
 
+/** CPU counters sampled at both edges of the measured window, all in seconds. */
+type CpuSample = {
+  server: number | null;
+  db: number | null;
+  client: number;
+  machine: { busy: number; total: number } | null;
+};
+
+function sampleCpu(serverPid: number, withPostgres: boolean): CpuSample {
+  const self = process.cpuUsage();
+  return {
+    server: processCpuSeconds(serverPid),
+    db: withPostgres ? postgresCpuSeconds() : null,
+    client: (self.user + self.system) / 1e6,
+    machine: machineCpuSeconds(),
+  };
+}
+
 async function measure(
   target: TargetName,
   label: string,
@@ -229,13 +247,7 @@ async function measure(
   child: Child,
 ): Promise<Measurement> {
   log(`${label}: ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured`);
-  const counters: Record<
-    "start" | "end",
-    { cpu: number | null; machine: ReturnType<typeof machineCpuTicks> }
-  > = {
-    start: { cpu: null, machine: null },
-    end: { cpu: null, machine: null },
-  };
+  const samples: Partial<Record<"start" | "end", CpuSample>> = {};
   const result = await runLoad({
     url: `${base}/api/v1/environments/${boot.environmentId}`,
     headers: boot.apiKey ? { authorization: `Bearer ${boot.apiKey}` } : {},
@@ -244,18 +256,27 @@ async function measure(
     durationMs: settings.seconds * 1000,
     expectBody,
     onWindow(edge) {
-      counters[edge] = { cpu: processCpuSeconds(child.pid), machine: machineCpuTicks() };
+      samples[edge] = sampleCpu(child.pid, target === "postgres");
     },
   });
-  const { start, end } = counters;
-  const serverCpuPercent =
-    start.cpu !== null && end.cpu !== null ? ((end.cpu - start.cpu) / result.seconds) * 100 : null;
-  const machineBusyPercent =
-    start.machine && end.machine && end.machine.total > start.machine.total
-      ? ((end.machine.busy - start.machine.busy) / (end.machine.total - start.machine.total)) * 100
-      : null;
   if (result.errors) log(`${label}: ${result.errors} failed requests`);
-  return { ...result, target, label, serverCpuPercent, machineBusyPercent };
+  return { ...result, target, label, cpu: cpuBreakdown(samples.start, samples.end) };
+}
+
+/** Per-party CPU over the window in % of one core; `other` is whatever else kept the machine busy. */
+function cpuBreakdown(start: CpuSample | undefined, end: CpuSample | undefined): CpuBreakdown {
+  if (!start || !end) return { server: null, db: null, client: null, other: null };
+  const wall =
+    end.machine && start.machine ? (end.machine.total - start.machine.total) / availableParallelism() : 0;
+  if (wall <= 0) return { server: null, db: null, client: null, other: null };
+  const pct = (a: number | null, b: number | null) =>
+    a === null || b === null ? null : ((b - a) / wall) * 100;
+  const server = pct(start.server, end.server);
+  const db = pct(start.db, end.db);
+  const client = pct(start.client, end.client);
+  const busy = pct(start.machine?.busy ?? null, end.machine?.busy ?? null);
+  const other = busy === null ? null : Math.max(0, busy - (server ?? 0) - (db ?? 0) - (client ?? 0));
+  return { server, db, client, other };
 }
 
 function track(child: Child): Child {
@@ -269,7 +290,19 @@ function report(results: Map<TargetName, Measurement>): number {
     const r = results.get(t);
     return r ? [r] : [];
   });
-  const header = ["target", "req/s", "p50 ms", "p99 ms", "errors", "vs bare", "server CPU", "machine busy"];
+  const header = [
+    "target",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "vs bare",
+    "CPU server",
+    "db",
+    "client",
+    "other",
+  ];
+  const cpu = (v: number | null) => (v === null ? "—" : `${v.toFixed(0)} %`);
   const table = rows.map((r) => [
     r.label,
     r.rps.toFixed(0),
@@ -277,8 +310,10 @@ function report(results: Map<TargetName, Measurement>): number {
     r.p99Ms.toFixed(2),
     String(r.errors),
     bare ? `${((r.rps / bare.rps) * 100).toFixed(1)} %` : "—",
-    r.serverCpuPercent === null ? "—" : `${r.serverCpuPercent.toFixed(0)} %`,
-    r.machineBusyPercent === null ? "—" : `${r.machineBusyPercent.toFixed(0)} %`,
+    cpu(r.cpu.server),
+    cpu(r.cpu.db),
+    cpu(r.cpu.client),
+    cpu(r.cpu.other),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]?.length ?? 0)));
   const line = (cells: string[]) =>
@@ -287,8 +322,17 @@ function report(results: Map<TargetName, Measurement>): number {
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of table) console.log(line(row));
   console.log(
-    "\nserver CPU: the server process, % of one core; machine busy: all cores incl. the load generator and PostgreSQL.",
+    `\nCPU over the measured window, % of one core (${availableParallelism()} cores = ${availableParallelism() * 100} %):` +
+      " server = the server process (PGlite runs inside it), db = PostgreSQL's processes," +
+      " client = this load generator, other = everything else on the machine.",
   );
+  for (const r of rows) {
+    if (r.cpu.other !== null && r.cpu.other > NOISY_OTHER_CPU) {
+      console.log(
+        `WARNING: other processes used ${r.cpu.other.toFixed(0)} % of a core during "${r.label}": its figures are disturbed; rerun on a quiet machine.`,
+      );
+    }
+  }
 
   const pg = results.get("postgres");
   if (pg && bare) {
@@ -334,7 +378,7 @@ function parseTargets(raw: string | undefined): TargetName[] {
 
 async function shutdown() {
   await Promise.all([...children].map((c) => c.stop(5_000)));
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 }
 
 let interrupted = false;

@@ -3,6 +3,7 @@ import { pingDatabase } from "./db/client.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
+import { registerConnectionRoutes } from "./features/connections/routes/index.ts";
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
 import { accessLog } from "./http/access-log.ts";
@@ -22,6 +23,7 @@ export function createApiRoutes() {
   registerMeRoute(api);
   registerEnvironmentRoutes(api);
   registerApiKeyRoutes(api);
+  registerConnectionRoutes(api);
   return api;
 }
 

@@ -11,7 +11,10 @@ describe("config", () => {
   });
 
   test("a postgres:// DATABASE_URL switches to PostgreSQL", () => {
-    expect(loadConfig({ DATABASE_URL: "postgres://u@h/db" }).database).toEqual({ kind: "postgres", url: "postgres://u@h/db" });
+    expect(loadConfig({ DATABASE_URL: "postgres://u@h/db" }).database).toEqual({
+      kind: "postgres",
+      url: "postgres://u@h/db",
+    });
   });
 
   test.each([
@@ -31,5 +34,38 @@ describe("config", () => {
       expect((error as ConfigError).variable).toBe(variable);
       expect((error as Error).message.startsWith(`${variable}:`)).toBe(true);
     }
+  });
+});
+
+describe("egress configuration", () => {
+  test("development may allow loopback for test servers", () => {
+    const c = loadConfig({ PATCHBAY_EGRESS_ALLOW_CIDRS: "127.0.0.0/8", PATCHBAY_EGRESS_ALLOW_PORTS: "8443" });
+    expect(c.egress.allowCidrs).toEqual(["127.0.0.0/8"]);
+    expect(c.egress.allowPorts).toEqual([443, 8443]);
+  });
+
+  test("production refuses the override, naming the variable", () => {
+    try {
+      loadConfig({
+        NODE_ENV: "production",
+        PATCHBAY_KEK: "x",
+        PATCHBAY_BASE_URL: "https://p.example",
+        PATCHBAY_EGRESS_ALLOW_CIDRS: "127.0.0.0/8",
+      });
+      expect.fail("should have thrown");
+    } catch (error) {
+      expect((error as ConfigError).variable).toBe("PATCHBAY_EGRESS_ALLOW_CIDRS");
+    }
+  });
+
+  test("production defaults are the strict policy", () => {
+    const c = loadConfig({
+      NODE_ENV: "production",
+      PATCHBAY_KEK: "x",
+      PATCHBAY_BASE_URL: "https://p.example",
+    });
+    expect(c.egress.allowCidrs).toEqual([]);
+    expect(c.egress.allowPorts).toEqual([443]);
+    expect(c.egress.extraCa).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
 
 /** Thrown for invalid configuration; `main` prints it and exits with EX_CONFIG (78). */
 export class ConfigError extends Error {
@@ -42,6 +43,8 @@ export type Config = {
   /** Raw KEK keyring string, or undefined in development (then generated into the data dir). */
   kek: string | undefined;
   logLevel: (typeof logLevels)[number];
+  /** Outbound policy: strict in production; dev/test may allow loopback CIDRs, ports and a CA. */
+  egress: EgressPolicy;
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -59,6 +62,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === "production" && !e.PATCHBAY_BASE_URL) {
     throw new ConfigError("PATCHBAY_BASE_URL", "is required when NODE_ENV=production");
   }
+  let egress: EgressPolicy;
+  try {
+    egress = egressPolicyFromEnv(env, e.NODE_ENV);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const variable = /^(PATCHBAY_EGRESS_\w+)/.exec(message)?.[1] ?? "PATCHBAY_EGRESS_ALLOW_CIDRS";
+    throw new ConfigError(variable, message.replace(`${variable}: `, "").replace(`${variable} `, ""));
+  }
   const displayHost = e.HOST === "0.0.0.0" || e.HOST === "::" ? "localhost" : e.HOST;
   return {
     nodeEnv: e.NODE_ENV,
@@ -71,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { kind: "pglite", dataDir: e.PATCHBAY_DATA_DIR },
     kek: e.PATCHBAY_KEK,
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "silent" : "info"),
+    egress,
   };
 }
 

@@ -1,8 +1,8 @@
 import type { Db } from "./db/client.ts";
+import type { Role } from "./db/schema/users.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import type { Permission } from "./features/api-keys/permissions.ts";
-import type { Role } from "./db/schema/users.ts";
 
 /** Who is calling. API keys today; OAuth tokens and wallet principals join this union later. */
 export type Actor = {

@@ -1,5 +1,6 @@
 import type { Config } from "./config.ts";
 import type { DatabaseHandle, Db } from "./db/client.ts";
+import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
 import type { Logger } from "./logger.ts";
 
@@ -14,5 +15,7 @@ export type Deps = {
   logger: Logger;
   /** Vault key-encryption keys. */
   keyring: Keyring;
+  /** The only way out: every outbound call to a customer server goes through it. */
+  egress: Egress;
   clock: () => Date;
 };

@@ -24,6 +24,8 @@ export const errorStatus = {
   stale_assumed_state: 409,
   conflict: 409,
   name_taken: 409,
+  alias_taken: 409,
+  connection_changed: 409,
   revision_conflict: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

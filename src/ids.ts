@@ -20,7 +20,19 @@ export function randomToken(bytes = 15): string {
   return out;
 }
 
-export type IdPrefix = "org" | "usr" | "key" | "mcp" | "dsc" | "tsk" | "req" | "prb" | "rem" | "ses" | "pk" | "sec";
+export type IdPrefix =
+  | "org"
+  | "usr"
+  | "key"
+  | "mcp"
+  | "dsc"
+  | "tsk"
+  | "req"
+  | "prb"
+  | "rem"
+  | "ses"
+  | "pk"
+  | "sec";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

@@ -16,7 +16,10 @@ describe("logging", () => {
   });
 
   test("the redaction list censors secrets a verb might log by mistake", async ({ deps, logs }) => {
-    deps.logger.warn({ headers: { authorization: "Bearer sk_leak1" }, credential: "c-leak2", nested: { token: "t-leak3" } }, "oops");
+    deps.logger.warn(
+      { headers: { authorization: "Bearer sk_leak1" }, credential: "c-leak2", nested: { token: "t-leak3" } },
+      "oops",
+    );
     const text = logs.text();
     expect(text).toContain("oops");
     for (const needle of ["sk_leak1", "c-leak2", "t-leak3"]) expect(text).not.toContain(needle);

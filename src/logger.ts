@@ -1,5 +1,5 @@
-import { pino } from "pino";
 import type { DestinationStream, Logger } from "pino";
+import { pino } from "pino";
 
 export type { Logger };
 
@@ -40,7 +40,10 @@ export function createLogger(opts: {
   };
   if (opts.destination) return pino(base, opts.destination);
   if (opts.pretty) {
-    return pino({ ...base, transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } });
+    return pino({
+      ...base,
+      transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } },
+    });
   }
   return pino(base);
 }

@@ -1,5 +1,5 @@
-import { serve } from "@hono/node-server";
 import type { ServerType } from "@hono/node-server";
+import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
@@ -24,9 +24,14 @@ export async function runServer(config: Config): Promise<void> {
   logger.info({ baseUrl, database: deps.database.kind }, "patchbay is serving");
   if (deps.demo) printDemoBanner(baseUrl, deps.demo);
 
-  const sweep = setInterval(() => {
-    sweepIdempotencyKeys(deps.db, deps.clock()).catch((err: unknown) => logger.warn({ err }, "idempotency sweep failed"));
-  }, 60 * 60 * 1000);
+  const sweep = setInterval(
+    () => {
+      sweepIdempotencyKeys(deps.db, deps.clock()).catch((err: unknown) =>
+        logger.warn({ err }, "idempotency sweep failed"),
+      );
+    },
+    60 * 60 * 1000,
+  );
   sweep.unref();
 
   let stopping = false;
@@ -39,6 +44,7 @@ export async function runServer(config: Config): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     if ("closeIdleConnections" in server) server.closeIdleConnections();
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await deps.egress.close();
     await deps.database.close();
     logger.info("stopped");
     process.exit(0);
@@ -48,7 +54,10 @@ export async function runServer(config: Config): Promise<void> {
 }
 
 /** Printed once, on the first start of an empty database: the key is never shown again. */
-function printDemoBanner(baseUrl: string, demo: { organizationId: string; environmentId: string; apiKey: string }) {
+function printDemoBanner(
+  baseUrl: string,
+  demo: { organizationId: string; environmentId: string; apiKey: string },
+) {
   process.stdout.write(
     [
       "",

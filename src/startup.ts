@@ -3,7 +3,11 @@ import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { organizations } from "./db/schema/organizations.ts";
 import type { Deps } from "./deps.ts";
-import { type BootstrapResult, bootstrapOrganization } from "./features/organizations/bootstrap-organization.ts";
+import { createEgress } from "./features/egress/egress-fetch.ts";
+import {
+  type BootstrapResult,
+  bootstrapOrganization,
+} from "./features/organizations/bootstrap-organization.ts";
 import { loadKeyring } from "./features/vault/load-keyring.ts";
 import type { Logger } from "./logger.ts";
 
@@ -37,5 +41,14 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     await database.close();
     throw error;
   }
-  return { config, db: database.db, database, logger, keyring, clock: () => new Date(), demo };
+  return {
+    config,
+    db: database.db,
+    database,
+    logger,
+    keyring,
+    egress: createEgress(config.egress),
+    clock: () => new Date(),
+    demo,
+  };
 }

@@ -10,7 +10,11 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 export const testPgUrl = process.env.PATCHBAY_TEST_PG;
 
 /** A fresh, migrated database for one test file, dropped again by `drop()`. */
-export async function createTestDatabase(): Promise<{ handle: DatabaseHandle; url?: string; drop(): Promise<void> }> {
+export async function createTestDatabase(): Promise<{
+  handle: DatabaseHandle;
+  url?: string;
+  drop(): Promise<void>;
+}> {
   if (!testPgUrl) {
     const handle = await openDatabase({ kind: "pglite", dataDir: "memory" });
     await migrateDatabase(handle);

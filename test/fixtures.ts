@@ -3,11 +3,18 @@ import { test as base } from "vitest";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Deps } from "../src/deps.ts";
-import { type BootstrapResult, bootstrapOrganization } from "../src/features/organizations/bootstrap-organization.ts";
+import type { EgressPolicy } from "../src/features/egress/address-policy.ts";
+import { createEgress } from "../src/features/egress/egress-fetch.ts";
+import { devPolicy, makeTestCa, type TestCa } from "../src/features/egress/test-servers.ts";
+import {
+  type BootstrapResult,
+  bootstrapOrganization,
+} from "../src/features/organizations/bootstrap-organization.ts";
 import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
 import { createLogger } from "../src/logger.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Client, client } from "./http.ts";
+import { type McpServerOptions, type McpTestServer, startMcpServer } from "./lib/mcp-servers.ts";
 
 export type Tenant = BootstrapResult & { api: Client };
 
@@ -16,11 +23,20 @@ export type LogCapture = { chunks: string[]; text(): string };
 
 type FileFixtures = {
   logs: LogCapture;
+  /** Throwaway CA trusted by this file's egress; test MCP servers present its certificate. */
+  testCa: TestCa;
+  /**
+   * The dev egress override in force for this file: loopback allowed, the test CA trusted.
+   * Servers started by tests push their port onto `allowPorts` (it is read per request).
+   */
+  egressPolicy: EgressPolicy;
   deps: Deps;
   app: ReturnType<typeof createApp>;
 };
 
 type TestFixtures = {
+  /** Starts real MCP servers (official SDK, HTTPS on loopback) reachable through this file's egress. */
+  mcp: { start(options?: McpServerOptions): Promise<McpTestServer> };
   /** A fresh organisation (owner, `production` environment, all-permission owner key). */
   owner: Tenant;
   /** A second, unrelated organisation: its resources must be invisible to `owner` and back. */
@@ -32,7 +48,7 @@ export async function newTenant(deps: Deps, app: FileFixtures["app"], email?: st
   return { ...result, api: client(app, result.apiKey) };
 }
 
-export const test = base.extend<TestFixtures, FileFixtures>({
+export const test = base.extend<TestFixtures & FileFixtures>({
   logs: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
     async ({}, use) => {
@@ -41,8 +57,14 @@ export const test = base.extend<TestFixtures, FileFixtures>({
     },
     { scope: "file" },
   ],
+  testCa: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
+    async ({}, use) => use(await makeTestCa()),
+    { scope: "file" },
+  ],
+  egressPolicy: [async ({ testCa }, use) => use(devPolicy(testCa, [])), { scope: "file" }],
   deps: [
-    async ({ logs }, use) => {
+    async ({ logs, egressPolicy }, use) => {
       const database = await createTestDatabase();
       const destination = new Writable({
         write(chunk, _enc, cb) {
@@ -50,23 +72,37 @@ export const test = base.extend<TestFixtures, FileFixtures>({
           cb();
         },
       });
-      const config = loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" });
+      const config = { ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }), egress: egressPolicy };
       const deps: Deps = {
         config,
         db: database.handle.db,
         database: database.handle,
         logger: createLogger({ level: "debug", destination }),
         keyring: parseKeyring(generateKek(1)),
+        egress: createEgress(egressPolicy),
         clock: () => new Date(),
       };
       await use(deps);
+      await deps.egress.close();
       await database.drop();
     },
     { scope: "file" },
   ],
   app: [async ({ deps }, use) => use(createApp(deps)), { scope: "file" }],
+  mcp: async ({ testCa, egressPolicy }, use) => {
+    const started: McpTestServer[] = [];
+    await use({
+      async start(options = {}) {
+        const server = await startMcpServer({ ca: testCa, ...options });
+        egressPolicy.allowPorts.push(server.port);
+        started.push(server);
+        return server;
+      },
+    });
+    await Promise.all(started.map((s) => s.close().catch(() => {})));
+  },
   owner: async ({ deps, app }, use) => use(await newTenant(deps, app)),
   stranger: async ({ deps, app }, use) => use(await newTenant(deps, app)),
 });
 
-export { expect, describe } from "vitest";
+export { describe, expect } from "vitest";

@@ -30,7 +30,12 @@ export function client(app: AppLike, key: string): Client {
       headers["idempotency-key"] ??= opts.idempotencyKey || randomUUID();
     }
     if (opts.revision !== undefined) headers["if-match"] = `"${opts.revision}"`;
-    const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+    const body =
+      opts.body === undefined
+        ? undefined
+        : typeof opts.body === "string"
+          ? opts.body
+          : JSON.stringify(opts.body);
     return app.request(`/api/v1${path}`, { method, headers, body });
   };
   return {
@@ -45,9 +50,13 @@ export function client(app: AppLike, key: string): Client {
 }
 
 /** Asserts a problem+json body and returns it. */
-export async function problem(res: Response): Promise<{ code: string; status: number; detail: string; [k: string]: unknown }> {
+export async function problem(
+  res: Response,
+): Promise<{ code: string; status: number; detail: string; [k: string]: unknown }> {
   if (!res.headers.get("content-type")?.startsWith("application/problem+json")) {
-    throw new Error(`expected problem+json, got ${res.status} ${res.headers.get("content-type")}: ${await res.text()}`);
+    throw new Error(
+      `expected problem+json, got ${res.status} ${res.headers.get("content-type")}: ${await res.text()}`,
+    );
   }
   return (await res.json()) as { code: string; status: number; detail: string };
 }

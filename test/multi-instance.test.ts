@@ -152,7 +152,10 @@ describe.skipIf(!testPgUrl)(title, () => {
         body: await res.text(),
       })),
     );
-    expect(results.map((r) => r.status), serverLogs()).toEqual(Array(10).fill(201));
+    expect(
+      results.map((r) => r.status),
+      serverLogs(),
+    ).toEqual(Array(10).fill(201));
     const first = results[0];
     for (const r of results) {
       expect(r.body).toBe(first?.body);
@@ -189,7 +192,9 @@ describe.skipIf(!testPgUrl)(title, () => {
       slow.once("response", (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.once("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+        );
         res.once("error", reject);
       });
       slow.once("error", reject);
@@ -263,7 +268,11 @@ function probe(url: string): Promise<Outcome> {
     req.once("timeout", () => req.destroy(new Error("timed out")));
     req.once("error", (error: NodeJS.ErrnoException) => {
       if (!responded && error.code === "ECONNREFUSED") resolve({ kind: "refused" });
-      else resolve({ kind: "broken", detail: `${responded ? "mid-response" : "before response"}: ${error.code ?? error.message}` });
+      else
+        resolve({
+          kind: "broken",
+          detail: `${responded ? "mid-response" : "before response"}: ${error.code ?? error.message}`,
+        });
     });
     req.end();
   });

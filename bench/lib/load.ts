@@ -32,8 +32,6 @@ export type LoadResult = {
   /** Failures over warm-up and window: a run with any is a failed run. */
   errors: number;
   errorSamples: string[];
-  /** CPU used by this (load-generating) process during the window, in % of one core. */
-  clientCpuPercent: number;
 };
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -62,10 +60,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const measureStart = startedAt + opts.warmupMs;
   const measureEnd = measureStart + opts.durationMs;
   let windowStarted = false;
-  let cpuAtStart = process.cpuUsage();
   const windowTimer = setTimeout(() => {
     windowStarted = true;
-    cpuAtStart = process.cpuUsage();
     opts.onWindow?.("start");
   }, opts.warmupMs);
 
@@ -99,7 +95,6 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     clearTimeout(windowTimer);
     await pool.close().catch(() => {});
   }
-  const cpu = process.cpuUsage(cpuAtStart);
   if (windowStarted) opts.onWindow?.("end");
   const seconds = (Math.max(measureEnd, lastDone) - measureStart) / 1000;
   const ms = (us: number) => us / 1000;
@@ -115,6 +110,5 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     maxMs: requests ? ms(histogram.max) : 0,
     errors,
     errorSamples: samples,
-    clientCpuPercent: ((cpu.user + cpu.system) / 1000 / (opts.durationMs || 1)) * 100,
   };
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
@@ -121,15 +121,37 @@ export function processCpuSeconds(pid: number): number | null {
   }
 }
 
-/** Whole-machine CPU time counters from /proc/stat (busy and total, in ticks); null where unavailable. */
-export function machineCpuTicks(): { busy: number; total: number } | null {
+/** CPU seconds used so far by all processes named `postgres` (the server's backends), from /proc. */
+export function postgresCpuSeconds(): number | null {
+  let total = 0;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        if (comm !== "postgres") continue;
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+      } catch {
+        // the process went away meanwhile
+      }
+    }
+  } catch {
+    return null;
+  }
+  return total;
+}
+
+/** Whole-machine CPU time from /proc/stat (busy and total over all cores, in seconds); null where unavailable. */
+export function machineCpuSeconds(): { busy: number; total: number } | null {
   try {
     const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
     const values = line.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already counted in user)
     const total = values.slice(0, 8).reduce((a, b) => a + b, 0);
     const idle = (values[3] ?? 0) + (values[4] ?? 0);
-    return { busy: total - idle, total };
+    return { busy: (total - idle) / CLOCK_TICKS_PER_SECOND, total: total / CLOCK_TICKS_PER_SECOND };
   } catch {
     return null;
   }

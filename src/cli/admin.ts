@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../config.ts";
 import { bootstrapOrganization } from "../features/organizations/bootstrap-organization.ts";
 import { openMigratedDatabase } from "../startup.ts";
+import { registerRotateKekCommand } from "./rotate-kek.ts";
 
 /** Operator commands that work on the configured database directly, without a running server. */
 export function registerAdminCommands(program: Command): void {
@@ -36,4 +37,6 @@ export function registerAdminCommands(program: Command): void {
         await database.close();
       }
     });
+
+  registerRotateKekCommand(admin);
 }

@@ -19,13 +19,17 @@ function patchbay(args: string[], env: Record<string, string> = {}) {
 
 describe("patchbay CLI", () => {
   test("admin bootstrap --json prints exactly the four fields, a new organisation each call", async () => {
-    const first = JSON.parse((await patchbay(["admin", "bootstrap", "--json"])).stdout) as Record<string, string>;
+    const first = JSON.parse((await patchbay(["admin", "bootstrap", "--json"])).stdout) as Record<
+      string,
+      string
+    >;
     expect(Object.keys(first)).toEqual(["organizationId", "environmentId", "userId", "apiKey"]);
     expect(first.organizationId).toMatch(/^org_/);
     expect(first.environmentId).toMatch(/^[0-9a-f-]{36}$/);
     expect(first.apiKey).toMatch(/^sk_/);
     const second = JSON.parse(
-      (await patchbay(["admin", "bootstrap", "--json", "--org-name", "Acme", "--email", "Ops@Acme.test"])).stdout,
+      (await patchbay(["admin", "bootstrap", "--json", "--org-name", "Acme", "--email", "Ops@Acme.test"]))
+        .stdout,
     ) as Record<string, string>;
     expect(second.organizationId).not.toBe(first.organizationId);
     expect(second.apiKey).not.toBe(first.apiKey);
@@ -35,7 +39,10 @@ describe("patchbay CLI", () => {
     const failure = await patchbay(["serve"], { PORT: "not-a-port" }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 78 });
     expect((failure as { stderr: string }).stderr).toMatch(/^patchbay: invalid configuration: PORT:/);
-    const prod = await patchbay(["serve"], { NODE_ENV: "production", PATCHBAY_BASE_URL: "https://p.example" }).catch((e: unknown) => e);
+    const prod = await patchbay(["serve"], {
+      NODE_ENV: "production",
+      PATCHBAY_BASE_URL: "https://p.example",
+    }).catch((e: unknown) => e);
     expect(prod).toMatchObject({ code: 78 });
     expect((prod as { stderr: string }).stderr).toContain("PATCHBAY_KEK");
   }, 30_000);

@@ -12,13 +12,15 @@ export type Schema = typeof schema;
 /** A database handle or an open transaction: both run the same queries. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
-export type DatabaseTarget = { kind: "pglite"; dataDir: string | "memory" } | { kind: "postgres"; url: string };
+export type DatabaseTarget =
+  | { kind: "pglite"; dataDir: string | "memory" }
+  | { kind: "postgres"; url: string };
 
 export type DatabaseHandle = {
   kind: DatabaseTarget["kind"];
   db: Db;
   /**
-   * Runs `fn` while holding a cluster-wide advisory lock (PostgreSQL) so two instances
+   * Runs `fn` while holding a database-wide advisory lock (PostgreSQL) so two instances
    * starting at once do not both migrate or bootstrap. PGlite is single-process already.
    */
   withStartupLock<T>(fn: () => Promise<T>): Promise<T>;

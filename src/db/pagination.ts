@@ -33,9 +33,9 @@ export function toPage<T extends Cursor, U>(rows: T[], pageSize: number, map: (r
   };
 }
 
-
 /** `WHERE (created_at, id) > (cursor)`; timestamps are millisecond columns so the cursor is exact. */
 export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | undefined): SQL | undefined {
   if (!cursor) return undefined;
-  return sql`(${createdAt}, ${id}) > (${cursor.createdAt}, ${cursor.id})`;
+  // sql.param with the column as encoder: postgres-js under drizzle does not encode a bare Date.
+  return sql`(${createdAt}, ${id}) > (${sql.param(cursor.createdAt, createdAt)}, ${cursor.id})`;
 }

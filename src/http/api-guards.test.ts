@@ -9,7 +9,9 @@ describe("request guards and error shape", () => {
   });
 
   test("a non-JSON body is 415 unsupported_media_type", async ({ owner }) => {
-    const res = await owner.api.post("/environments", "name=x", { headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const res = await owner.api.post("/environments", "name=x", {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(res.status).toBe(415);
     expect((await problem(res)).code).toBe("unsupported_media_type");
   });
@@ -21,7 +23,11 @@ describe("request guards and error shape", () => {
   });
 
   test("unknown routes are 404 problem documents, authenticated or not", async ({ app, owner }) => {
-    for (const res of [await app.request("/nope"), await owner.api.get("/nope"), await app.request("/api/v1/nope")]) {
+    for (const res of [
+      await app.request("/nope"),
+      await owner.api.get("/nope"),
+      await app.request("/api/v1/nope"),
+    ]) {
       expect([401, 404]).toContain(res.status);
       expect((await problem(res)).code).toMatch(/not_found|unauthorized/);
     }
@@ -48,7 +54,14 @@ describe("request guards and error shape", () => {
 
   test("an unexpected fault is a 500 that reveals only the request id", async ({ deps, owner }) => {
     const { createApp } = await import("../app.ts");
-    const broken = createApp({ ...deps, db: new Proxy(deps.db, { get: () => { throw new Error("secret internals: password=hunter2"); } }) });
+    const broken = createApp({
+      ...deps,
+      db: new Proxy(deps.db, {
+        get: () => {
+          throw new Error("secret internals: password=hunter2");
+        },
+      }),
+    });
     const res = await broken.request("/api/v1/me", { headers: { authorization: `Bearer ${owner.apiKey}` } });
     expect(res.status).toBe(500);
     const body = await problem(res);

@@ -64,19 +64,31 @@ describe("authentication", () => {
 
 describe("authorisation and tenancy", () => {
   test("a key without a permission gets 403 naming it", async ({ app, owner }) => {
-    const created = await owner.api.post("/api-keys", { name: "read-only", permissions: ["environments:read"] });
+    const created = await owner.api.post("/api-keys", {
+      name: "read-only",
+      permissions: ["environments:read"],
+    });
     const { secret } = (await created.json()) as { secret: string };
     const readOnly = client(app, secret);
     expect((await readOnly.get("/environments")).status).toBe(200);
     const res = await readOnly.post("/environments", { name: "nope" });
     expect(res.status).toBe(403);
-    expect(await problem(res)).toMatchObject({ code: "forbidden", requiredPermission: "environments:manage" });
+    expect(await problem(res)).toMatchObject({
+      code: "forbidden",
+      requiredPermission: "environments:manage",
+    });
   });
 
-  test("a member (not owner/admin) is refused management even with the permission", async ({ app, deps, owner }) => {
+  test("a member (not owner/admin) is refused management even with the permission", async ({
+    app,
+    deps,
+    owner,
+  }) => {
     const other = await newTenant(deps, app);
     // Make `other`'s user a plain member of owner's organisation, with an all-permission key.
-    await deps.db.insert(memberships).values({ organizationId: owner.organizationId, userId: other.userId, role: "member" });
+    await deps.db
+      .insert(memberships)
+      .values({ organizationId: owner.organizationId, userId: other.userId, role: "member" });
     const key = generateApiKeySecret();
     await deps.db.insert(apiKeys).values({
       id: "key_member",
@@ -92,7 +104,9 @@ describe("authorisation and tenancy", () => {
     const create = await member.post("/environments", { name: "member-made" });
     expect(create.status).toBe(403);
     expect((await problem(create)).code).toBe("forbidden");
-    expect((await member.post("/api-keys", { name: "x", permissions: ["environments:read"] })).status).toBe(403);
+    expect((await member.post("/api-keys", { name: "x", permissions: ["environments:read"] })).status).toBe(
+      403,
+    );
   });
 
   test("401/403/404 matrix across two organisations", async ({ app, owner, stranger }) => {

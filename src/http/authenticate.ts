@@ -22,7 +22,8 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
   if (!match?.[1]) throw new AppError("unauthorized", "The Authorization header must be: Bearer <token>.");
   const deps = c.get("deps");
   const actor = await resolveApiKey(deps, match[1]);
-  if (!actor) throw new AppError("unauthorized", "The API key or access token is unknown, revoked or expired.");
+  if (!actor)
+    throw new AppError("unauthorized", "The API key or access token is unknown, revoked or expired.");
   c.set("actor", actor);
   c.set("ctx", { deps, actor, requestId: c.get("requestId") });
   await next();

@@ -1,9 +1,12 @@
-import { environments } from "../db/schema/environments.ts";
 import { describe, expect, test } from "../../test/fixtures.ts";
 import { problem } from "../../test/http.ts";
+import { environments } from "../db/schema/environments.ts";
 
 describe("Idempotency-Key", () => {
-  test("missing key on a mutation is 400 idempotency_key_required and changes nothing", async ({ owner, deps }) => {
+  test("missing key on a mutation is 400 idempotency_key_required and changes nothing", async ({
+    owner,
+    deps,
+  }) => {
     const before = (await deps.db.select().from(environments)).length;
     const res = await owner.api.post("/environments", { name: "nokey" }, { idempotencyKey: false });
     expect(res.status).toBe(400);
@@ -11,7 +14,10 @@ describe("Idempotency-Key", () => {
     expect((await deps.db.select().from(environments)).length).toBe(before);
   });
 
-  test("same key + same request replays the stored response with Idempotency-Replayed", async ({ owner, deps }) => {
+  test("same key + same request replays the stored response with Idempotency-Replayed", async ({
+    owner,
+    deps,
+  }) => {
     const first = await owner.api.post("/environments", { name: "once" }, { idempotencyKey: "k-replay" });
     expect(first.status).toBe(201);
     const firstBody = await first.text();
@@ -26,33 +32,55 @@ describe("Idempotency-Key", () => {
   });
 
   test("same key + different request is 422 idempotency_key_reused", async ({ owner }) => {
-    expect((await owner.api.post("/environments", { name: "a1" }, { idempotencyKey: "k-reuse" })).status).toBe(201);
+    expect(
+      (await owner.api.post("/environments", { name: "a1" }, { idempotencyKey: "k-reuse" })).status,
+    ).toBe(201);
     const res = await owner.api.post("/environments", { name: "a2" }, { idempotencyKey: "k-reuse" });
     expect(res.status).toBe(422);
     expect((await problem(res)).code).toBe("idempotency_key_reused");
-    const otherPath = await owner.api.patch(`/environments/${owner.environmentId}`, { name: "a1" }, { idempotencyKey: "k-reuse", revision: 1 });
+    const otherPath = await owner.api.patch(
+      `/environments/${owner.environmentId}`,
+      { name: "a1" },
+      { idempotencyKey: "k-reuse", revision: 1 },
+    );
     expect(otherPath.status).toBe(422);
   });
 
   test("keys are scoped to the organisation", async ({ owner, stranger }) => {
-    expect((await owner.api.post("/environments", { name: "scoped" }, { idempotencyKey: "shared-key" })).status).toBe(201);
-    const theirs = await stranger.api.post("/environments", { name: "scoped" }, { idempotencyKey: "shared-key" });
+    expect(
+      (await owner.api.post("/environments", { name: "scoped" }, { idempotencyKey: "shared-key" })).status,
+    ).toBe(201);
+    const theirs = await stranger.api.post(
+      "/environments",
+      { name: "scoped" },
+      { idempotencyKey: "shared-key" },
+    );
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get("idempotency-replayed")).toBeNull();
   });
 
   test("a failed request releases its key: the corrected retry with the same key runs", async ({ owner }) => {
     const path = `/environments/${owner.environmentId}`;
-    const stale = await owner.api.patch(path, { name: "renamed" }, { idempotencyKey: "k-retry", revision: 9 });
+    const stale = await owner.api.patch(
+      path,
+      { name: "renamed" },
+      { idempotencyKey: "k-retry", revision: 9 },
+    );
     expect(stale.status).toBe(412);
-    const fixed = await owner.api.patch(path, { name: "renamed" }, { idempotencyKey: "k-retry", revision: 1 });
+    const fixed = await owner.api.patch(
+      path,
+      { name: "renamed" },
+      { idempotencyKey: "k-retry", revision: 1 },
+    );
     expect(fixed.status).toBe(200);
     expect(fixed.headers.get("idempotency-replayed")).toBeNull();
   });
 
   test("concurrent duplicates run once; the others replay the same response", async ({ owner, deps }) => {
     const responses = await Promise.all(
-      Array.from({ length: 8 }, () => owner.api.post("/environments", { name: "racy" }, { idempotencyKey: "k-race" })),
+      Array.from({ length: 8 }, () =>
+        owner.api.post("/environments", { name: "racy" }, { idempotencyKey: "k-race" }),
+      ),
     );
     const bodies = await Promise.all(responses.map((r) => r.text()));
     expect(responses.map((r) => r.status)).toEqual(Array(8).fill(201));

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, or } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema/idempotency-keys.ts";
@@ -33,7 +33,10 @@ type Row = typeof idempotencyKeys.$inferSelect;
 export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const key = c.req.header("idempotency-key");
   if (key === undefined || key === "") {
-    throw new AppError("idempotency_key_required", "This request needs an Idempotency-Key header (any unique string, e.g. a UUID).");
+    throw new AppError(
+      "idempotency_key_required",
+      "This request needs an Idempotency-Key header (any unique string, e.g. a UUID).",
+    );
   }
   if (!keyPattern.test(key)) {
     throw new AppError("invalid_request", "Idempotency-Key must be 1–255 visible ASCII characters.", {
@@ -103,7 +106,13 @@ async function hashRequest(c: Context<AppEnv>): Promise<string> {
     .digest("hex");
 }
 
-async function claim(db: Db, organizationId: string, key: string, requestHash: string, now: Date): Promise<boolean> {
+async function claim(
+  db: Db,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+  now: Date,
+): Promise<boolean> {
   const inserted = await db
     .insert(idempotencyKeys)
     .values({
@@ -134,7 +143,14 @@ async function claim(db: Db, organizationId: string, key: string, requestHash: s
       and(
         eq(idempotencyKeys.organizationId, organizationId),
         eq(idempotencyKeys.key, key),
-        sql`(${idempotencyKeys.expiresAt} < ${now} or (${idempotencyKeys.state} = 'in_flight' and ${idempotencyKeys.createdAt} < ${new Date(now.getTime() - STALE_CLAIM_MS)}))`,
+        // Column operators, not raw sql: postgres-js under drizzle does not encode a bare Date.
+        or(
+          lt(idempotencyKeys.expiresAt, now),
+          and(
+            eq(idempotencyKeys.state, "in_flight"),
+            lt(idempotencyKeys.createdAt, new Date(now.getTime() - STALE_CLAIM_MS)),
+          ),
+        ),
       ),
     )
     .returning({ key: idempotencyKeys.key });

@@ -11,7 +11,13 @@ describe("OpenAPI document", () => {
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe("3.1.1");
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/me", "/environments", "/environments/{environmentId}", "/api-keys", "/api-keys/{apiKeyId}"]),
+      expect.arrayContaining([
+        "/me",
+        "/environments",
+        "/environments/{environmentId}",
+        "/api-keys",
+        "/api-keys/{apiKeyId}",
+      ]),
     );
   });
 
@@ -26,7 +32,9 @@ describe("OpenAPI document", () => {
       paths: Record<string, Record<string, { operationId: string; parameters?: { name: string }[] }>>;
     };
     const env = doc.paths["/environments/{environmentId}"]?.patch;
-    expect(env?.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(["Idempotency-Key", "If-Match"]));
+    expect(env?.parameters?.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["Idempotency-Key", "If-Match"]),
+    );
     expect(doc.paths["/environments"]?.post?.parameters?.map((p) => p.name)).toContain("Idempotency-Key");
   });
 });

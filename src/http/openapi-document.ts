@@ -25,6 +25,11 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
       { name: "Identity", description: "Who is calling." },
       { name: "Environments", description: "Environments of the caller's organisation." },
       { name: "API keys", description: "Secret API keys (shown once)." },
+      {
+        name: "MCP connections",
+        description:
+          "Customer-operated remote MCP servers attached to one environment: discover, approve a subset, enable. Owners and admins only.",
+      },
     ],
   });
   // OpenAPI 3.1 licences take an SPDX `identifier`; the generator's types predate it.

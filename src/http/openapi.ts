@@ -57,11 +57,16 @@ const problemDescriptions: Record<number, string> = {
   415: "Body is not JSON (`unsupported_media_type`).",
   422: "Semantically invalid (`idempotency_key_reused`, …).",
   428: "`If-Match` is required (`precondition_required`).",
+  502: "The remote server could not be reached (`remote_unreachable`).",
+  504: "The remote server did not answer in time (`remote_timeout`).",
 };
 
 /** Problem responses for the given statuses, for a route's `responses`. */
 export function problemResponses(...statuses: number[]) {
-  const out: Record<number, { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }> = {};
+  const out: Record<
+    number,
+    { description: string; content: { "application/problem+json": { schema: typeof ProblemSchema } } }
+  > = {};
   for (const status of [400, 401, 403, 404, ...statuses]) {
     out[status] = {
       description: problemDescriptions[status] ?? "Error",
@@ -83,7 +88,9 @@ export const jsonResponse = <T extends ZodType>(schema: T, description: string) 
 });
 
 const etagHeaders = z.object({
-  ETag: z.string().openapi({ description: "The resource revision, quoted: send it back in `If-Match`.", example: '"3"' }),
+  ETag: z
+    .string()
+    .openapi({ description: "The resource revision, quoted: send it back in `If-Match`.", example: '"3"' }),
 });
 
 /** A JSON response that also carries `ETag: "<revision>"`. */
@@ -115,21 +122,34 @@ export const ifMatchParam = {
 };
 
 export const PageQuery = z.object({
-  pageSize: z.coerce.number().int().min(1).max(200).default(50).openapi({
-    param: { name: "pageSize", in: "query" },
-    description: "Items per page (1–200).",
-    example: 50,
-  }),
-  cursor: z.string().max(512).optional().openapi({
-    param: { name: "cursor", in: "query" },
-    description: "`nextCursor` from the previous page.",
-  }),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(50)
+    .openapi({
+      param: { name: "pageSize", in: "query" },
+      description: "Items per page (1–200).",
+      example: 50,
+    }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description: "`nextCursor` from the previous page.",
+    }),
 });
 
 export const page = <T extends ZodType>(item: T, name: string) =>
   z
     .object({
       items: z.array(item),
-      nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+      nextCursor: z
+        .string()
+        .nullable()
+        .openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
     })
     .openapi(name);

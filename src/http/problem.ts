@@ -45,7 +45,11 @@ export function toProblem(error: AppError, requestId: string): Problem {
   };
 }
 
-export function problemResponse(c: Context<AppEnv>, error: AppError, headers?: Record<string, string>): Response {
+export function problemResponse(
+  c: Context<AppEnv>,
+  error: AppError,
+  headers?: Record<string, string>,
+): Response {
   const body = toProblem(error, c.get("requestId") ?? "unknown");
   return new Response(JSON.stringify(body), {
     status: error.status,
@@ -72,5 +76,8 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     return problemResponse(c, new AppError(code, error.message || (titles[status] ?? "Error")));
   }
   c.get("deps")?.logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error");
-  return problemResponse(c, new AppError("internal", "An internal error occurred; quote the request id to support."));
+  return problemResponse(
+    c,
+    new AppError("internal", "An internal error occurred; quote the request id to support."),
+  );
 }

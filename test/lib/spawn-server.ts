@@ -56,7 +56,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedS
   }
 
   const host = options.env.HOST;
-  const connectHost = !host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const connectHost =
+    !host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   const baseUrl = `http://${connectHost}:${port}`;
   const stopTimeoutMs = options.stopTimeoutMs ?? 15_000;
 
@@ -85,7 +86,9 @@ export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedS
     await waitUntilReady(baseUrl, exited, options.readyTimeoutMs ?? 30_000);
   } catch (error) {
     await server.stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n--- patchbay output ---\n${output()}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\n--- patchbay output ---\n${output()}`,
+    );
   }
   return server;
 }
@@ -98,7 +101,8 @@ export function runPatchbay(args: string[], env: ServerEnv, timeoutMs = 30_000):
       [bin, ...args],
       { cwd: repoRoot, env: childEnv(env), timeout: timeoutMs, maxBuffer: OUTPUT_LIMIT },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`patchbay ${args.join(" ")} failed: ${error.message}\n${stdout}${stderr}`));
+        if (error)
+          reject(new Error(`patchbay ${args.join(" ")} failed: ${error.message}\n${stdout}${stderr}`));
         else resolve(stdout);
       },
     );
@@ -152,7 +156,11 @@ function exitOf(child: ChildProcess): Promise<ExitStatus> {
   });
 }
 
-async function waitUntilReady(baseUrl: string, exited: Promise<ExitStatus>, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+  baseUrl: string,
+  exited: Promise<ExitStatus>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exit: ExitStatus | undefined;
   void exited.then((status) => {

@@ -17,5 +17,8 @@ export const idempotencyKeys = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.key] }), index("idempotency_keys_expiry_idx").on(t.expiresAt)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.key] }),
+    index("idempotency_keys_expiry_idx").on(t.expiresAt),
+  ],
 );

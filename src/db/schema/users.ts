@@ -1,4 +1,4 @@
-import { pgTable, primaryKey, text, timestamp, index } from "drizzle-orm/pg-core";
+import { index, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { organizations } from "./organizations.ts";
 
 export const users = pgTable("users", {

@@ -1,14 +1,24 @@
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client, problem } from "../../../test/http.ts";
+import { apiKeys } from "../../db/schema/api-keys.ts";
+import { auditLog } from "../../db/schema/audit-log.ts";
 
 describe("API keys", () => {
-  test("create shows the secret once, stores only its hash, and grants exactly the asked permissions", async ({ app, owner, deps }) => {
-    const res = await owner.api.post("/api-keys", { name: "mcp automation", permissions: ["mcp_connections:read", "mcp_connections:manage"] });
+  test("create shows the secret once, stores only its hash, and grants exactly the asked permissions", async ({
+    app,
+    owner,
+    deps,
+  }) => {
+    const res = await owner.api.post("/api-keys", {
+      name: "mcp automation",
+      permissions: ["mcp_connections:read", "mcp_connections:manage"],
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    const { apiKey, secret } = (await res.json()) as { apiKey: { id: string; prefix: string; permissions: string[] }; secret: string };
+    const { apiKey, secret } = (await res.json()) as {
+      apiKey: { id: string; prefix: string; permissions: string[] };
+      secret: string;
+    };
     expect(secret).toMatch(/^sk_[0-9a-z]{39}$/);
     expect(secret.startsWith(apiKey.prefix)).toBe(true);
     expect(apiKey.permissions).toEqual(["mcp_connections:read", "mcp_connections:manage"]);
@@ -35,7 +45,10 @@ describe("API keys", () => {
   });
 
   test("a key without api_keys:manage cannot mint keys (no privilege escalation)", async ({ app, owner }) => {
-    const made = await owner.api.post("/api-keys", { name: "readonly", permissions: ["api_keys:read", "environments:read"] });
+    const made = await owner.api.post("/api-keys", {
+      name: "readonly",
+      permissions: ["api_keys:read", "environments:read"],
+    });
     const { secret } = (await made.json()) as { secret: string };
     const limited = client(app, secret);
     const res = await limited.post("/api-keys", { name: "escalate", permissions: ["api_keys:manage"] });
@@ -49,7 +62,9 @@ describe("API keys", () => {
     expect((await owner.api.delete(`/api-keys/${apiKey.id}`)).status).toBe(204);
     expect((await owner.api.delete(`/api-keys/${apiKey.id}`)).status).toBe(204);
     expect((await owner.api.delete("/api-keys/key_unknown")).status).toBe(404);
-    const listed = (await (await owner.api.get("/api-keys")).json()) as { items: { id: string; revokedAt: string | null }[] };
+    const listed = (await (await owner.api.get("/api-keys")).json()) as {
+      items: { id: string; revokedAt: string | null }[];
+    };
     expect(listed.items.find((k) => k.id === apiKey.id)?.revokedAt).not.toBeNull();
   });
 });

@@ -1,4 +1,9 @@
-import { requireOwnerOrAdmin, requirePermission, type ServiceContext, withTransaction } from "../../context.ts";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../audit/record-audit.ts";

@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Actor } from "../../context.ts";
-import type { Deps } from "../../deps.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
+import type { Deps } from "../../deps.ts";
 import { hashApiKeySecret } from "./key-secret.ts";
 import { isPermission } from "./permissions.ts";
 

@@ -1,15 +1,26 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { requireOwnerOrAdmin, requirePermission, type ServiceContext, withTransaction } from "../../context.ts";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../audit/record-audit.ts";
 
 /** Revokes a key of the caller's organisation. Revoking an already revoked key succeeds. */
-export async function revokeApiKey(args: { ctx: ServiceContext; input: { apiKeyId: string } }): Promise<void> {
+export async function revokeApiKey(args: {
+  ctx: ServiceContext;
+  input: { apiKeyId: string };
+}): Promise<void> {
   requirePermission(args.ctx, "api_keys:manage");
   requireOwnerOrAdmin(args.ctx);
   await withTransaction(args.ctx, async (tx) => {
-    const scope = and(eq(apiKeys.id, args.input.apiKeyId), eq(apiKeys.organizationId, args.ctx.actor.organizationId));
+    const scope = and(
+      eq(apiKeys.id, args.input.apiKeyId),
+      eq(apiKeys.organizationId, args.ctx.actor.organizationId),
+    );
     const [existing] = await tx.select({ id: apiKeys.id }).from(apiKeys).where(scope).limit(1);
     if (!existing) throw new AppError("not_found", `API key ${args.input.apiKeyId} was not found.`);
     const revoked = await tx
@@ -18,7 +29,11 @@ export async function revokeApiKey(args: { ctx: ServiceContext; input: { apiKeyI
       .where(and(scope, isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     if (revoked.length > 0) {
-      await recordAudit(tx, args.ctx, { action: "api_key.revoked", targetType: "api_key", targetId: existing.id });
+      await recordAudit(tx, args.ctx, {
+        action: "api_key.revoked",
+        targetType: "api_key",
+        targetId: existing.id,
+      });
     }
   });
 }

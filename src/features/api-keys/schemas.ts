@@ -44,5 +44,8 @@ export const CreatedApiKeySchema = z
   .openapi("CreatedApiKey");
 
 export const ApiKeyParams = z.object({
-  apiKeyId: z.string().max(64).openapi({ param: { name: "apiKeyId", in: "path" } }),
+  apiKeyId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "apiKeyId", in: "path" } }),
 });

@@ -1,4 +1,9 @@
-import { requireOwnerOrAdmin, requirePermission, type ServiceContext, withTransaction } from "../../context.ts";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { newUuid } from "../../ids.ts";
 import { recordAudit } from "../audit/record-audit.ts";

@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { auditLog } from "../../db/schema/audit-log.ts";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
+import { auditLog } from "../../db/schema/audit-log.ts";
 
 describe("environments", () => {
   test("the bootstrap environment is listed, readable and carries an ETag", async ({ owner }) => {
     const list = await owner.api.get("/environments");
     expect(list.status).toBe(200);
     const body = (await list.json()) as { items: { id: string; name: string }[]; nextCursor: string | null };
-    expect(body.items).toEqual([expect.objectContaining({ id: owner.environmentId, name: "production", revision: 1 })]);
+    expect(body.items).toEqual([
+      expect.objectContaining({ id: owner.environmentId, name: "production", revision: 1 }),
+    ]);
     expect(body.nextCursor).toBeNull();
 
     const one = await owner.api.get(`/environments/${owner.environmentId}`);
@@ -28,7 +30,8 @@ describe("environments", () => {
   });
 
   test("pagination walks every page exactly once", async ({ owner }) => {
-    for (let i = 0; i < 5; i++) expect((await owner.api.post("/environments", { name: `env-${i}` })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await owner.api.post("/environments", { name: `env-${i}` })).status).toBe(201);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -50,7 +53,9 @@ describe("environments", () => {
     }
   });
 
-  test("rename needs If-Match: 428 without, 412 stale with currentRevision, 200 and a new ETag", async ({ owner }) => {
+  test("rename needs If-Match: 428 without, 412 stale with currentRevision, 200 and a new ETag", async ({
+    owner,
+  }) => {
     const path = `/environments/${owner.environmentId}`;
     const missing = await owner.api.patch(path, { name: "prod" });
     expect(missing.status).toBe(428);
@@ -69,8 +74,15 @@ describe("environments", () => {
     expect(malformed.status).toBe(400);
   });
 
-  test("every mutation writes an audit entry with the request and idempotency key", async ({ owner, deps }) => {
-    const res = await owner.api.post("/environments", { name: "audited" }, { idempotencyKey: "audit-key-1", headers: { "x-request-id": "req-audit-1" } });
+  test("every mutation writes an audit entry with the request and idempotency key", async ({
+    owner,
+    deps,
+  }) => {
+    const res = await owner.api.post(
+      "/environments",
+      { name: "audited" },
+      { idempotencyKey: "audit-key-1", headers: { "x-request-id": "req-audit-1" } },
+    );
     const env = (await res.json()) as { id: string };
     const rows = await deps.db.select().from(auditLog);
     expect(rows).toContainEqual(
@@ -85,20 +97,34 @@ describe("environments", () => {
   });
 
   test("validation errors are problem documents naming the field", async ({ owner }) => {
-    for (const body of [{}, { name: "" }, { name: "x".repeat(65) }, { name: "ok", extra: 1 }, "not json", [1]]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "x".repeat(65) },
+      { name: "ok", extra: 1 },
+      "not json",
+      [1],
+    ]) {
       const res = await owner.api.post("/environments", body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await problem(res)).code).toBe("invalid_request");
     }
   });
 
-  test("an unknown environment id and another organisation's environment are both 404", async ({ owner, stranger }) => {
+  test("an unknown environment id and another organisation's environment are both 404", async ({
+    owner,
+    stranger,
+  }) => {
     const unknown = await owner.api.get(`/environments/${randomUUID()}`);
     expect(unknown.status).toBe(404);
     const foreign = await owner.api.get(`/environments/${stranger.environmentId}`);
     expect(foreign.status).toBe(404);
     expect(await problem(foreign)).toMatchObject({ code: "not_found" });
-    const foreignPatch = await owner.api.patch(`/environments/${stranger.environmentId}`, { name: "mine" }, { revision: 1 });
+    const foreignPatch = await owner.api.patch(
+      `/environments/${stranger.environmentId}`,
+      { name: "mine" },
+      { revision: 1 },
+    );
     expect(foreignPatch.status).toBe(404);
   });
 });

@@ -1,5 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import { requireOwnerOrAdmin, requirePermission, type ServiceContext, withTransaction } from "../../context.ts";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../audit/record-audit.ts";
@@ -29,7 +34,11 @@ export async function renameEnvironment(args: {
     }
     const [row] = await tx
       .update(environments)
-      .set({ name: args.input.name, revision: sql`${environments.revision} + 1`, updatedAt: args.ctx.deps.clock() })
+      .set({
+        name: args.input.name,
+        revision: sql`${environments.revision} + 1`,
+        updatedAt: args.ctx.deps.clock(),
+      })
       .where(and(eq(environments.id, current.id), eq(environments.revision, current.revision)))
       .returning()
       .catch((error: unknown) => rethrowNameTaken(error, args.input.name));

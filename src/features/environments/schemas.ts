@@ -1,12 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { singleLineText } from "../../http/text-schemas.ts";
 
-const name = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters")
-  .openapi({ example: "production" });
+const name = singleLineText(64).openapi({ example: "production" });
 
 export const EnvironmentSchema = z
   .object({
@@ -33,5 +28,7 @@ export const CreateEnvironmentBody = z.object({ name }).strict().openapi("Create
 export const UpdateEnvironmentBody = z.object({ name }).strict().openapi("UpdateEnvironment");
 
 export const EnvironmentParams = z.object({
-  environmentId: z.uuid().openapi({ param: { name: "environmentId", in: "path" }, description: "Environment UUID." }),
+  environmentId: z
+    .uuid()
+    .openapi({ param: { name: "environmentId", in: "path" }, description: "Environment UUID." }),
 });

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../../config.ts";
+import { devKekPath } from "./kek-source.ts";
 import { generateKek, type Keyring, parseKeyring } from "./keyring.ts";
 
 /**
@@ -10,7 +10,7 @@ import { generateKek, type Keyring, parseKeyring } from "./keyring.ts";
  */
 export function loadKeyring(config: Config): { keyring: Keyring; generatedAt?: string } {
   if (config.kek) return { keyring: parseKeyring(config.kek) };
-  const file = join(config.dataDir, "kek");
+  const file = devKekPath(config);
   if (existsSync(file)) return { keyring: parseKeyring(readFileSync(file, "utf8")) };
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(file, `${generateKek(1)}\n`, { mode: 0o600, flag: "wx" });

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonBody, jsonResponse, page, PageQuery, problemResponses } from "../../../http/openapi.ts";
+import { jsonBody, jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
 import { createApiKey } from "../create-api-key.ts";
 import { listApiKeys } from "../list-api-keys.ts";
 import { revokeApiKey } from "../revoke-api-key.ts";
@@ -15,7 +15,10 @@ const list = createRoute({
   tags,
   summary: "List the organisation's API keys",
   request: { query: PageQuery },
-  responses: { 200: jsonResponse(page(ApiKeySchema, "ApiKeyPage"), "A page of keys (never secrets)."), ...problemResponses() },
+  responses: {
+    200: jsonResponse(page(ApiKeySchema, "ApiKeyPage"), "A page of keys (never secrets)."),
+    ...problemResponses(),
+  },
 });
 
 // No Idempotency-Key here on purpose: replaying the stored response would mean storing the
@@ -29,7 +32,10 @@ const create = createRoute({
   description:
     "Owners and admins create keys for themselves with any permissions, including `mcp_connections:read` and `mcp_connections:manage`, which the UI's key dialog does not offer.",
   request: { body: jsonBody(CreateApiKeyBody) },
-  responses: { 201: jsonResponse(CreatedApiKeySchema, "The key and its secret."), ...problemResponses(413, 415) },
+  responses: {
+    201: jsonResponse(CreatedApiKeySchema, "The key and its secret."),
+    ...problemResponses(413, 415),
+  },
 });
 
 const revoke = createRoute({
@@ -43,7 +49,9 @@ const revoke = createRoute({
 });
 
 export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(list, async (c) => c.json(await listApiKeys({ ctx: c.get("ctx"), input: c.req.valid("query") }), 200));
+  app.openapi(list, async (c) =>
+    c.json(await listApiKeys({ ctx: c.get("ctx"), input: c.req.valid("query") }), 200),
+  );
   app.openapi(create, async (c) => {
     const created = await createApiKey({ ctx: c.get("ctx"), input: c.req.valid("json") });
     c.header("cache-control", "no-store");

@@ -1,9 +1,14 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
 import { idempotent } from "../../../http/idempotency.ts";
 import { etag } from "../../../http/if-match.ts";
-import { idempotencyKeyParam, jsonBody, revisionedResponse, problemResponses } from "../../../http/openapi.ts";
+import {
+  idempotencyKeyParam,
+  jsonBody,
+  problemResponses,
+  revisionedResponse,
+} from "../../../http/openapi.ts";
 import { createEnvironment } from "../create-environment.ts";
 import { CreateEnvironmentBody, EnvironmentSchema } from "../schemas.ts";
 

@@ -1,5 +1,5 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
 import { etag } from "../../../http/if-match.ts";
 import { problemResponses, revisionedResponse } from "../../../http/openapi.ts";

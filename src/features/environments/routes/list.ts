@@ -1,7 +1,7 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonResponse, page, PageQuery, problemResponses } from "../../../http/openapi.ts";
+import { jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
 import { listEnvironments } from "../list-environments.ts";
 import { EnvironmentSchema } from "../schemas.ts";
 
@@ -12,8 +12,13 @@ const route = createRoute({
   tags: ["Environments"],
   summary: "List the organisation's environments",
   request: { query: PageQuery },
-  responses: { 200: jsonResponse(page(EnvironmentSchema, "EnvironmentPage"), "A page of environments."), ...problemResponses() },
+  responses: {
+    200: jsonResponse(page(EnvironmentSchema, "EnvironmentPage"), "A page of environments."),
+    ...problemResponses(),
+  },
 });
 
 export const registerListEnvironments = (app: OpenAPIHono<AppEnv>) =>
-  app.openapi(route, async (c) => c.json(await listEnvironments({ ctx: c.get("ctx"), input: c.req.valid("query") }), 200));
+  app.openapi(route, async (c) =>
+    c.json(await listEnvironments({ ctx: c.get("ctx"), input: c.req.valid("query") }), 200),
+  );

@@ -1,14 +1,14 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
 import { idempotent } from "../../../http/idempotency.ts";
 import { etag, ifMatch } from "../../../http/if-match.ts";
 import {
-    idempotencyKeyParam,
+  idempotencyKeyParam,
   ifMatchParam,
   jsonBody,
-  revisionedResponse,
   problemResponses,
+  revisionedResponse,
 } from "../../../http/openapi.ts";
 import { renameEnvironment } from "../rename-environment.ts";
 import { EnvironmentParams, EnvironmentSchema, UpdateEnvironmentBody } from "../schemas.ts";

@@ -1,0 +1,71 @@
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { environments } from "./environments.ts";
+import { organizations } from "./organizations.ts";
+
+export const authKinds = ["none", "bearer", "api_key"] as const;
+export type AuthKind = (typeof authKinds)[number];
+
+/** One approved tool definition, frozen at approval time (the "approved manifest"). */
+export type ToolDefinition = {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown> | undefined;
+  annotations?: Record<string, unknown> | undefined;
+};
+
+/**
+ * A customer MCP server attached to one environment. Readiness is derived from these columns,
+ * never stored. `configVersion` counts endpoint/auth changes: an approval or discovery made
+ * under another config version is stale.
+ */
+export const mcpConnections = pgTable(
+  "mcp_connections",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    environmentId: uuid("environment_id")
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    alias: text("alias").notNull(),
+    displayName: text("display_name").notNull(),
+    /** Full canonical URL: write side only, never returned. */
+    endpointUrl: text("endpoint_url").notNull(),
+    endpointOrigin: text("endpoint_origin").notNull(),
+    authKind: text("auth_kind", { enum: authKinds }).notNull(),
+    authHeaderName: text("auth_header_name"),
+    enabled: boolean("enabled").notNull().default(false),
+    revision: integer("revision").notNull().default(1),
+    configVersion: integer("config_version").notNull().default(1),
+    /** Monotonic count of credentials ever set; binds the vault ciphertext (AAD). */
+    credentialVersion: integer("credential_version").notNull().default(0),
+    /** Null when no credential is attached. */
+    credentialUpdatedAt: timestamp("credential_updated_at", { withTimezone: true, precision: 3 }),
+    latestDiscoveryId: text("latest_discovery_id"),
+    approvedAt: timestamp("approved_at", { withTimezone: true, precision: 3 }),
+    approvedBy: text("approved_by"),
+    approvedConfigVersion: integer("approved_config_version"),
+    approvedManifest: jsonb("approved_manifest").$type<ToolDefinition[]>(),
+    approvedManifestHash: text("approved_manifest_hash"),
+    approvedToolCount: integer("approved_tool_count").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("mcp_connections_env_alias_uq").on(t.environmentId, t.alias),
+    index("mcp_connections_env_page_idx").on(t.environmentId, t.createdAt, t.id),
+  ],
+);

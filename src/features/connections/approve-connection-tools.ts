@@ -1,0 +1,113 @@
+import { and, eq } from "drizzle-orm";
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { findEnvironment } from "../environments/find-environment.ts";
+import { canonicalTool, hashManifest } from "../mcp-client/tool-hash.ts";
+import { authorizeConnections } from "./authorize.ts";
+import { bumpRevision } from "./bump-revision.ts";
+import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { assertEnvironmentRoom, MAX_APPROVED_TOOLS } from "./limits.ts";
+import type { Connection } from "./schemas.ts";
+
+/**
+ * Approves a subset of a discovery made under the current configuration. The approved manifest
+ * is a frozen copy of those definitions; its hash is what tasks snapshot and what the gate
+ * compares. Approval and enablement stay separate steps (spec part 3).
+ */
+export async function approveConnectionTools(args: {
+  ctx: ServiceContext;
+  input: ConnectionRef & { revision: number; discoveryId: string; toolNames: string[] };
+}): Promise<Connection> {
+  authorizeConnections(args.ctx, "manage");
+  const { ctx, input } = args;
+  const names = [...new Set(input.toolNames)];
+  if (names.length > MAX_APPROVED_TOOLS) {
+    throw new AppError(
+      "limit_exceeded",
+      `A connection may have at most ${MAX_APPROVED_TOOLS} approved tools; ${names.length} were selected.`,
+      {
+        limit: MAX_APPROVED_TOOLS,
+        requested: names.length,
+        resource: "approved_tools",
+      },
+    );
+  }
+  return withTransaction(ctx, async (tx) => {
+    // Environment lock first (same order as enable): limit checks see a stable set.
+    await findEnvironment(tx, ctx, input.environmentId, { forUpdate: true });
+    const row = await findConnection(tx, ctx, input, { forUpdate: true });
+    assertRevision(row, input.revision);
+    const [discovery] = await tx
+      .select()
+      .from(mcpDiscoveries)
+      .where(and(eq(mcpDiscoveries.id, input.discoveryId), eq(mcpDiscoveries.connectionId, row.id)))
+      .limit(1);
+    if (!discovery)
+      throw new AppError("not_found", `Discovery ${input.discoveryId} was not found for this connection.`);
+    if (discovery.configVersion !== row.configVersion) {
+      throw new AppError(
+        "discovery_stale",
+        "That discovery was made before the endpoint or authentication changed; discover again and approve from the new result.",
+      );
+    }
+    const byName = new Map(discovery.tools.map((t) => [t.name, t]));
+    const unknown = names.filter((n) => !byName.has(n));
+    if (unknown.length) {
+      throw new AppError("unknown_tool", `Not in this discovery: ${unknown.slice(0, 10).join(", ")}.`, {
+        toolNames: unknown,
+      });
+    }
+    const refused = names.flatMap((n) => {
+      const tool = byName.get(n);
+      return tool && !tool.approvable ? [{ name: n, reason: tool.reason ?? "not approvable" }] : [];
+    });
+    if (refused.length) {
+      throw new AppError(
+        "tool_not_approvable",
+        `These tools cannot be approved: ${refused
+          .slice(0, 5)
+          .map((t) => `${t.name} (${t.reason})`)
+          .join("; ")}.`,
+        { tools: refused },
+      );
+    }
+    const manifest: ToolDefinition[] = names
+      .flatMap((n) => {
+        const tool = byName.get(n);
+        return tool ? [canonicalTool(tool)] : [];
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (row.enabled) {
+      await assertEnvironmentRoom(tx, {
+        environmentId: row.environmentId,
+        connectionId: row.id,
+        approvedToolCount: manifest.length,
+      });
+    }
+    const manifestHash = hashManifest(manifest);
+    const now = ctx.deps.clock();
+    const next = await bumpRevision(
+      tx,
+      row,
+      {
+        approvedAt: now,
+        approvedBy: ctx.actor.userId,
+        approvedConfigVersion: row.configVersion,
+        approvedManifest: manifest,
+        approvedManifestHash: manifestHash,
+        approvedToolCount: manifest.length,
+      },
+      now,
+    );
+    await recordAudit(tx, ctx, {
+      action: "mcp_connection.tools_approved",
+      targetType: "mcp_connection",
+      targetId: row.id,
+      details: { revision: next.revision, discoveryId: discovery.id, toolNames: names, manifestHash },
+    });
+    return viewConnection(tx, next);
+  });
+}

@@ -1,0 +1,72 @@
+import type { ServiceContext } from "../../context.ts";
+import { withTransaction } from "../../context.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { mcpConnections } from "../../db/schema/mcp-connections.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { validateEndpointUrl } from "../egress/endpoint-url.ts";
+import { findEnvironment } from "../environments/find-environment.ts";
+import { authorizeConnections } from "./authorize.ts";
+import { assertHeaderName } from "./header-name.ts";
+import type { AuthInputValue, Connection } from "./schemas.ts";
+import { toConnection } from "./to-connection.ts";
+
+/** Spec part 3: a new connection is disabled, has no credential, and starts at revision 1. */
+export async function createConnection(args: {
+  ctx: ServiceContext;
+  input: {
+    environmentId: string;
+    alias: string;
+    displayName: string;
+    endpointUrl: string;
+    auth: AuthInputValue;
+  };
+}): Promise<Connection> {
+  authorizeConnections(args.ctx, "manage");
+  const { input, ctx } = args;
+  const endpoint = validateEndpointUrl(input.endpointUrl, ctx.deps.config.egress);
+  if (input.auth.kind === "api_key") assertHeaderName(input.auth.headerName);
+  const now = ctx.deps.clock();
+  return withTransaction(ctx, async (tx) => {
+    await findEnvironment(tx, ctx, input.environmentId);
+    const [row] = await tx
+      .insert(mcpConnections)
+      .values({
+        id: newId("mcp"),
+        organizationId: ctx.actor.organizationId,
+        environmentId: input.environmentId,
+        alias: input.alias,
+        displayName: input.displayName,
+        endpointUrl: endpoint.canonical,
+        endpointOrigin: endpoint.origin,
+        authKind: input.auth.kind,
+        authHeaderName: input.auth.kind === "api_key" ? input.auth.headerName : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error)) {
+          throw new AppError(
+            "alias_taken",
+            `A connection with alias "${input.alias}" already exists in this environment.`,
+          );
+        }
+        throw error;
+      });
+    if (!row) throw new Error("insert returned no row");
+    await recordAudit(tx, ctx, {
+      action: "mcp_connection.created",
+      targetType: "mcp_connection",
+      targetId: row.id,
+      details: {
+        environmentId: row.environmentId,
+        alias: row.alias,
+        endpointOrigin: row.endpointOrigin,
+        authKind: row.authKind,
+      },
+    });
+    return toConnection(row, null);
+  });
+}

@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import { mcpConnections } from "../../db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
+import { newId } from "../../ids.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { listRemoteTools } from "../mcp-client/remote-client.ts";
+import { authorizeConnections } from "./authorize.ts";
+import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
+import { remoteAuthFor } from "./remote-auth.ts";
+import type { Discovery } from "./schemas.ts";
+
+/**
+ * Connects through egress, lists every tool within the bounds, and stores the result for
+ * review. Does not change the revision. The network call runs outside any transaction; the
+ * result is stored only if the connection's revision is still the one the caller named, so a
+ * discovery never describes a configuration that changed meanwhile.
+ */
+export async function discoverConnectionTools(args: {
+  ctx: ServiceContext;
+  input: ConnectionRef & { revision: number };
+}): Promise<Discovery> {
+  authorizeConnections(args.ctx, "manage");
+  const { ctx, input } = args;
+  const db = ctx.deps.db;
+  const row = await findConnection(db, ctx, input);
+  assertRevision(row, input.revision);
+  const auth = await remoteAuthFor(db, ctx, row);
+  const listing = await listRemoteTools({ egress: ctx.deps.egress, endpointUrl: row.endpointUrl, auth });
+  const now = ctx.deps.clock();
+
+  return withTransaction(ctx, async (tx) => {
+    const current = await findConnection(tx, ctx, input, { forUpdate: true });
+    assertRevision(current, input.revision);
+    const id = newId("dsc");
+    await tx.insert(mcpDiscoveries).values({
+      id,
+      organizationId: current.organizationId,
+      environmentId: current.environmentId,
+      connectionId: current.id,
+      connectionRevision: current.revision,
+      configVersion: current.configVersion,
+      manifestHash: listing.manifestHash,
+      toolCount: listing.tools.length,
+      tools: listing.tools,
+      discoveredAt: now,
+    });
+    await tx.update(mcpConnections).set({ latestDiscoveryId: id }).where(eq(mcpConnections.id, current.id));
+    await recordAudit(tx, ctx, {
+      action: "mcp_connection.discovered",
+      targetType: "mcp_connection",
+      targetId: current.id,
+      details: { discoveryId: id, toolCount: listing.tools.length, manifestHash: listing.manifestHash },
+    });
+    return {
+      id,
+      discoveredAt: now.toISOString(),
+      connectionRevision: current.revision,
+      manifestHash: listing.manifestHash,
+      tools: listing.tools,
+    };
+  });
+}

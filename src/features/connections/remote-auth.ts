@@ -1,0 +1,35 @@
+import type { ServiceContext } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { RemoteAuth } from "../mcp-client/remote-client.ts";
+import { readCredential } from "../vault/credential-store.ts";
+import type { ConnectionRow } from "./find-connection.ts";
+
+/** How to authenticate to the connection's server, with the vault credential when the kind needs one. */
+export async function remoteAuthFor(db: Db, ctx: ServiceContext, row: ConnectionRow): Promise<RemoteAuth> {
+  if (row.authKind === "none") return { kind: "none" };
+  const credential =
+    row.credentialUpdatedAt === null
+      ? null
+      : await readCredential(db, ctx.deps.keyring, {
+          organizationId: row.organizationId,
+          environmentId: row.environmentId,
+          connectionId: row.id,
+          expectedVersion: row.credentialVersion,
+        });
+  if (credential === null) {
+    throw new AppError(
+      "credential_required",
+      "This connection's authentication needs a credential; attach one first.",
+    );
+  }
+  return candidateAuth(row, credential);
+}
+
+/** The auth to try with a given credential (used to validate a candidate before storing it). */
+export function candidateAuth(row: ConnectionRow, credential: string): RemoteAuth {
+  if (row.authKind === "api_key")
+    return { kind: "api_key", headerName: row.authHeaderName ?? "", credential };
+  if (row.authKind === "bearer") return { kind: "bearer", credential };
+  return { kind: "none" };
+}

@@ -1,0 +1,59 @@
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { listRemoteTools } from "../mcp-client/remote-client.ts";
+import { storeCredential } from "../vault/credential-store.ts";
+import { authorizeConnections } from "./authorize.ts";
+import { bumpRevision } from "./bump-revision.ts";
+import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { candidateAuth } from "./remote-auth.ts";
+import type { Connection } from "./schemas.ts";
+
+/**
+ * Sets or rotates the credential. The candidate is tried against the server through egress
+ * (initialize + tools/list) before it replaces the live one; if the server refuses it or cannot
+ * be reached, the current credential stays (spec part 3). The value is sealed in the vault and
+ * never returned, logged or audited.
+ */
+export async function setConnectionCredential(args: {
+  ctx: ServiceContext;
+  input: ConnectionRef & { revision: number; value: string };
+}): Promise<Connection> {
+  authorizeConnections(args.ctx, "manage");
+  const { ctx, input } = args;
+  const row = await findConnection(ctx.deps.db, ctx, input);
+  assertRevision(row, input.revision);
+  if (row.authKind === "none") {
+    throw new AppError(
+      "credential_not_applicable",
+      "This connection uses no authentication; change auth.kind first.",
+    );
+  }
+  await listRemoteTools({
+    egress: ctx.deps.egress,
+    endpointUrl: row.endpointUrl,
+    auth: candidateAuth(row, input.value),
+  });
+
+  return withTransaction(ctx, async (tx) => {
+    const current = await findConnection(tx, ctx, input, { forUpdate: true });
+    assertRevision(current, input.revision);
+    const credentialVersion = current.credentialVersion + 1;
+    await storeCredential(tx, ctx.deps.keyring, {
+      organizationId: current.organizationId,
+      environmentId: current.environmentId,
+      connectionId: current.id,
+      credentialVersion,
+      plaintext: input.value,
+    });
+    const now = ctx.deps.clock();
+    const next = await bumpRevision(tx, current, { credentialVersion, credentialUpdatedAt: now }, now);
+    await recordAudit(tx, ctx, {
+      action: row.credentialUpdatedAt ? "mcp_connection.credential_rotated" : "mcp_connection.credential_set",
+      targetType: "mcp_connection",
+      targetId: current.id,
+      details: { revision: next.revision, credentialVersion },
+    });
+    return viewConnection(tx, next);
+  });
+}

@@ -1,0 +1,90 @@
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { validateEndpointUrl } from "../egress/endpoint-url.ts";
+import { destroyCredential } from "../vault/credential-store.ts";
+import { authorizeConnections } from "./authorize.ts";
+import { bumpRevision } from "./bump-revision.ts";
+import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { assertHeaderName } from "./header-name.ts";
+import { hasApproval } from "./readiness.ts";
+import type { AuthInputValue, Connection } from "./schemas.ts";
+
+/**
+ * Partial update (alias is immutable). Changing the endpoint or the auth configuration needs a
+ * disabled connection and makes the approval stale (spec part 3). The credential is destroyed
+ * when the auth kind changes (it was for another scheme) or when the endpoint moves to another
+ * origin — otherwise repointing a connection would send the stored secret to a new server,
+ * which amounts to showing it again.
+ */
+export async function updateConnection(args: {
+  ctx: ServiceContext;
+  input: ConnectionRef & {
+    revision: number;
+    displayName?: string | undefined;
+    endpointUrl?: string | undefined;
+    auth?: AuthInputValue | undefined;
+  };
+}): Promise<Connection> {
+  authorizeConnections(args.ctx, "manage");
+  const { ctx, input } = args;
+  const endpoint =
+    input.endpointUrl === undefined
+      ? undefined
+      : validateEndpointUrl(input.endpointUrl, ctx.deps.config.egress);
+  if (input.auth?.kind === "api_key") assertHeaderName(input.auth.headerName);
+
+  return withTransaction(ctx, async (tx) => {
+    const row = await findConnection(tx, ctx, input, { forUpdate: true });
+    assertRevision(row, input.revision);
+
+    const endpointChanged = endpoint !== undefined && endpoint.canonical !== row.endpointUrl;
+    const originChanged = endpoint !== undefined && endpoint.origin !== row.endpointOrigin;
+    const kindChanged = input.auth !== undefined && input.auth.kind !== row.authKind;
+    const headerName =
+      input.auth?.kind === "api_key" ? input.auth.headerName : input.auth ? null : row.authHeaderName;
+    const headerChanged = input.auth !== undefined && headerName !== row.authHeaderName;
+    const nameChanged = input.displayName !== undefined && input.displayName !== row.displayName;
+    const configChanged = endpointChanged || kindChanged || headerChanged;
+
+    if (!configChanged && !nameChanged) return viewConnection(tx, row);
+    if (configChanged && row.enabled) {
+      throw new AppError(
+        "connection_enabled",
+        "Disable the connection before changing its endpoint or authentication.",
+      );
+    }
+    const credentialDestroyed = (kindChanged || originChanged) && row.credentialUpdatedAt !== null;
+    if (credentialDestroyed) await destroyCredential(tx, { connectionId: row.id });
+
+    const next = await bumpRevision(
+      tx,
+      row,
+      {
+        displayName: input.displayName ?? row.displayName,
+        ...(endpoint ? { endpointUrl: endpoint.canonical, endpointOrigin: endpoint.origin } : {}),
+        ...(input.auth ? { authKind: input.auth.kind, authHeaderName: headerName } : {}),
+        ...(configChanged ? { configVersion: row.configVersion + 1 } : {}),
+        ...(credentialDestroyed ? { credentialUpdatedAt: null } : {}),
+      },
+      ctx.deps.clock(),
+    );
+    await recordAudit(tx, ctx, {
+      action: "mcp_connection.updated",
+      targetType: "mcp_connection",
+      targetId: row.id,
+      details: {
+        revision: next.revision,
+        changed: [
+          ...(nameChanged ? ["displayName"] : []),
+          ...(endpointChanged ? ["endpointUrl"] : []),
+          ...(kindChanged || headerChanged ? ["auth"] : []),
+        ],
+        endpointOrigin: next.endpointOrigin,
+        approvalStale: configChanged && hasApproval(row),
+        credentialDestroyed,
+      },
+    });
+    return viewConnection(tx, next);
+  });
+}
