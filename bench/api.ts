@@ -63,6 +63,7 @@ const NOISY_OTHER_CPU = 25;
 type Bootstrap = { environmentId: string; apiKey: string };
 
 const children = new Set<Child>();
+const interrupt = new AbortController();
 const cleanups: Array<() => Promise<void>> = [];
 const t0 = performance.now();
 
@@ -126,14 +127,14 @@ async function main(): Promise<number> {
   if (settings.targets.includes("postgres")) {
     const database = `patchbay_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = postgres(settings.pgUrl, { max: 1, onnotice: () => {} });
+    cleanups.push(() => admin.end({ timeout: 5 }));
+    log(`PostgreSQL: creating database ${database}`);
+    await admin.unsafe(`create database "${database}"`);
     cleanups.push(async () => {
       await admin.unsafe(`drop database if exists "${database}" with (force)`).catch((error: unknown) => {
         log(`could not drop database ${database}: ${String(error)}`);
       });
-      await admin.end({ timeout: 5 });
     });
-    log(`PostgreSQL: creating database ${database}`);
-    await admin.unsafe(`create database "${database}"`);
     const url = new URL(settings.pgUrl);
     url.pathname = `/${database}`;
     const env = patchbayEnv({ PATCHBAY_DATA_DIR: join(work, "postgres"), DATABASE_URL: url.toString() });
@@ -163,7 +164,7 @@ function patchbayEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 async function bootstrap(env: NodeJS.ProcessEnv): Promise<Bootstrap> {
-  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json"], env);
+  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json"], env, interrupt.signal);
   const line = out.trim().split("\n").at(-1) ?? "";
   const parsed: unknown = JSON.parse(line);
   if (
@@ -255,6 +256,7 @@ async function measure(
     warmupMs: settings.warmupSeconds * 1000,
     durationMs: settings.seconds * 1000,
     expectBody,
+    signal: interrupt.signal,
     onWindow(edge) {
       samples[edge] = sampleCpu(child.pid, target === "postgres");
     },
@@ -376,9 +378,15 @@ function parseTargets(raw: string | undefined): TargetName[] {
   return targets;
 }
 
-async function shutdown() {
-  await Promise.all([...children].map((c) => c.stop(5_000)));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+let stopping: Promise<void> | undefined;
+
+/** Stops every child and runs the clean-ups once; later callers wait for the same run. */
+function shutdown(): Promise<void> {
+  stopping ??= (async () => {
+    await Promise.all([...children].map((c) => c.stop(5_000)));
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  })();
+  return stopping;
 }
 
 let interrupted = false;
@@ -387,6 +395,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (interrupted) return;
     interrupted = true;
     log(`${signal}: stopping servers and cleaning up`);
+    interrupt.abort();
     void shutdown().finally(() => process.exit(130));
   });
 }

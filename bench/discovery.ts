@@ -47,6 +47,8 @@ type SideResult = {
   baseRssMiB: number;
   /** Highest heapUsed sampled every 5 ms during the measured listings, MiB. */
   peakHeapMiB: number;
+  /** Client process CPU (user + system) per measured listing, ms: robust to a busy machine. */
+  cpuMs: number;
 };
 
 const MiB = 1024 * 1024;
@@ -104,22 +106,24 @@ function pool(results: SideResult[], side: Side): SideResult {
     peakRssMiB: Math.max(...mine.map((result) => result.peakRssMiB)),
     baseRssMiB: Math.max(...mine.map((result) => result.baseRssMiB)),
     peakHeapMiB: Math.max(...mine.map((result) => result.peakHeapMiB)),
+    cpuMs: mine.reduce((sum, result) => sum + result.cpuMs, 0) / mine.length,
   };
 }
 
 function report(bare: SideResult, patchbay: SideResult): void {
   const row = (label: string, r: SideResult) =>
-    `| ${label} | ${r.toolCount} | ${r.timesMs.length} | ${fmt(percentile(r.timesMs, 50))} | ${fmt(percentile(r.timesMs, 95))} | ${fmt(r.baseRssMiB, 0)} | ${fmt(r.peakRssMiB, 0)} | ${fmt(r.peakHeapMiB, 0)} |`;
+    `| ${label} | ${r.toolCount} | ${r.timesMs.length} | ${fmt(percentile(r.timesMs, 50))} | ${fmt(percentile(r.timesMs, 95))} | ${fmt(r.cpuMs)} | ${fmt(r.baseRssMiB, 0)} | ${fmt(r.peakRssMiB, 0)} | ${fmt(r.peakHeapMiB, 0)} |`;
   const ratio = percentile(patchbay.timesMs, 50) / percentile(bare.timesMs, 50);
   const ratio95 = percentile(patchbay.timesMs, 95) / percentile(bare.timesMs, 95);
+  const cpuRatio = patchbay.cpuMs / bare.cpuMs;
   console.log(
     [
-      "| side | tools | listings | median ms | p95 ms | base RSS MiB | peak RSS MiB | peak heap MiB |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|",
+      "| side | tools | listings | median ms | p95 ms | client CPU ms/listing | base RSS MiB | peak RSS MiB | peak heap MiB |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
       row("bare SDK `Client.listTools` loop (no egress)", bare),
       row("patchbay `listRemoteTools` (egress, bounds, hashing)", patchbay),
       "",
-      `patchbay / bare: median ${fmt(ratio, 2)}×, p95 ${fmt(ratio95, 2)}× — goal ≤ ${GOAL_RATIO}× of the bare listing's time: ${
+      `patchbay / bare: median ${fmt(ratio, 2)}×, p95 ${fmt(ratio95, 2)}×, client CPU ${fmt(cpuRatio, 2)}× — goal ≤ ${GOAL_RATIO}× of the bare listing's time: ${
         ratio <= GOAL_RATIO ? "met" : "NOT met"
       }`,
     ].join("\n"),
@@ -172,12 +176,14 @@ async function measure(side: Side): Promise<void> {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 5);
   const timesMs: number[] = [];
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < settings.iterations; i++) {
     const started = performance.now();
     toolCount = await listOnce();
     timesMs.push(performance.now() - started);
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
+  const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
   const result: SideResult = {
     side,
@@ -186,6 +192,7 @@ async function measure(side: Side): Promise<void> {
     peakRssMiB: (process.resourceUsage().maxRSS * 1024) / MiB,
     baseRssMiB: baseRss / MiB,
     peakHeapMiB: peakHeap / MiB,
+    cpuMs: (cpu.user + cpu.system) / 1000 / settings.iterations,
   };
   console.log(`RESULT ${JSON.stringify(result)}`);
   process.exit(0);

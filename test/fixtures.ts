@@ -72,7 +72,10 @@ export const test = base.extend<TestFixtures & FileFixtures>({
           cb();
         },
       });
-      const config = { ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }), egress: egressPolicy };
+      const config = {
+        ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }),
+        egress: egressPolicy,
+      };
       const deps: Deps = {
         config,
         db: database.handle.db,

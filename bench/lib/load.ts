@@ -15,6 +15,8 @@ export type LoadOptions = {
   durationMs: number;
   expectStatus?: number;
   expectBody?: string;
+  /** Stops the run early (e.g. on Ctrl-C): in-flight requests are dropped. */
+  signal?: AbortSignal;
   /** Called at the start and the end of the measured window (e.g. to sample CPU counters). */
   onWindow?: (edge: "start" | "end") => void;
 };
@@ -68,7 +70,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const worker = async () => {
     for (;;) {
       const start = performance.now();
-      if (start >= measureEnd) return;
+      if (start >= measureEnd || opts.signal?.aborted) return;
       try {
         const res = await pool.request({ path, method: "GET", headers: opts.headers });
         const body = await res.body.text();
@@ -89,9 +91,12 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     }
   };
 
+  const abort = () => void pool.destroy().catch(() => {});
+  opts.signal?.addEventListener("abort", abort, { once: true });
   try {
     await Promise.all(Array.from({ length: opts.connections }, worker));
   } finally {
+    opts.signal?.removeEventListener("abort", abort);
     clearTimeout(windowTimer);
     await pool.close().catch(() => {});
   }

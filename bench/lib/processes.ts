@@ -88,17 +88,18 @@ export async function waitForHttp(url: string, child: Child, timeoutMs = 60_000)
 }
 
 /** Runs `node <args>` to completion and returns its stdout; rejects with stderr on failure. */
-export function runNode(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<string> {
+export function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
+  timeoutMs = 120_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      args,
-      { env, timeout: timeoutMs, maxBuffer: 1 << 20 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`node ${args.join(" ")} failed: ${error.message}\n${stderr}`));
-        else resolve(stdout);
-      },
-    );
+    const options = { env, signal, timeout: timeoutMs, maxBuffer: 1 << 20 };
+    execFile(process.execPath, args, options, (error, stdout, stderr) => {
+      if (error) reject(new Error(`node ${args.join(" ")} failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
   });
 }
 

@@ -29,14 +29,20 @@ describe("MCP connections without a remote server", () => {
       discovery: null,
       approval: null,
     });
-    expect(JSON.stringify(conn)).not.toContain("/mcp\"");
+    expect(JSON.stringify(conn)).not.toContain('/mcp"');
     expect(conn).not.toHaveProperty("endpointUrl");
     expect(res.headers.get("location")).toBe(`/api/v1${path}/${conn.id}`);
   });
 
   test("readiness for auth none starts at approval_missing", async ({ owner }) => {
-    const res = await owner.api.post(`/environments/${owner.environmentId}/mcp-connections`, body({ auth: { kind: "none" } }));
-    expect(await res.json()).toMatchObject({ readiness: "approval_missing", auth: { credentialReady: true } });
+    const res = await owner.api.post(
+      `/environments/${owner.environmentId}/mcp-connections`,
+      body({ auth: { kind: "none" } }),
+    );
+    expect(await res.json()).toMatchObject({
+      readiness: "approval_missing",
+      auth: { credentialReady: true },
+    });
   });
 
   test("create needs an Idempotency-Key and replays on retry", async ({ owner }) => {
@@ -60,7 +66,10 @@ describe("MCP connections without a remote server", () => {
     expect(rename.status).toBe(400);
   });
 
-  test("hostile endpoints are refused at create and update under the production policy, naming the rule", async ({ deps, owner }) => {
+  test("hostile endpoints are refused at create and update under the production policy, naming the rule", async ({
+    deps,
+    owner,
+  }) => {
     // This file's egress allows loopback for test servers; the production policy allows nothing private.
     const strictApp = createApp({ ...deps, config: { ...deps.config, egress: strictEgressPolicy() } });
     const api = client(strictApp, owner.apiKey);
@@ -78,7 +87,9 @@ describe("MCP connections without a remote server", () => {
       ["https://localhost/mcp", "host_local_name"],
       ["https://metadata.internal/mcp", "host_local_name"],
     ];
-    const existing = (await (await api.post(path, body({ alias: "target", auth: { kind: "none" } }))).json()) as { id: string };
+    const existing = (await (
+      await api.post(path, body({ alias: "target", auth: { kind: "none" } }))
+    ).json()) as { id: string };
     for (const [endpointUrl, rule] of cases) {
       const res = await api.post(path, body({ alias: "hostile", endpointUrl }));
       expect(res.status, endpointUrl).toBe(422);
@@ -88,7 +99,9 @@ describe("MCP connections without a remote server", () => {
     }
   });
 
-  test("the endpoint host is canonicalised: lowercase, IDNA, no trailing dot, :443 dropped", async ({ owner }) => {
+  test("the endpoint host is canonicalised: lowercase, IDNA, no trailing dot, :443 dropped", async ({
+    owner,
+  }) => {
     const res = await owner.api.post(
       `/environments/${owner.environmentId}/mcp-connections`,
       body({ alias: "canon", endpointUrl: "https://MCP.Bücher.example.:443/Path" }),
@@ -99,19 +112,38 @@ describe("MCP connections without a remote server", () => {
 
   test("API-key header names must be tokens and not reserved", async ({ owner }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    for (const headerName of ["Authorization", "Cookie", "Host", "Transfer-Encoding", "Mcp-Session-Id", "bad header", "X:Y"]) {
+    for (const headerName of [
+      "Authorization",
+      "Cookie",
+      "Host",
+      "Transfer-Encoding",
+      "Mcp-Session-Id",
+      "bad header",
+      "X:Y",
+    ]) {
       const res = await owner.api.post(path, body({ alias: "hdr", auth: { kind: "api_key", headerName } }));
       expect(res.status, headerName).toBe(400);
     }
-    const ok = await owner.api.post(path, body({ alias: "hdr", auth: { kind: "api_key", headerName: "X-Api-Key" } }));
+    const ok = await owner.api.post(
+      path,
+      body({ alias: "hdr", auth: { kind: "api_key", headerName: "X-Api-Key" } }),
+    );
     expect(ok.status).toBe(201);
     expect(await ok.json()).toMatchObject({ auth: { kind: "api_key", headerName: "X-Api-Key" } });
   });
 
-  test("credential on auth none is 409 credential_not_applicable; discover without credential is 409 credential_required", async ({ owner }) => {
+  test("credential on auth none is 409 credential_not_applicable; discover without credential is 409 credential_required", async ({
+    owner,
+  }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    const none = (await (await owner.api.post(path, body({ alias: "none", auth: { kind: "none" } }))).json()) as { id: string };
-    const cred = await owner.api.put(`${path}/${none.id}/credential`, { value: "secret-token" }, { revision: 1 });
+    const none = (await (
+      await owner.api.post(path, body({ alias: "none", auth: { kind: "none" } }))
+    ).json()) as { id: string };
+    const cred = await owner.api.put(
+      `${path}/${none.id}/credential`,
+      { value: "secret-token" },
+      { revision: 1 },
+    );
     expect(cred.status).toBe(409);
     expect((await problem(cred)).code).toBe("credential_not_applicable");
     const bearer = (await (await owner.api.post(path, body({ alias: "bearer" }))).json()) as { id: string };
@@ -120,9 +152,13 @@ describe("MCP connections without a remote server", () => {
     expect((await problem(disc)).code).toBe("credential_required");
   });
 
-  test("enable without approval is 409 approval_required; without credential 409 credential_required", async ({ owner }) => {
+  test("enable without approval is 409 approval_required; without credential 409 credential_required", async ({
+    owner,
+  }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    const none = (await (await owner.api.post(path, body({ alias: "n1", auth: { kind: "none" } }))).json()) as { id: string };
+    const none = (await (
+      await owner.api.post(path, body({ alias: "n1", auth: { kind: "none" } }))
+    ).json()) as { id: string };
     const r1 = await owner.api.put(`${path}/${none.id}/enablement`, { enabled: true }, { revision: 1 });
     expect((await problem(r1)).code).toBe("approval_required");
     const bearer = (await (await owner.api.post(path, body({ alias: "b1" }))).json()) as { id: string };
@@ -162,7 +198,9 @@ describe("MCP connections without a remote server", () => {
     expect(same.headers.get("etag")).toBe('"2"');
   });
 
-  test("deletion: preview then delete with the receipt; receipts are single use and revision-bound", async ({ owner }) => {
+  test("deletion: preview then delete with the receipt; receipts are single use and revision-bound", async ({
+    owner,
+  }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
     const conn = (await (await owner.api.post(path, body({ alias: "del" }))).json()) as { id: string };
     const noReceipt = await owner.api.delete(`${path}/${conn.id}`, { revision: 1 });
@@ -171,59 +209,112 @@ describe("MCP connections without a remote server", () => {
 
     const prev = await owner.api.post(`${path}/${conn.id}/deletion-previews`, undefined, { revision: 1 });
     expect(prev.status).toBe(201);
-    const preview = (await prev.json()) as { receipt: string; expiresAt: string; effects: Record<string, unknown> };
-    expect(preview.effects).toEqual({ approvedToolCount: 0, credentialDestroyed: false, runningTasksAffected: 0 });
+    const preview = (await prev.json()) as {
+      receipt: string;
+      expiresAt: string;
+      effects: Record<string, unknown>;
+    };
+    expect(preview.effects).toEqual({
+      approvedToolCount: 0,
+      credentialDestroyed: false,
+      runningTasksAffected: 0,
+    });
     expect(new Date(preview.expiresAt).getTime() - Date.now()).toBeLessThanOrEqual(5 * 60 * 1000);
 
-    const bogus = await owner.api.delete(`${path}/${conn.id}`, { revision: 1, headers: { "deletion-receipt": "dlr_bogus" } });
+    const bogus = await owner.api.delete(`${path}/${conn.id}`, {
+      revision: 1,
+      headers: { "deletion-receipt": "dlr_bogus" },
+    });
     expect((await problem(bogus)).code).toBe("receipt_invalid");
 
     // A change after the preview invalidates the receipt.
     await owner.api.patch(`${path}/${conn.id}`, { displayName: "Changed" }, { revision: 1 });
-    const stale = await owner.api.delete(`${path}/${conn.id}`, { revision: 2, headers: { "deletion-receipt": preview.receipt } });
+    const stale = await owner.api.delete(`${path}/${conn.id}`, {
+      revision: 2,
+      headers: { "deletion-receipt": preview.receipt },
+    });
     expect((await problem(stale)).code).toBe("receipt_invalid");
 
-    const fresh = (await (await owner.api.post(`${path}/${conn.id}/deletion-previews`, undefined, { revision: 2 })).json()) as { receipt: string };
-    const del = await owner.api.delete(`${path}/${conn.id}`, { revision: 2, headers: { "deletion-receipt": fresh.receipt } });
+    const fresh = (await (
+      await owner.api.post(`${path}/${conn.id}/deletion-previews`, undefined, { revision: 2 })
+    ).json()) as { receipt: string };
+    const del = await owner.api.delete(`${path}/${conn.id}`, {
+      revision: 2,
+      headers: { "deletion-receipt": fresh.receipt },
+    });
     expect(del.status).toBe(204);
     expect((await owner.api.get(`${path}/${conn.id}`)).status).toBe(404);
   });
 
-  test("tenancy: other organisations and other environments see 404; members and non-permitted keys 403", async ({ app, owner, stranger }) => {
+  test("tenancy: other organisations and other environments see 404; members and non-permitted keys 403", async ({
+    app,
+    owner,
+    stranger,
+  }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
     const conn = (await (await owner.api.post(path, body({ alias: "mine" }))).json()) as { id: string };
     // Another organisation, with its own valid environment id or ours.
     expect((await stranger.api.get(`${path}/${conn.id}`)).status).toBe(404);
     expect((await stranger.api.get(path)).status).toBe(404);
-    expect((await stranger.api.get(`/environments/${stranger.environmentId}/mcp-connections/${conn.id}`)).status).toBe(404);
-    expect((await stranger.api.patch(`/environments/${stranger.environmentId}/mcp-connections/${conn.id}`, { displayName: "x" }, { revision: 1 })).status).toBe(404);
+    expect(
+      (await stranger.api.get(`/environments/${stranger.environmentId}/mcp-connections/${conn.id}`)).status,
+    ).toBe(404);
+    expect(
+      (
+        await stranger.api.patch(
+          `/environments/${stranger.environmentId}/mcp-connections/${conn.id}`,
+          { displayName: "x" },
+          { revision: 1 },
+        )
+      ).status,
+    ).toBe(404);
     // Another environment of the same organisation.
-    const staging = (await (await owner.api.post("/environments", { name: "staging" })).json()) as { id: string };
+    const staging = (await (await owner.api.post("/environments", { name: "staging" })).json()) as {
+      id: string;
+    };
     expect((await owner.api.get(`/environments/${staging.id}/mcp-connections/${conn.id}`)).status).toBe(404);
-    const stagingList = (await (await owner.api.get(`/environments/${staging.id}/mcp-connections`)).json()) as { items: unknown[] };
+    const stagingList = (await (
+      await owner.api.get(`/environments/${staging.id}/mcp-connections`)
+    ).json()) as { items: unknown[] };
     expect(stagingList.items).toEqual([]);
     expect((await owner.api.get(`/environments/${randomUUID()}/mcp-connections`)).status).toBe(404);
 
     // Keys without the MCP permissions.
-    const made = await owner.api.post("/api-keys", { name: "envs only", permissions: ["environments:read", "environments:manage"] });
+    const made = await owner.api.post("/api-keys", {
+      name: "envs only",
+      permissions: ["environments:read", "environments:manage"],
+    });
     const limited = client(app, ((await made.json()) as { secret: string }).secret);
     expect((await limited.get(path)).status).toBe(403);
     const readOnly = client(
       app,
-      ((await (await owner.api.post("/api-keys", { name: "mcp read", permissions: ["mcp_connections:read"] })).json()) as { secret: string }).secret,
+      (
+        (await (
+          await owner.api.post("/api-keys", { name: "mcp read", permissions: ["mcp_connections:read"] })
+        ).json()) as { secret: string }
+      ).secret,
     );
     expect((await readOnly.get(path)).status).toBe(200);
     const write = await readOnly.patch(`${path}/${conn.id}`, { displayName: "x" }, { revision: 1 });
     expect(write.status).toBe(403);
-    expect(await problem(write)).toMatchObject({ code: "forbidden", requiredPermission: "mcp_connections:manage" });
+    expect(await problem(write)).toMatchObject({
+      code: "forbidden",
+      requiredPermission: "mcp_connections:manage",
+    });
   });
 
   test("list is paginated", async ({ owner }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
     for (let i = 0; i < 3; i++) await owner.api.post(path, body({ alias: `p${i}` }));
-    const first = (await (await owner.api.get(`${path}?pageSize=2`)).json()) as { items: { alias: string }[]; nextCursor: string };
+    const first = (await (await owner.api.get(`${path}?pageSize=2`)).json()) as {
+      items: { alias: string }[];
+      nextCursor: string;
+    };
     expect(first.items.map((c) => c.alias)).toEqual(["p0", "p1"]);
-    const second = (await (await owner.api.get(`${path}?pageSize=2&cursor=${first.nextCursor}`)).json()) as { items: { alias: string }[]; nextCursor: null };
+    const second = (await (await owner.api.get(`${path}?pageSize=2&cursor=${first.nextCursor}`)).json()) as {
+      items: { alias: string }[];
+      nextCursor: null;
+    };
     expect(second.items.map((c) => c.alias)).toEqual(["p2"]);
     expect(second.nextCursor).toBeNull();
   });

@@ -22,7 +22,10 @@ export async function deleteConnection(args: {
     const row = await findConnection(tx, ctx, input, { forUpdate: true });
     assertRevision(row, input.revision);
     if (!input.receipt) {
-      throw new AppError("receipt_required", "Preview the deletion first and send its receipt in the Deletion-Receipt header.");
+      throw new AppError(
+        "receipt_required",
+        "Preview the deletion first and send its receipt in the Deletion-Receipt header.",
+      );
     }
     const receiptHash = hashReceipt(input.receipt);
     if (row.enabled) throw new AppError("connection_enabled", "Disable the connection before deleting it.");

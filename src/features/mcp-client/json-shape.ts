@@ -14,9 +14,13 @@ export type JsonShape = {
 // 8785 canonicalisation refuses lone surrogates. No `u` flag: the match is on code units.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
-const NUL = String.fromCharCode(0);
 
-export const isStorableText = (text: string): boolean => !text.includes(NUL) && !LONE_SURROGATE.test(text);
+const NUL = String.fromCharCode(0);
+// Cheap screen first: almost every text has neither NUL nor any surrogate.
+const SUSPECT = new RegExp(`[${NUL}\\ud800-\\udfff]`);
+
+export const isStorableText = (text: string): boolean =>
+  !SUSPECT.test(text) || (!text.includes(NUL) && !LONE_SURROGATE.test(text));
 
 const storableText = (text: string): string =>
   isStorableText(text) ? text : text.replaceAll(NUL, "\ufffd").replace(LONE_SURROGATES, "\ufffd");
