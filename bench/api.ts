@@ -261,6 +261,7 @@ async function measure(
       samples[edge] = sampleCpu(child.pid, target === "postgres");
     },
   });
+  interrupt.signal.throwIfAborted();
   if (result.errors) log(`${label}: ${result.errors} failed requests`);
   return { ...result, target, label, cpu: cpuBreakdown(samples.start, samples.end) };
 }
@@ -404,9 +405,11 @@ let code = 1;
 try {
   code = await main();
 } catch (error) {
-  console.error(
-    `\nbench:api failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-  );
+  if (interrupt.signal.aborted) console.error("\nbench:api interrupted");
+  else
+    console.error(
+      `\nbench:api failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   code = 1;
 } finally {
   await shutdown();

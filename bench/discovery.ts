@@ -45,7 +45,7 @@ type SideResult = {
   peakRssMiB: number;
   /** RSS after imports and warm-up, before the measured listings, MiB. */
   baseRssMiB: number;
-  /** Highest heapUsed sampled every 5 ms during the measured listings, MiB. */
+  /** Highest heapUsed sampled every 20 ms and after each listing during the measured listings, MiB. */
   peakHeapMiB: number;
   /** Client process CPU (user + system) per measured listing, ms: robust to a busy machine. */
   cpuMs: number;
@@ -174,7 +174,7 @@ async function measure(side: Side): Promise<void> {
   let peakHeap = 0;
   const sampler = setInterval(() => {
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
-  }, 5);
+  }, 20);
   const timesMs: number[] = [];
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < settings.iterations; i++) {

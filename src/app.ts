@@ -6,6 +6,7 @@ import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
 import { registerConnectionRoutes } from "./features/connections/routes/index.ts";
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
+import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
 import { accessLog } from "./http/access-log.ts";
 import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
@@ -24,6 +25,7 @@ export function createApiRoutes() {
   registerEnvironmentRoutes(api);
   registerApiKeyRoutes(api);
   registerConnectionRoutes(api);
+  registerTaskRoutes(api);
   return api;
 }
 

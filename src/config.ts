@@ -1,17 +1,9 @@
 import { z } from "zod";
+import { ConfigError } from "./config-error.ts";
 import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
+import { type ModelSettings, readModelSettings } from "./features/tasks/model-config.ts";
 
-/** Thrown for invalid configuration; `main` prints it and exits with EX_CONFIG (78). */
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-    this.variable = variable;
-  }
-}
-
-export const EX_CONFIG = 78;
+export { ConfigError, EX_CONFIG } from "./config-error.ts";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -45,6 +37,8 @@ export type Config = {
   logLevel: (typeof logLevels)[number];
   /** Outbound policy: strict in production; dev/test may allow loopback CIDRs, ports and a CA. */
   egress: EgressPolicy;
+  /** The task agent's model provider, or undefined (tasks then answer `model_not_configured`). */
+  model: ModelSettings | undefined;
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -83,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kek: e.PATCHBAY_KEK,
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "silent" : "info"),
     egress,
+    model: readModelSettings(env),
   };
 }
 

@@ -1,7 +1,9 @@
+import type { LanguageModel } from "ai";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle, Db } from "./db/client.ts";
 import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
+import type { Jobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -18,4 +20,8 @@ export type Deps = {
   /** The only way out: every outbound call to a customer server goes through it. */
   egress: Egress;
   clock: () => Date;
+  /** The durable job queue (pg-boss on the service database). */
+  jobs: Jobs;
+  /** The task agent's model, from PATCHBAY_MODEL; undefined when none is configured. */
+  languageModel: LanguageModel | undefined;
 };

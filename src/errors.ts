@@ -26,6 +26,8 @@ export const errorStatus = {
   name_taken: 409,
   alias_taken: 409,
   connection_changed: 409,
+  snapshot_limit_exceeded: 422,
+  task_not_cancellable: 409,
   revision_conflict: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

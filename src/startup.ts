@@ -8,6 +8,7 @@ import {
   type BootstrapResult,
   bootstrapOrganization,
 } from "./features/organizations/bootstrap-organization.ts";
+import { createLanguageModel } from "./features/tasks/model-config.ts";
 import { loadKeyring } from "./features/vault/load-keyring.ts";
 import type { Logger } from "./logger.ts";
 
@@ -48,6 +49,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     logger,
     keyring,
     egress: createEgress(config.egress),
+    languageModel: config.model ? createLanguageModel(config.model) : undefined,
     clock: () => new Date(),
     demo,
   };

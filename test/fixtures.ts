@@ -83,6 +83,9 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         logger: createLogger({ level: "debug", destination }),
         keyring: parseKeyring(generateKek(1)),
         egress: createEgress(egressPolicy),
+        languageModel: undefined,
+        // TEMPORARY until src/jobs lands: jobs are recorded, tests run tasks directly.
+        jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
         clock: () => new Date(),
       };
       await use(deps);

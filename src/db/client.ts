@@ -24,8 +24,27 @@ export type DatabaseHandle = {
    * starting at once do not both migrate or bootstrap. PGlite is single-process already.
    */
   withStartupLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to `LISTEN channel`. Resolves after the first attempt (whether or not it
+   * succeeded); a lost connection is re-established in the background. `close()` ends it.
+   */
+  listen(channel: string, listener: NotificationListener): Promise<Subscription>;
   close(): Promise<void>;
 };
+
+/**
+ * What a `LISTEN` subscriber is told. Between `onLost` and the next `onListening`,
+ * notifications may have been missed: a subscriber that caches must stop trusting its cache.
+ */
+export type NotificationListener = {
+  onNotify(payload: string): void;
+  /** LISTEN is in force (first time, or again after a loss). */
+  onListening(): void;
+  /** The listening connection is gone, or stopped answering. */
+  onLost(error: unknown): void;
+};
+
+export type Subscription = { close(): Promise<void> };
 
 /** Arbitrary constant: "patchbay" in ASCII, used as the advisory-lock key for start-up work. */
 const STARTUP_LOCK_KEY = 0x7061746368626179n;
@@ -40,6 +59,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       kind: "pglite",
       db,
       withStartupLock: (fn) => fn(),
+      // In-process: the "connection" cannot drop, and a notification is delivered before the
+      // COMMIT that sent it resolves.
+      async listen(channel, listener) {
+        const unlisten = await client.listen(channel, (payload) => listener.onNotify(payload));
+        listener.onListening();
+        return { close: () => unlisten() };
+      },
       close: async () => {
         await client.close();
         release();
@@ -48,14 +74,29 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
   const client = postgres(target.url, {
     max: 10,
+    // Server-side prepared statements for queries built with drizzle's `.prepare()` (drizzle
+    // passes `prepare: true` for those and `false` for the rest). This is postgres.js's
+    // default, spelled out because turning it off would silently re-plan every hot query.
+    prepare: true,
     onnotice: () => {},
     // Keep timestamps as Date and bigints exact; drizzle maps the rest.
     connection: { application_name: "patchbay" },
   });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const subscriptions = new Set<Subscription>();
   return {
     kind: "postgres",
     db,
+    async listen(channel, listener) {
+      const subscription = await listenPostgres(target.url, channel, listener);
+      subscriptions.add(subscription);
+      return {
+        close: async () => {
+          subscriptions.delete(subscription);
+          await subscription.close();
+        },
+      };
+    },
     async withStartupLock(fn) {
       const reserved = await client.reserve();
       try {
@@ -66,7 +107,110 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
         reserved.release();
       }
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** A listener that has not heard back from its connection in this long is treated as lost. */
+const LISTEN_HEARTBEAT_MS = 10_000;
+const LISTEN_HEARTBEAT_TIMEOUT_MS = 5_000;
+const LISTEN_RETRY_MAX_MS = 5_000;
+
+/**
+ * LISTEN on a dedicated connection, with our own loss detection. postgres.js's `sql.listen`
+ * re-listens after a drop but never says that it dropped (and gives up silently when the
+ * re-listen fails), so a cache could not know that it missed notifications. Here a drop — a
+ * closed socket, or a heartbeat that goes unanswered (a half-open connection) — is reported
+ * through `onLost`, and each retry uses a fresh connection.
+ */
+async function listenPostgres(
+  url: string,
+  channel: string,
+  listener: NotificationListener,
+): Promise<Subscription> {
+  let closed = false;
+  let current: postgres.Sql | undefined;
+  let listening = false;
+  let retryMs = 100;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+
+  const lost = (sql: postgres.Sql, error: unknown) => {
+    if (current !== sql) return; // a stale connection's late news
+    current = undefined;
+    clearInterval(heartbeatTimer);
+    void sql.end({ timeout: 0 }).catch(() => {});
+    if (listening) {
+      listening = false;
+      listener.onLost(error);
+    }
+    if (closed) return;
+    retryTimer = setTimeout(() => void attempt(), retryMs);
+    retryTimer.unref();
+    retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+  };
+
+  const attempt = async () => {
+    // `onnotify` is the hook postgres.js's own `listen` uses; its typings do not declare it,
+    // so the options object is built first and passed as a whole.
+    const options = {
+      max: 1,
+      max_lifetime: null,
+      fetch_types: false,
+      onnotice: () => {},
+      connection: { application_name: "patchbay-listen" },
+      onnotify: (name: string, payload: string) => {
+        if (name === channel && current === sql) listener.onNotify(payload);
+      },
+      onclose: () => lost(sql, new Error("the LISTEN connection closed")),
+    };
+    const sql = postgres(url, options);
+    current = sql;
+    try {
+      await sql`listen ${sql(channel)}`;
+    } catch (error) {
+      lost(sql, error);
+      return;
+    }
+    if (closed || current !== sql) return;
+    listening = true;
+    retryMs = 100;
+    listener.onListening();
+    heartbeatTimer = setInterval(() => void heartbeat(sql), LISTEN_HEARTBEAT_MS);
+    heartbeatTimer.unref();
+  };
+
+  const heartbeat = async (sql: postgres.Sql) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error("the LISTEN connection stopped answering")),
+        LISTEN_HEARTBEAT_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([sql`select 1`, timeout]);
+    } catch (error) {
+      lost(sql, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  await attempt();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retryTimer);
+      clearInterval(heartbeatTimer);
+      const sql = current;
+      current = undefined;
+      listening = false;
+      if (sql) await sql.end({ timeout: 1 }).catch(() => {});
+    },
   };
 }
 

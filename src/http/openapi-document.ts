@@ -30,6 +30,11 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
         description:
           "Customer-operated remote MCP servers attached to one environment: discover, approve a subset, enable. Owners and admins only.",
       },
+      {
+        name: "Tasks",
+        description:
+          "Runs of the task agent: a frozen snapshot of the environment's ready connections, a fail-closed gate before every call, single-attempt calls.",
+      },
     ],
   });
   // OpenAPI 3.1 licences take an SPDX `identifier`; the generator's types predate it.

@@ -57,6 +57,7 @@ const problemDescriptions: Record<number, string> = {
   415: "Body is not JSON (`unsupported_media_type`).",
   422: "Semantically invalid (`idempotency_key_reused`, …).",
   428: "`If-Match` is required (`precondition_required`).",
+  503: "Not available in this configuration (`model_not_configured`, …).",
   502: "The remote server could not be reached (`remote_unreachable`).",
   504: "The remote server did not answer in time (`remote_timeout`).",
 };

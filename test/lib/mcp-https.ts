@@ -41,6 +41,8 @@ export type McpHttps = {
   url: string;
   ca: TestCa;
   requests: RecordedRequest[];
+  /** TLS connections accepted so far. */
+  connections(): number;
   /** Count of requests whose JSON-RPC method is `method` (and tool name, for tools/call). */
   count(method: string, toolName?: string): number;
   setAuth(auth: TestAuth, rejectStatus?: 401 | 403): void;
@@ -113,7 +115,9 @@ export async function startMcpHttps(options: {
     });
   });
 
+  let connections = 0;
   server.on("secureConnection", (socket: Socket) => {
+    connections++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -137,6 +141,7 @@ export async function startMcpHttps(options: {
     url: `${origin}${MCP_PATH}`,
     ca: options.ca,
     requests,
+    connections: () => connections,
     count: (method, toolName) =>
       requests.filter((r) => r.rpcMethod === method && (toolName === undefined || r.toolName === toolName))
         .length,

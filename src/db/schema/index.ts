@@ -8,3 +8,4 @@ export * from "./mcp-discoveries.ts";
 export * from "./organizations.ts";
 export * from "./secrets.ts";
 export * from "./users.ts";
+export * from "./tasks.ts";

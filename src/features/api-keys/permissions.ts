@@ -6,6 +6,8 @@ export const permissions = [
   "api_keys:manage",
   "mcp_connections:read",
   "mcp_connections:manage",
+  "tasks:read",
+  "tasks:manage",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

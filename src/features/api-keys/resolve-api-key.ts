@@ -1,5 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Actor } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
@@ -9,13 +10,9 @@ import { isPermission } from "./permissions.ts";
 /** Refresh `last_used_at` at most this often: a write per request would halve read throughput. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-/**
- * Turns a presented `sk_…` secret into an actor, or null. The role comes from the live
- * membership, so removing or demoting a user takes effect on their keys at once.
- */
-export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor | null> {
-  if (!secret.startsWith("sk_") || secret.length > 128) return null;
-  const [row] = await deps.db
+/** Built once per database handle: no SQL building per request, planned once per connection. */
+const buildLookup = (db: Db) =>
+  db
     .select({
       id: apiKeys.id,
       organizationId: apiKeys.organizationId,
@@ -29,8 +26,24 @@ export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor |
       memberships,
       and(eq(memberships.organizationId, apiKeys.organizationId), eq(memberships.userId, apiKeys.userId)),
     )
-    .where(and(eq(apiKeys.secretHash, hashApiKeySecret(secret)), isNull(apiKeys.revokedAt)))
-    .limit(1);
+    .where(and(eq(apiKeys.secretHash, sql.placeholder("secretHash")), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare("resolve_api_key");
+
+const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+
+/**
+ * Turns a presented `sk_…` secret into an actor, or null. The role comes from the live
+ * membership, so removing or demoting a user takes effect on their keys at once.
+ */
+export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor | null> {
+  if (!secret.startsWith("sk_") || secret.length > 128) return null;
+  let lookup = lookups.get(deps.db);
+  if (!lookup) {
+    lookup = buildLookup(deps.db);
+    lookups.set(deps.db, lookup);
+  }
+  const [row] = await lookup.execute({ secretHash: hashApiKeySecret(secret) });
   if (!row) return null;
   const now = deps.clock();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {

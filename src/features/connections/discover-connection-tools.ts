@@ -25,7 +25,7 @@ export async function discoverConnectionTools(args: {
   const db = ctx.deps.db;
   const row = await findConnection(db, ctx, input);
   assertRevision(row, input.revision);
-  const auth = await remoteAuthFor(db, ctx, row);
+  const auth = await remoteAuthFor(db, ctx.deps.keyring, row);
   const listing = await listRemoteTools({ egress: ctx.deps.egress, endpointUrl: row.endpointUrl, auth });
   const now = ctx.deps.clock();
 

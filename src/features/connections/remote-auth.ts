@@ -1,17 +1,17 @@
-import type { ServiceContext } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { RemoteAuth } from "../mcp-client/remote-client.ts";
+import type { Keyring } from "../vault/keyring.ts";
 import { readCredential } from "../vault/credential-store.ts";
 import type { ConnectionRow } from "./find-connection.ts";
 
 /** How to authenticate to the connection's server, with the vault credential when the kind needs one. */
-export async function remoteAuthFor(db: Db, ctx: ServiceContext, row: ConnectionRow): Promise<RemoteAuth> {
+export async function remoteAuthFor(db: Db, keyring: Keyring, row: ConnectionRow): Promise<RemoteAuth> {
   if (row.authKind === "none") return { kind: "none" };
   const credential =
     row.credentialUpdatedAt === null
       ? null
-      : await readCredential(db, ctx.deps.keyring, {
+      : await readCredential(db, keyring, {
           organizationId: row.organizationId,
           environmentId: row.environmentId,
           connectionId: row.id,

@@ -164,6 +164,27 @@ describe("assessTool", () => {
   });
 });
 
+describe("assessTool's hash", () => {
+  test.each<[string, ToolDefinition]>([
+    ["minimal", { name: "m", inputSchema: { type: "object" } }],
+    [
+      "every field",
+      { ...tool(), title: "T", outputSchema: { type: "object" }, annotations: { readOnlyHint: true } },
+    ],
+    [
+      "non-ASCII and escapes",
+      tool({
+        title: "é😀\n",
+        description: 'q"uote\n\u0001',
+        inputSchema: { type: "object", "€": [1, -0, 1e21] },
+      }),
+    ],
+    ["empty strings", tool({ title: "", description: "" })],
+  ])("equals hashTool for %s (assembled from parts, one serialisation)", (_, definition) => {
+    expect(assessTool(definition).hash).toBe(hashTool(definition));
+  });
+});
+
 describe("markDuplicateNames", () => {
   test("every tool sharing a name becomes not approvable; the others are untouched", () => {
     const listed: DiscoveredTool[] = [

@@ -1,8 +1,9 @@
 import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
 import type { DiscoveredTool } from "../../db/schema/mcp-discoveries.ts";
 import { AppError } from "../../errors.ts";
+import { type Encoded, encodeJson, encodeString } from "./canonical-json.ts";
 import { isStorableText, jsonShape, storableCopy } from "./json-shape.ts";
-import { canonicalTool, canonicalToolJson, sha256 } from "./tool-hash.ts";
+import { canonicalTool, sha256 } from "./tool-hash.ts";
 
 // DESIGN §5 "Bounds". Past the first three, discovery fails (`discovery_limit_exceeded`);
 // a tool past the per-tool ones is still listed, with `approvable: false` and a reason.
@@ -59,23 +60,14 @@ export function assessTool(raw: ToolDefinition): DiscoveredTool {
 /** assessTool, also returning the tool's JCS text (what its hash covers) for the manifest hash. */
 export function assessToolWithJson(raw: ToolDefinition): { tool: DiscoveredTool; json: string } {
   let definition = canonicalTool(raw);
+  let fields = encodeFields(definition);
   const reasons: string[] = [];
-  const shapes = (["inputSchema", "outputSchema", "annotations"] as const).map((field) => {
-    const shape = jsonShape(definition[field]);
-    if (shape.depth > MAX_PROCESSABLE_DEPTH) {
-      throw discoveryLimitExceeded(
-        "depth",
-        MAX_PROCESSABLE_DEPTH,
-        shape.depth,
-        `The ${field} of tool ${quote(definition.name)} is nested ${shape.depth} levels deep; nothing past ${MAX_PROCESSABLE_DEPTH} levels can be processed.`,
-      );
-    }
-    return { field, ...shape };
-  });
   const texts = [definition.name, definition.title ?? "", definition.description ?? ""];
-  if (shapes.some((field) => field.unstorable) || !texts.every(isStorableText)) {
+  const suspect = Object.values(fields).some((field) => field.suspect) || !texts.every(isStorableText);
+  if (suspect && !isStorable(definition)) {
     // Kept for review with the offending characters replaced; the copy is what is hashed.
     definition = storableCopy(definition);
+    fields = encodeFields(definition);
     reasons.push("contains U+0000 or a lone surrogate (shown replaced by U+FFFD)");
   }
 
@@ -84,14 +76,13 @@ export function assessToolWithJson(raw: ToolDefinition): { tool: DiscoveredTool;
   if (chars > MAX_DESCRIPTION_CHARS) {
     reasons.push(`description is longer than ${MAX_DESCRIPTION_CHARS} characters (${chars})`);
   }
-  for (const { field, depth } of shapes) {
-    const schema = definition[field];
-    if (field === "annotations" || schema === undefined) continue;
-    if (depth > MAX_SCHEMA_DEPTH)
-      reasons.push(`${field} is nested deeper than ${MAX_SCHEMA_DEPTH} levels (${depth})`);
-    // RFC 8785 text has exactly JSON.stringify's length for parsed JSON (same string escapes and
-    // number forms; only the key order differs), so the native serialiser measures it.
-    const bytes = Buffer.byteLength(JSON.stringify(schema), "utf8");
+  for (const field of ["inputSchema", "outputSchema"] as const) {
+    const encoded = fields[field];
+    if (!encoded) continue;
+    if (encoded.depth > MAX_SCHEMA_DEPTH) {
+      reasons.push(`${field} is nested deeper than ${MAX_SCHEMA_DEPTH} levels (${encoded.depth})`);
+    }
+    const bytes = Buffer.byteLength(encoded.json, "utf8");
     if (bytes > MAX_SCHEMA_BYTES) {
       reasons.push(
         `${field} is larger than ${MAX_SCHEMA_BYTES / 1024} KiB as canonical JSON (${bytes} bytes)`,
@@ -102,10 +93,56 @@ export function assessToolWithJson(raw: ToolDefinition): { tool: DiscoveredTool;
     reasons.push('inputSchema is not an object schema (type must be "object")');
   }
 
-  const json = canonicalToolJson(definition);
+  const json = assembleToolJson(definition, fields);
   const tool: DiscoveredTool = { ...definition, hash: sha256(json), approvable: reasons.length === 0 };
   if (reasons.length > 0) tool.reason = reasons.join("; ");
   return { tool, json };
+}
+
+type Fields = Partial<Record<"inputSchema" | "outputSchema" | "annotations", Encoded>>;
+
+/** Each JSON-valued field serialised once (JCS) and measured; too deep to process → throws. */
+function encodeFields(definition: ToolDefinition): Fields {
+  const fields: Fields = {};
+  for (const field of ["inputSchema", "outputSchema", "annotations"] as const) {
+    const value = definition[field];
+    if (value === undefined) continue;
+    const encoded = encodeJson(value, MAX_PROCESSABLE_DEPTH);
+    if (!encoded) {
+      // Measured again without recursion, for the exact figure.
+      const depth = jsonShape(value).depth;
+      throw discoveryLimitExceeded(
+        "depth",
+        MAX_PROCESSABLE_DEPTH,
+        depth,
+        `The ${field} of tool ${quote(definition.name)} is nested ${depth} levels deep; nothing past ${MAX_PROCESSABLE_DEPTH} levels can be processed.`,
+      );
+    }
+    fields[field] = encoded;
+  }
+  return fields;
+}
+
+const isStorable = (definition: ToolDefinition): boolean =>
+  [definition.name, definition.title ?? "", definition.description ?? ""].every(isStorableText) &&
+  !jsonShape([definition.inputSchema, definition.outputSchema ?? null, definition.annotations ?? null])
+    .unstorable;
+
+/**
+ * The canonical tool's JCS text from its already-serialised parts: members in code-unit order
+ * (annotations, description, inputSchema, name, outputSchema, title). Equal to
+ * canonicalToolJson(definition) — tested — without serialising the schemas twice.
+ */
+function assembleToolJson(definition: ToolDefinition, fields: Fields): string {
+  const members: string[] = [];
+  if (fields.annotations) members.push(`"annotations":${fields.annotations.json}`);
+  if (definition.description !== undefined)
+    members.push(`"description":${encodeString(definition.description)}`);
+  members.push(`"inputSchema":${fields.inputSchema?.json ?? "{}"}`);
+  members.push(`"name":${encodeString(definition.name)}`);
+  if (fields.outputSchema) members.push(`"outputSchema":${fields.outputSchema.json}`);
+  if (definition.title !== undefined) members.push(`"title":${encodeString(definition.title)}`);
+  return `{${members.join(",")}}`;
 }
 
 /** Marks every tool whose name is listed more than once: none of them can be approved. */

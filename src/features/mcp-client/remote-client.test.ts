@@ -226,6 +226,27 @@ describe("withRemoteClient", () => {
     expect(remote.count("tools/call", "echo")).toBe(1);
   });
 
+  test("results are still checked against a listed tool's outputSchema (the SDK's validator, built on use)", async () => {
+    const typed = echoTool("typed", {
+      outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    });
+    const remote = await server({ tools: [typed] });
+    const error = await rejection(
+      withRemoteClient(
+        { egress: egressTo([remote]), endpointUrl: remote.url, auth: { kind: "none" } },
+        async (client) => {
+          await client.listTools();
+          return client.callTool({ name: "typed", arguments: { text: "not a number" } });
+        },
+      ),
+    );
+    expect(error).toMatchObject({
+      code: "remote_unreachable",
+      details: { reason: "protocol", rpcCode: -32602 },
+    });
+    expect(remote.count("tools/call", "typed")).toBe(1);
+  });
+
   test("an error thrown by fn comes back unchanged, and the session still closes", async () => {
     const everything = await startEverythingServer({ ca });
     cleanups.push(() => everything.close());

@@ -1,6 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { DiscoveredTool } from "../../db/schema/mcp-discoveries.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { version } from "../../version.ts";
@@ -97,7 +99,10 @@ export async function withRemoteClient<T>(
       reconnectionDelayGrowFactor: 1,
     },
   });
-  const client = new Client({ name: "patchbay", version }, { capabilities: {} });
+  const client = new Client(
+    { name: "patchbay", version },
+    { capabilities: {}, jsonSchemaValidator: lazyValidator() },
+  );
 
   let failure: unknown;
   const timer = setTimeout(() => {
@@ -153,6 +158,21 @@ export async function listRemoteTools(target: RemoteTarget): Promise<RemoteToolL
   const tools = markDuplicateNames(assessed.map((entry) => entry.tool));
   const manifestHash = hashCanonicalManifest(assessed.map(({ tool, json }) => ({ name: tool.name, json })));
   return { tools, manifestHash };
+}
+
+/**
+ * The SDK's own validator (it checks `structuredContent` against `outputSchema` for tools
+ * listed through `client.listTools`), built on first use: discovery never needs it, and an
+ * Ajv instance per session costs more than the rest of the client.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
 }
 
 function parseEndpoint(raw: string): URL {

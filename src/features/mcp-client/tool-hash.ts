@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import canonicalize from "canonicalize";
 import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
+import { encodeJson } from "./canonical-json.ts";
 
 /**
  * The part of a tool that approval freezes and drift compares (DESIGN §5): name, title,
@@ -21,8 +22,12 @@ export function canonicalTool(tool: ToolDefinition): ToolDefinition {
 
 /** RFC 8785 (JCS) text of the canonical tool. Throws on a lone surrogate (JCS refuses them). */
 export function canonicalToolJson(tool: ToolDefinition): string {
-  const text = canonicalize(canonicalTool(tool));
-  // Only `undefined` itself has no JCS text; a tool definition is always an object.
+  const canonical = canonicalTool(tool);
+  const encoded = encodeJson(canonical);
+  if (encoded && !encoded.suspect) return encoded.json;
+  // Text with U+0000 or surrogates: the reference implementation decides (and refuses lone
+  // surrogates, which the fast path would escape).
+  const text = canonicalize(canonical);
   if (text === undefined) throw new TypeError("value has no JSON representation");
   return text;
 }

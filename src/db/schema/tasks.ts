@@ -1,0 +1,103 @@
+import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { environments } from "./environments.ts";
+import { organizations } from "./organizations.ts";
+
+export const taskStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/** One tool the task may call, as frozen at task start. Never an endpoint, credential or client. */
+export type SnapshotTool = {
+  /** Unique within the task; `[A-Za-z0-9_-]{1,64}` so every major model API accepts it. */
+  modelName: string;
+  connectionId: string;
+  toolName: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown> | undefined;
+  annotations?: Record<string, unknown> | undefined;
+};
+
+export type SnapshotConnection = { connectionId: string; alias: string; revision: number; manifestHash: string };
+
+export type TaskSnapshot = { takenAt: string; connections: SnapshotConnection[]; tools: SnapshotTool[] };
+
+export type TaskBudgets = { maxSteps: number; maxTokens: number; maxDurationMs: number };
+export type TaskUsage = { steps: number; inputTokens: number; outputTokens: number };
+
+/** A transcript entry: what the model said and what each tool returned, in order. */
+export type TranscriptEntry =
+  | { type: "user"; text: string }
+  | { type: "assistant"; text: string }
+  | { type: "tool_call"; callId: string; tool: string; input: unknown }
+  | { type: "tool_result"; callId: string; tool: string; outcome: string; output: unknown };
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    environmentId: uuid("environment_id")
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull().default("agent"),
+    instructions: text("instructions").notNull(),
+    status: text("status", { enum: taskStatuses }).notNull().default("queued"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    summary: text("summary"),
+    /** Written once at creation, never rewritten (task rule 1). */
+    snapshot: jsonb("snapshot").$type<TaskSnapshot>().notNull(),
+    budgets: jsonb("budgets").$type<TaskBudgets>().notNull(),
+    usage: jsonb("usage").$type<TaskUsage>().notNull(),
+    transcript: jsonb("transcript").$type<TranscriptEntry[]>().notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true, precision: 3 }),
+    finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index("tasks_env_page_idx").on(t.environmentId, t.createdAt, t.id), index("tasks_status_idx").on(t.status)],
+);
+
+export const toolCallOutcomes = ["ok", "error", "refused", "ambiguous"] as const;
+export type ToolCallOutcome = (typeof toolCallOutcomes)[number];
+
+/** The call record: one row per attempted tool call, never arguments' secrets or credentials. */
+export const taskToolCalls = pgTable(
+  "task_tool_calls",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    modelToolName: text("model_tool_name").notNull(),
+    connectionId: text("connection_id"),
+    connectionRevision: integer("connection_revision"),
+    toolName: text("tool_name").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true, precision: 3 }).notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    outcome: text("outcome", { enum: toolCallOutcomes }).notNull(),
+    errorCode: text("error_code"),
+  },
+  (t) => [index("task_tool_calls_task_idx").on(t.taskId, t.id)],
+);
+
+/**
+ * Per task and connection: the result of the first-use manifest comparison. Once drift is seen,
+ * every later call of that task to that connection is refused with `manifest_changed`.
+ */
+export const taskConnectionChecks = pgTable(
+  "task_connection_checks",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").notNull(),
+    result: text("result", { enum: ["match", "manifest_changed"] }).notNull(),
+    checkedAt: timestamp("checked_at", { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.connectionId] })],
+);

@@ -1,0 +1,141 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
+import { AppError, isAppError } from "../../errors.ts";
+import { version } from "../../version.ts";
+import { MAX_REMOTE_RESULT_BYTES } from "./bounds.ts";
+import { authHeader } from "./remote-auth-header.ts";
+import type { RemoteTarget } from "./remote-client.ts";
+import { toRemoteError } from "./remote-errors.ts";
+import { forEachToolPage } from "./tool-pages.ts";
+
+/** A call failed after its request may have reached the server: it must not be retried. */
+export type CallFailure = { error: AppError; ambiguous: boolean };
+
+/**
+ * A long-lived MCP session for one task and one connection: initialised once, then reused for
+ * every call of that task to that connection (an initialize handshake per call would triple
+ * the latency). Every request goes through egress, stays on the endpoint's origin and carries
+ * the credential only as it leaves. Each call's response is capped at 1 MiB raw.
+ */
+export type RemoteSession = {
+  host: string;
+  listTools(): Promise<ToolDefinition[]>;
+  /** Throws `CallFailure`-shaped AppErrors: `details.ambiguous` says whether the request may have left. */
+  callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult>;
+  close(): Promise<void>;
+};
+
+export async function openRemoteSession(target: RemoteTarget): Promise<RemoteSession> {
+  const endpoint = new URL(target.endpointUrl);
+  const host = endpoint.host;
+  const credential = authHeader(target.auth);
+  /** Bytes received for the request in flight; reset per call. */
+  let received = 0;
+  let cap = Number.POSITIVE_INFINITY;
+
+  const fetchThrough: FetchLike = async (input, init) => {
+    const url = new URL(input);
+    if (url.origin !== endpoint.origin) {
+      throw new AppError("egress_blocked", `A request for ${host} tried to leave its origin.`, {
+        rule: "cross_origin",
+      });
+    }
+    const headers = new Headers(init?.headers);
+    if (credential) headers.set(credential.name, credential.value);
+    const response = await target.egress.fetch(url, { ...init, headers });
+    if (!response.body) return response;
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          received += chunk.byteLength;
+          if (received > cap) {
+            controller.error(
+              new AppError("egress_blocked", `${host} answered with more than ${cap} bytes.`, {
+                rule: "response_too_large",
+              }),
+            );
+          } else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    fetch: fetchThrough,
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1_000,
+      maxReconnectionDelay: 1_000,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
+  const client = new Client({ name: "patchbay", version }, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: target.timeoutMs ?? 30_000 });
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw toRemoteError(error, host, target.auth.kind);
+  }
+
+  return {
+    host,
+    async listTools() {
+      received = 0;
+      cap = Number.POSITIVE_INFINITY;
+      const tools: ToolDefinition[] = [];
+      try {
+        await forEachToolPage(client, host, (page) => {
+          tools.push(...page);
+        });
+      } catch (error) {
+        throw toRemoteError(error, host, target.auth.kind);
+      }
+      return tools;
+    },
+    async callTool(name, args, timeoutMs) {
+      received = 0;
+      cap = MAX_REMOTE_RESULT_BYTES;
+      try {
+        const result = await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          maxTotalTimeout: timeoutMs,
+        });
+        return result as CallToolResult;
+      } catch (error) {
+        const mapped = toRemoteError(error, host, target.auth.kind);
+        if (!isAppError(mapped)) throw mapped;
+        throw new AppError(mapped.code, mapped.message, {
+          ...mapped.details,
+          ambiguous: mayHaveLeft(mapped),
+        });
+      } finally {
+        cap = Number.POSITIVE_INFINITY;
+      }
+    },
+    async close() {
+      await client.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Whether the outcome is unknown: the request may have reached the server and no answer came
+ * back (a timeout after connecting, a connection cut mid-call, an oversized answer we stopped
+ * reading). Failures before any byte left (DNS, refused, TLS, egress refusal, connect timeout)
+ * and failures that are the server's own answer (HTTP status, JSON-RPC error, auth rejection)
+ * are definite.
+ */
+function mayHaveLeft(error: AppError): boolean {
+  if (error.code === "egress_blocked") return error.details?.rule === "response_too_large";
+  if (error.code === "remote_timeout") return error.details?.phase !== "connect";
+  if (error.code === "remote_unreachable") return error.details?.reason === "network";
+  return false;
+}

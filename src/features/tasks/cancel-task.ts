@@ -1,0 +1,52 @@
+import { eq } from "drizzle-orm";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
+import { tasks } from "../../db/schema/tasks.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { findTask } from "./find-task.ts";
+import type { Task } from "./schemas.ts";
+import { toTask } from "./to-task.ts";
+
+/**
+ * Cancels a task. A queued task is cancelled at once; a running one is asked to stop and the
+ * runtime ends it after the step in progress (a remote call already sent is not taken back).
+ */
+export async function cancelTask(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; taskId: string };
+}): Promise<Task> {
+  const { ctx } = args;
+  requirePermission(ctx, "tasks:manage");
+  requireOwnerOrAdmin(ctx);
+  return withTransaction(ctx, async (tx) => {
+    const row = await findTask(tx, ctx, args.input, { forUpdate: true });
+    if (row.status !== "queued" && row.status !== "running") {
+      throw new AppError("task_not_cancellable", `The task has already ${row.status}.`, {
+        status: row.status,
+      });
+    }
+    const now = ctx.deps.clock();
+    const [next] = await tx
+      .update(tasks)
+      .set(
+        row.status === "queued"
+          ? { status: "cancelled", cancelRequestedAt: now, finishedAt: now }
+          : { cancelRequestedAt: now },
+      )
+      .where(eq(tasks.id, row.id))
+      .returning();
+    if (!next) throw new Error("locked task vanished");
+    await recordAudit(tx, ctx, {
+      action: "task.cancel_requested",
+      targetType: "task",
+      targetId: row.id,
+      details: { status: row.status },
+    });
+    return toTask(next);
+  });
+}

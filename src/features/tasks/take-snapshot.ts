@@ -1,0 +1,72 @@
+import canonicalize from "canonicalize";
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { mcpConnections } from "../../db/schema/mcp-connections.ts";
+import type { TaskSnapshot } from "../../db/schema/tasks.ts";
+import { AppError } from "../../errors.ts";
+import { deriveReadiness } from "../connections/readiness.ts";
+import { MAX_TASK_SNAPSHOT_BYTES } from "../mcp-client/bounds.ts";
+import { assignModelToolNames } from "./model-tool-names.ts";
+
+/**
+ * Resolves the ready connections of exactly this organisation and environment (no fallback to
+ * other environments) and freezes their approved tools. The snapshot holds definitions and the
+ * connection's revision and manifest hash — never the endpoint, credential or a client.
+ */
+export async function takeSnapshot(
+  db: Db,
+  scope: { organizationId: string; environmentId: string },
+  opts: { now: Date; reservedNames: readonly string[] },
+): Promise<TaskSnapshot> {
+  const rows = await db
+    .select()
+    .from(mcpConnections)
+    .where(
+      and(
+        eq(mcpConnections.organizationId, scope.organizationId),
+        eq(mcpConnections.environmentId, scope.environmentId),
+      ),
+    )
+    .orderBy(asc(mcpConnections.alias));
+  const ready = rows.filter(
+    (row) => deriveReadiness(row) === "ready" && row.approvedManifest && row.approvedManifestHash,
+  );
+  const pairs = ready.flatMap((row) =>
+    (row.approvedManifest ?? []).map((tool) => ({
+      row,
+      tool,
+      connectionId: row.id,
+      alias: row.alias,
+      toolName: tool.name,
+    })),
+  );
+  const names = assignModelToolNames(pairs, opts.reservedNames);
+  const snapshot: TaskSnapshot = {
+    takenAt: opts.now.toISOString(),
+    connections: ready.map((row) => ({
+      connectionId: row.id,
+      alias: row.alias,
+      revision: row.revision,
+      manifestHash: row.approvedManifestHash ?? "",
+    })),
+    tools: pairs.map(({ tool, connectionId }, i) => ({
+      modelName: names[i] ?? "",
+      connectionId,
+      toolName: tool.name,
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
+      ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+    })),
+  };
+  const bytes = Buffer.byteLength(canonicalize(snapshot) ?? "");
+  if (bytes > MAX_TASK_SNAPSHOT_BYTES) {
+    throw new AppError(
+      "snapshot_limit_exceeded",
+      `The environment's approved tools need ${bytes} bytes, over the task snapshot bound of ${MAX_TASK_SNAPSHOT_BYTES}. Approve fewer tools or tools with smaller schemas.`,
+      { limit: MAX_TASK_SNAPSHOT_BYTES, observed: bytes },
+    );
+  }
+  return snapshot;
+}
