@@ -1,6 +1,7 @@
 import type { LanguageModel } from "ai";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle, Db } from "./db/client.ts";
+import type { AuthCache } from "./features/api-keys/auth-cache.ts";
 import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
 import type { Jobs } from "./jobs/queue.ts";
@@ -20,6 +21,11 @@ export type Deps = {
   /** The only way out: every outbound call to a customer server goes through it. */
   egress: Egress;
   clock: () => Date;
+  /**
+   * Resolved API keys, invalidated over LISTEN/NOTIFY (features/api-keys/auth-changes.ts).
+   * Absent: every request reads its key from the database.
+   */
+  authCache?: AuthCache | undefined;
   /** The durable job queue (pg-boss on the service database). */
   jobs: Jobs;
   /** The task agent's model, from PATCHBAY_MODEL; undefined when none is configured. */

@@ -3,6 +3,8 @@ import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { organizations } from "./db/schema/organizations.ts";
 import type { Deps } from "./deps.ts";
+import { createAuthCache } from "./features/api-keys/auth-cache.ts";
+import { listenForAuthChanges } from "./features/api-keys/auth-changes.ts";
 import { createEgress } from "./features/egress/egress-fetch.ts";
 import {
   type BootstrapResult,
@@ -42,11 +44,16 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     await database.close();
     throw error;
   }
+  // Trusted only once LISTEN is in force; until then (and whenever it drops) keys are read
+  // from the database. A first attempt that fails is retried in the background.
+  const authCache = createAuthCache();
+  await listenForAuthChanges(database, authCache, logger);
   return {
     config,
     db: database.db,
     database,
     logger,
+    authCache,
     keyring,
     egress: createEgress(config.egress),
     languageModel: config.model ? createLanguageModel(config.model) : undefined,

@@ -3,6 +3,8 @@ import { test as base } from "vitest";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Deps } from "../src/deps.ts";
+import { createAuthCache } from "../src/features/api-keys/auth-cache.ts";
+import { listenForAuthChanges } from "../src/features/api-keys/auth-changes.ts";
 import type { EgressPolicy } from "../src/features/egress/address-policy.ts";
 import { createEgress } from "../src/features/egress/egress-fetch.ts";
 import { devPolicy, makeTestCa, type TestCa } from "../src/features/egress/test-servers.ts";
@@ -76,6 +78,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }),
         egress: egressPolicy,
       };
+      const authCache = createAuthCache();
       const deps: Deps = {
         config,
         db: database.handle.db,
@@ -87,7 +90,9 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         // TEMPORARY until src/jobs lands: jobs are recorded, tests run tasks directly.
         jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
         clock: () => new Date(),
+        authCache,
       };
+      await listenForAuthChanges(database.handle, authCache, deps.logger);
       await use(deps);
       await deps.egress.close();
       await database.drop();

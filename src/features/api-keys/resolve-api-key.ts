@@ -34,32 +34,49 @@ const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
 
 /**
  * Turns a presented `sk_…` secret into an actor, or null. The role comes from the live
- * membership, so removing or demoting a user takes effect on their keys at once.
+ * membership, so removing or demoting a user takes effect on their keys at once: a cached
+ * answer is dropped by the change's notification (see auth-cache.ts), never merely aged out.
  */
 export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor | null> {
   if (!secret.startsWith("sk_") || secret.length > 128) return null;
+  const secretHash = hashApiKeySecret(secret);
+  const cache = deps.authCache;
+  const cached = cache?.get(secretHash);
+  if (cached) {
+    cached.lastUsedAt = touch(deps, cached.actor.id, cached.lastUsedAt);
+    return cached.actor;
+  }
+  const ticket = cache?.ticket() ?? 0;
   let lookup = lookups.get(deps.db);
   if (!lookup) {
     lookup = buildLookup(deps.db);
     lookups.set(deps.db, lookup);
   }
-  const [row] = await lookup.execute({ secretHash: hashApiKeySecret(secret) });
+  const [row] = await lookup.execute({ secretHash });
+  // Unknown, revoked or orphaned keys are not cached: misses cost a query, as they always did.
   if (!row) return null;
-  const now = deps.clock();
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
-    // Fire and forget: bookkeeping must never fail or slow the request it describes.
-    deps.db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(eq(apiKeys.id, row.id))
-      .catch((err: unknown) => deps.logger.warn({ err, keyId: row.id }, "last_used_at update failed"));
-  }
-  return {
+  const actor: Actor = Object.freeze({
     type: "api_key",
     id: row.id,
     userId: row.userId,
     organizationId: row.organizationId,
     role: row.role,
     permissions: new Set(row.permissions.filter(isPermission)),
-  };
+  });
+  const lastUsedAt = touch(deps, row.id, row.lastUsedAt?.getTime() ?? null);
+  cache?.set(secretHash, { actor, lastUsedAt }, ticket);
+  return actor;
+}
+
+/** Writes `last_used_at` when the stored one is stale; returns what is stored now (ms). */
+function touch(deps: Deps, keyId: string, lastUsedAt: number | null): number | null {
+  const now = deps.clock();
+  if (lastUsedAt !== null && now.getTime() - lastUsedAt <= LAST_USED_GRANULARITY_MS) return lastUsedAt;
+  // Fire and forget: bookkeeping must never fail or slow the request it describes.
+  deps.db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(eq(apiKeys.id, keyId))
+    .catch((err: unknown) => deps.logger.warn({ err, keyId }, "last_used_at update failed"));
+  return now.getTime();
 }

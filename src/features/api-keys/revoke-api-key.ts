@@ -8,6 +8,7 @@ import {
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../audit/record-audit.ts";
+import { notifyAuthChanged } from "./auth-changes.ts";
 
 /** Revokes a key of the caller's organisation. Revoking an already revoked key succeeds. */
 export async function revokeApiKey(args: {
@@ -16,7 +17,7 @@ export async function revokeApiKey(args: {
 }): Promise<void> {
   requirePermission(args.ctx, "api_keys:manage");
   requireOwnerOrAdmin(args.ctx);
-  await withTransaction(args.ctx, async (tx) => {
+  const change = await withTransaction(args.ctx, async (tx) => {
     const scope = and(
       eq(apiKeys.id, args.input.apiKeyId),
       eq(apiKeys.organizationId, args.ctx.actor.organizationId),
@@ -28,12 +29,14 @@ export async function revokeApiKey(args: {
       .set({ revokedAt: args.ctx.deps.clock() })
       .where(and(scope, isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
-    if (revoked.length > 0) {
-      await recordAudit(tx, args.ctx, {
-        action: "api_key.revoked",
-        targetType: "api_key",
-        targetId: existing.id,
-      });
-    }
+    if (revoked.length === 0) return undefined;
+    await recordAudit(tx, args.ctx, {
+      action: "api_key.revoked",
+      targetType: "api_key",
+      targetId: existing.id,
+    });
+    // Every instance drops its cached copy of the key when this commits.
+    return notifyAuthChanged(tx, args.ctx.deps, { organizationId: args.ctx.actor.organizationId });
   });
+  await change?.delivered();
 }

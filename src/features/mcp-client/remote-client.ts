@@ -1,11 +1,7 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoveredTool } from "../../db/schema/mcp-discoveries.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import { version } from "../../version.ts";
 import type { Egress } from "../egress/egress-fetch.ts";
 import {
   assessToolWithJson,
@@ -13,7 +9,7 @@ import {
   MAX_LISTING_BYTES,
   markDuplicateNames,
 } from "./bounds.ts";
-import { authHeader } from "./remote-auth-header.ts";
+import { createEndpointClient, parseEndpoint } from "./endpoint-client.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
 import { forEachToolPage } from "./tool-pages.ts";
@@ -55,9 +51,6 @@ export async function withRemoteClient<T>(
   target: RemoteTarget & { receiveLimit?: ReceiveLimit },
   fn: (client: Client) => Promise<T>,
 ): Promise<T> {
-  const endpoint = parseEndpoint(target.endpointUrl);
-  const host = endpoint.host;
-  const credential = authHeader(target.auth);
   const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   let stop: (error: AppError) => void = () => {};
@@ -67,6 +60,7 @@ export async function withRemoteClient<T>(
 
   let received = 0;
   const limit = target.receiveLimit;
+  let host = "";
   const countBytes = (bytes: number): AppError | undefined => {
     received += bytes;
     if (!limit || received <= limit.maxBytes) return undefined;
@@ -75,34 +69,9 @@ export async function withRemoteClient<T>(
     stop(error);
     return error;
   };
-
-  const fetchThrough: FetchLike = async (input, init) => {
-    const url = new URL(input);
-    if (url.origin !== endpoint.origin) {
-      throw new AppError("egress_blocked", `A request for ${host} tried to leave its origin.`, {
-        rule: "cross_origin",
-      });
-    }
-    const headers = new Headers(init?.headers);
-    if (credential) headers.set(credential.name, credential.value);
-    const response = await target.egress.fetch(url, { ...init, headers });
-    return limit ? counted(response, countBytes) : response;
-  };
-
-  const transport = new StreamableHTTPClientTransport(endpoint, {
-    fetch: fetchThrough,
-    // One short session: no resumption, so no reconnect timers outlive it.
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1_000,
-      maxReconnectionDelay: 1_000,
-      reconnectionDelayGrowFactor: 1,
-    },
-  });
-  const client = new Client(
-    { name: "patchbay", version },
-    { capabilities: {}, jsonSchemaValidator: lazyValidator() },
-  );
+  const built = createEndpointClient(target, limit ? countBytes : undefined);
+  const { client, transport } = built;
+  host = built.host;
 
   let failure: unknown;
   const timer = setTimeout(() => {
@@ -160,30 +129,6 @@ export async function listRemoteTools(target: RemoteTarget): Promise<RemoteToolL
   return { tools, manifestHash };
 }
 
-/**
- * The SDK's own validator (it checks `structuredContent` against `outputSchema` for tools
- * listed through `client.listTools`), built on first use: discovery never needs it, and an
- * Ajv instance per session costs more than the rest of the client.
- */
-function lazyValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator: (schema) => {
-      ajv ??= new AjvJsonSchemaValidator();
-      return ajv.getValidator(schema);
-    },
-  };
-}
-
-function parseEndpoint(raw: string): URL {
-  try {
-    return new URL(raw);
-  } catch {
-    // The URL itself stays out of the message: it may hold a path the caller must not see.
-    throw new AppError("invalid_endpoint_url", "The endpoint URL is not a valid URL.", { rule: "syntax" });
-  }
-}
-
 /** Politely ends a session the server opened (Mcp-Session-Id), without waiting long for it. */
 async function endSession(transport: StreamableHTTPClientTransport): Promise<void> {
   if (transport.sessionId === undefined) return;
@@ -193,25 +138,4 @@ async function endSession(transport: StreamableHTTPClientTransport): Promise<voi
   });
   await Promise.race([transport.terminateSession().catch(() => {}), givenUp]);
   clearTimeout(timer);
-}
-
-/** The same response with its body counted chunk by chunk; the body errors once `count` says so. */
-function counted(response: Response, count: (bytes: number) => AppError | undefined): Response {
-  if (!response.body) return response;
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const error = count(chunk.byteLength);
-        if (error) controller.error(error);
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  const result = new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-  Object.defineProperty(result, "url", { value: response.url });
-  return result;
 }

@@ -1,12 +1,8 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import { version } from "../../version.ts";
 import { MAX_REMOTE_RESULT_BYTES } from "./bounds.ts";
-import { authHeader } from "./remote-auth-header.ts";
+import { createEndpointClient } from "./endpoint-client.ts";
 import type { RemoteTarget } from "./remote-client.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { forEachToolPage } from "./tool-pages.ts";
@@ -29,55 +25,23 @@ export type RemoteSession = {
 };
 
 export async function openRemoteSession(target: RemoteTarget): Promise<RemoteSession> {
-  const endpoint = new URL(target.endpointUrl);
-  const host = endpoint.host;
-  const credential = authHeader(target.auth);
   /** Bytes received for the request in flight; reset per call. */
   let received = 0;
   let cap = Number.POSITIVE_INFINITY;
-
-  const fetchThrough: FetchLike = async (input, init) => {
-    const url = new URL(input);
-    if (url.origin !== endpoint.origin) {
-      throw new AppError("egress_blocked", `A request for ${host} tried to leave its origin.`, {
-        rule: "cross_origin",
-      });
-    }
-    const headers = new Headers(init?.headers);
-    if (credential) headers.set(credential.name, credential.value);
-    const response = await target.egress.fetch(url, { ...init, headers });
-    if (!response.body) return response;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          received += chunk.byteLength;
-          if (received > cap) {
-            controller.error(
-              new AppError("egress_blocked", `${host} answered with more than ${cap} bytes.`, {
-                rule: "response_too_large",
-              }),
-            );
-          } else controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-
-  const transport = new StreamableHTTPClientTransport(endpoint, {
-    fetch: fetchThrough,
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1_000,
-      maxReconnectionDelay: 1_000,
-      reconnectionDelayGrowFactor: 1,
-    },
+  let host = "";
+  const {
+    client,
+    transport,
+    host: endpointHost,
+  } = createEndpointClient(target, (bytes) => {
+    received += bytes;
+    return received > cap
+      ? new AppError("egress_blocked", `${host} answered with more than ${cap} bytes.`, {
+          rule: "response_too_large",
+        })
+      : undefined;
   });
-  const client = new Client({ name: "patchbay", version }, { capabilities: {} });
+  host = endpointHost;
   try {
     await client.connect(transport, { timeout: target.timeoutMs ?? 30_000 });
   } catch (error) {

@@ -1,0 +1,57 @@
+import postgres from "postgres";
+import { createApp } from "./src/app.ts";
+import { loadConfig } from "./src/config.ts";
+import { openDatabase } from "./src/db/client.ts";
+import { migrateDatabase } from "./src/db/migrate.ts";
+import type { Deps } from "./src/deps.ts";
+import { createAuthCache } from "./src/features/api-keys/auth-cache.ts";
+import { listenForAuthChanges } from "./src/features/api-keys/auth-changes.ts";
+import { createEgress } from "./src/features/egress/egress-fetch.ts";
+import { bootstrapOrganization } from "./src/features/organizations/bootstrap-organization.ts";
+import { generateKek, parseKeyring } from "./src/features/vault/keyring.ts";
+import { createLogger } from "./src/logger.ts";
+import { client } from "./test/http.ts";
+const admin = postgres("postgres://postgres@127.0.0.1:5432/postgres", { max: 1, onnotice: () => {} });
+const name = `patchbay_race_${Date.now()}`;
+await admin.unsafe(`create database ${name}`);
+const url = `postgres://postgres@127.0.0.1:5432/${name}`;
+const h1 = await openDatabase({ kind: "postgres", url });
+await migrateDatabase(h1);
+const h2 = await openDatabase({ kind: "postgres", url });
+const config = { ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }) };
+const logger = createLogger({ level: "warn" });
+const mk = async (h: typeof h1) => {
+  const authCache = createAuthCache();
+  await listenForAuthChanges(h, authCache, logger);
+  const deps = { config, db: h.db, database: h, logger, keyring: parseKeyring(generateKek(1)), egress: createEgress(config.egress), clock: () => new Date(), authCache, languageModel: undefined, jobs: undefined } as unknown as Deps;
+  return createApp(deps);
+};
+const A = await mk(h1);
+const cacheB = createAuthCache(); await listenForAuthChanges(h2, cacheB, logger);
+const B = createApp({ config, db: h2.db, database: h2, logger, keyring: parseKeyring(generateKek(1)), egress: createEgress(config.egress), clock: () => new Date(), authCache: cacheB } as unknown as Deps);
+const { hashApiKeySecret } = await import("./src/features/api-keys/key-secret.ts");
+const lat: number[] = [];
+const t = await bootstrapOrganization({ db: h1.db, input: {} });
+let echoes = 0;
+await h1.listen("patchbay_auth_changed", { onNotify: () => { echoes++; }, onListening() {}, onLost() {} });
+let stale = 0; const N = 300;
+for (let i = 0; i < N; i++) {
+  const made = await client(A, t.apiKey).post("/api-keys", { name: "t", permissions: ["environments:read"] });
+  const { apiKey, secret } = (await made.json()) as { apiKey: { id: string }; secret: string };
+  await client(B, secret).get("/me");
+  const before = echoes;
+  await client(A, t.apiKey).delete(`/api-keys/${apiKey.id}`);
+
+  const t0 = performance.now();
+  const first = cacheB.get(hashApiKeySecret(secret)) !== undefined;
+  if (first) stale++;
+  while (cacheB.get(hashApiKeySecret(secret)) !== undefined) await new Promise((r) => setImmediate(r));
+  lat.push(performance.now() - t0);
+  const s = (await client(B, secret).get("/me")).status;
+  if (s !== 401) throw new Error("still valid after delivery");
+}
+lat.sort((a, b) => a - b);
+console.log(`extra wait until B dropped it: p50 ${lat[Math.floor(lat.length/2)]?.toFixed(3)} ms, p99 ${lat[Math.floor(lat.length*0.99)]?.toFixed(3)} ms, max ${lat.at(-1)?.toFixed(3)} ms`);
+console.log(`stale on B right after revoke on A: ${stale}/${N}`);
+await h1.close(); await h2.close();
+await admin.unsafe(`drop database ${name} with (force)`); await admin.end();

@@ -1,0 +1,92 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { AppError } from "../../errors.ts";
+import { version } from "../../version.ts";
+import { authHeader } from "./remote-auth-header.ts";
+import type { RemoteTarget } from "./remote-client.ts";
+
+/** Called for every response chunk; an AppError returned ends that response's body with it. */
+export type ByteCounter = (bytes: number) => AppError | undefined;
+
+/**
+ * The SDK client and transport for one endpoint, wired so that every request goes through
+ * egress (no redirects, no private addresses, size and time caps), never leaves the endpoint's
+ * origin, and carries the credential only as it leaves — the SDK itself never sees it and gets
+ * no OAuth provider. `count` sees every body chunk received.
+ */
+export function createEndpointClient(target: RemoteTarget, count?: ByteCounter) {
+  const endpoint = parseEndpoint(target.endpointUrl);
+  const host = endpoint.host;
+  const credential = authHeader(target.auth);
+  const fetchThrough: FetchLike = async (input, init) => {
+    const url = new URL(input);
+    if (url.origin !== endpoint.origin) {
+      throw new AppError("egress_blocked", `A request for ${host} tried to leave its origin.`, {
+        rule: "cross_origin",
+      });
+    }
+    const headers = new Headers(init?.headers);
+    if (credential) headers.set(credential.name, credential.value);
+    const response = await target.egress.fetch(url, { ...init, headers });
+    return count ? counted(response, count) : response;
+  };
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    fetch: fetchThrough,
+    // No resumption: no reconnect timers outlive the session, and nothing is re-sent.
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1_000,
+      maxReconnectionDelay: 1_000,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
+  const client = new Client(
+    { name: "patchbay", version },
+    { capabilities: {}, jsonSchemaValidator: lazyValidator() },
+  );
+  return { client, transport, host };
+}
+
+/** The SDK builds its Ajv validator eagerly; most sessions never validate anything. */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator: (schema) => {
+      ajv ??= new AjvJsonSchemaValidator();
+      return ajv.getValidator(schema);
+    },
+  };
+}
+
+export function parseEndpoint(raw: string): URL {
+  try {
+    return new URL(raw);
+  } catch {
+    // The URL itself stays out of the message: it may hold a path the caller must not see.
+    throw new AppError("invalid_endpoint_url", "The endpoint URL is not a valid URL.", { rule: "syntax" });
+  }
+}
+
+/** The same response with its body counted chunk by chunk; the body errors once `count` says so. */
+function counted(response: Response, count: ByteCounter): Response {
+  if (!response.body) return response;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const error = count(chunk.byteLength);
+        if (error) controller.error(error);
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const result = new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  Object.defineProperty(result, "url", { value: response.url });
+  return result;
+}
