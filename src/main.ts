@@ -2,6 +2,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps } from "./startup.ts";
@@ -13,6 +14,8 @@ export async function runServer(config: Config): Promise<void> {
     pretty: config.nodeEnv === "development" && process.stdout.isTTY,
   });
   const deps = await buildDeps(config, logger);
+  await registerTaskWorker(deps);
+  await deps.jobs.start();
   const app = createApp(deps);
 
   const server = await new Promise<ServerType>((resolve) => {
@@ -44,9 +47,11 @@ export async function runServer(config: Config): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     if ("closeIdleConnections" in server) server.closeIdleConnections();
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await deps.jobs.stop({ timeoutMs: 10_000 });
     await deps.egress.close();
     await deps.database.close();
     logger.info("stopped");
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

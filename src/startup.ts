@@ -11,7 +11,9 @@ import {
   bootstrapOrganization,
 } from "./features/organizations/bootstrap-organization.ts";
 import { createLanguageModel } from "./features/tasks/model-config.ts";
+import { jobQueues } from "./features/tasks/task-queue.ts";
 import { loadKeyring } from "./features/vault/load-keyring.ts";
+import { createJobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
 /** Opens and migrates the configured database under the start-up lock. */
@@ -57,6 +59,13 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     keyring,
     egress: createEgress(config.egress),
     languageModel: config.model ? createLanguageModel(config.model) : undefined,
+    jobs: createJobs({
+      database,
+      pglite: database.pglite,
+      postgresUrl: config.database.kind === "postgres" ? config.database.url : undefined,
+      logger,
+      queues: jobQueues,
+    }),
     clock: () => new Date(),
     demo,
   };

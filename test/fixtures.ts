@@ -12,7 +12,9 @@ import {
   type BootstrapResult,
   bootstrapOrganization,
 } from "../src/features/organizations/bootstrap-organization.ts";
+import { jobQueues } from "../src/features/tasks/task-queue.ts";
 import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
+import { createJobs } from "../src/jobs/queue.ts";
 import { createLogger } from "../src/logger.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Client, client } from "./http.ts";
@@ -79,21 +81,32 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         egress: egressPolicy,
       };
       const authCache = createAuthCache();
+      const logger = createLogger({ level: "debug", destination });
+      const silent = createLogger({ level: "silent" });
       const deps: Deps = {
         config,
         db: database.handle.db,
         database: database.handle,
-        logger: createLogger({ level: "debug", destination }),
+        logger,
         keyring: parseKeyring(generateKek(1)),
         egress: createEgress(egressPolicy),
         languageModel: undefined,
-        // TEMPORARY until src/jobs lands: jobs are recorded, tests run tasks directly.
-        jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
+        // The real queue on this file's database; no worker is registered unless a test does.
+        jobs: createJobs({
+          database: database.handle,
+          pglite: database.handle.pglite,
+          postgresUrl: database.url,
+          logger: silent,
+          queues: jobQueues,
+          pollingIntervalSeconds: 0.5,
+        }),
         clock: () => new Date(),
         authCache,
       };
       await listenForAuthChanges(database.handle, authCache, deps.logger);
+      await deps.jobs.start();
       await use(deps);
+      await deps.jobs.stop({ timeoutMs: 5_000 });
       await deps.egress.close();
       await database.drop();
     },

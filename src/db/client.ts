@@ -19,6 +19,8 @@ export type DatabaseTarget =
 export type DatabaseHandle = {
   kind: DatabaseTarget["kind"];
   db: Db;
+  /** The PGlite client itself (kind "pglite" only): pg-boss's `db` adapter needs PGlite's own API. */
+  pglite?: PGlite;
   /**
    * Runs `fn` while holding a database-wide advisory lock (PostgreSQL) so two instances
    * starting at once do not both migrate or bootstrap. PGlite is single-process already.
@@ -58,6 +60,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     return {
       kind: "pglite",
       db,
+      pglite: client,
       withStartupLock: (fn) => fn(),
       // In-process: the "connection" cannot drop, and a notification is delivered before the
       // COMMIT that sent it resolves.

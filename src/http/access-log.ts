@@ -6,10 +6,10 @@ import type { AppEnv } from "./env.ts";
  * query values or bodies — those are where keys and credentials travel.
  */
 export const accessLog = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+  const logger = c.get("deps").logger;
+  if (!logger.isLevelEnabled("info")) return next();
   const started = performance.now();
   await next();
-  const logger = c.get("deps").logger;
-  if (!logger.isLevelEnabled("info")) return;
   logger.info(
     {
       requestId: c.get("requestId"),

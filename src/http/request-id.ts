@@ -1,13 +1,51 @@
+import { randomFillSync } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { newId } from "../ids.ts";
 import type { AppEnv } from "./env.ts";
 
 const acceptable = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Crockford base32, lowercase — the alphabet of every other patchbay id. */
+const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+/** 120 random bits per id, as 24 characters: the same shape `newId("req")` had. */
+const ID_BYTES = 15;
+/** One call into the CSPRNG per 273 ids instead of one per id (it was ~11 % of a fast request). */
+const pool = Buffer.allocUnsafe(ID_BYTES * 273);
+let offset = pool.length;
+
+/**
+ * `req_` + 24 random base32 characters. Request ids are not secrets, but they are echoed to
+ * callers, so they stay random: a counter would tell anyone our request rate.
+ */
+export function newRequestId(): string {
+  if (offset + ID_BYTES > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  let out = "req_";
+  // 15 bytes = three 40-bit groups of 8 characters each; 40 bits fit a double exactly.
+  for (let group = 0; group < 3; group++) {
+    const hi = pool[offset++] ?? 0;
+    const lo =
+      ((pool[offset++] ?? 0) * 0x1000000 +
+        ((pool[offset++] ?? 0) << 16) +
+        ((pool[offset++] ?? 0) << 8) +
+        (pool[offset++] ?? 0)) >>>
+      0;
+    let value = hi * 0x100000000 + lo;
+    let chunk = "";
+    for (let i = 0; i < 8; i++) {
+      chunk = alphabet[value % 32] + chunk;
+      value = Math.floor(value / 32);
+    }
+    out += chunk;
+  }
+  return out;
+}
+
 /** Honours a caller's X-Request-Id when it is a plain token (it ends up in logs), else mints one. */
 export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   const inbound = c.req.header("x-request-id");
-  const id = inbound && acceptable.test(inbound) ? inbound : newId("req");
+  const id = inbound && acceptable.test(inbound) ? inbound : newRequestId();
   c.set("requestId", id);
   await next();
   c.res.headers.set("x-request-id", id);

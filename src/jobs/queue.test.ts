@@ -53,8 +53,8 @@ describe.each(engines)("jobs on $name", ({ open }) => {
     await engine?.drop();
   });
 
-  /** A fresh queue name per test, so no test sees another's jobs. */
-  const queueName = () => `test-${randomBytes(4).toString("hex")}`;
+  /** A fresh queue name per test, so no test sees another's jobs (dotted, like "tasks.run"). */
+  const queueName = () => `test.${randomBytes(4).toString("hex")}`;
 
   async function startJobs(queues: Record<string, QueueOptions>, extra: Partial<JobsOptions> = {}) {
     const jobs = createJobs({

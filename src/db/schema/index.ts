@@ -7,5 +7,5 @@ export * from "./mcp-connections.ts";
 export * from "./mcp-discoveries.ts";
 export * from "./organizations.ts";
 export * from "./secrets.ts";
-export * from "./users.ts";
 export * from "./tasks.ts";
+export * from "./users.ts";

@@ -1,4 +1,14 @@
-import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { environments } from "./environments.ts";
 import { organizations } from "./organizations.ts";
 
@@ -18,7 +28,12 @@ export type SnapshotTool = {
   annotations?: Record<string, unknown> | undefined;
 };
 
-export type SnapshotConnection = { connectionId: string; alias: string; revision: number; manifestHash: string };
+export type SnapshotConnection = {
+  connectionId: string;
+  alias: string;
+  revision: number;
+  manifestHash: string;
+};
 
 export type TaskSnapshot = { takenAt: string; connections: SnapshotConnection[]; tools: SnapshotTool[] };
 
@@ -59,7 +74,10 @@ export const tasks = pgTable(
     finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
     cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
   },
-  (t) => [index("tasks_env_page_idx").on(t.environmentId, t.createdAt, t.id), index("tasks_status_idx").on(t.status)],
+  (t) => [
+    index("tasks_env_page_idx").on(t.environmentId, t.createdAt, t.id),
+    index("tasks_status_idx").on(t.status),
+  ],
 );
 
 export const toolCallOutcomes = ["ok", "error", "refused", "ambiguous"] as const;

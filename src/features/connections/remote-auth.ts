@@ -1,8 +1,8 @@
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { RemoteAuth } from "../mcp-client/remote-client.ts";
-import type { Keyring } from "../vault/keyring.ts";
 import { readCredential } from "../vault/credential-store.ts";
+import type { Keyring } from "../vault/keyring.ts";
 import type { ConnectionRow } from "./find-connection.ts";
 
 /** How to authenticate to the connection's server, with the vault credential when the kind needs one. */

@@ -50,6 +50,9 @@ function select(
   organizationId: string,
   forUpdate: boolean,
 ): Promise<EnvironmentRow[]> {
+  // Only database handles are ever in `lookups`, so a hit needs no further check.
+  const prepared = forUpdate ? undefined : lookups.get(db);
+  if (prepared) return prepared.execute({ environmentId, organizationId });
   // A prepared statement runs on the client it was built for, never inside someone's
   // transaction: transactions (and row locks) take the dynamic query.
   if (forUpdate || is(db, PgTransaction)) {
@@ -60,10 +63,7 @@ function select(
       .limit(1);
     return forUpdate ? query.for("update") : query;
   }
-  let lookup = lookups.get(db);
-  if (!lookup) {
-    lookup = buildLookup(db);
-    lookups.set(db, lookup);
-  }
+  const lookup = buildLookup(db);
+  lookups.set(db, lookup);
   return lookup.execute({ environmentId, organizationId });
 }

@@ -34,6 +34,16 @@ export async function runTask(
   const [task] = await deps.db.select().from(tasks).where(eq(tasks.id, taskId)).limit(1);
   if (!task || (task.status !== "queued" && task.status !== "running")) return undefined;
   if (task.cancelRequestedAt) return settle(deps, taskId, { status: "cancelled" });
+  if (task.status === "running") {
+    // A second delivery of a task that already started: its worker died mid-run. Running the
+    // loop again could repeat remote calls, so it ends here; the call record shows what ran.
+    return settle(deps, taskId, {
+      status: "failed",
+      errorCode: "interrupted",
+      errorMessage:
+        "The worker running this task stopped before it finished; its tool calls are in the call record. Start a new task.",
+    });
+  }
   const model: LanguageModel | undefined = deps.languageModel;
   if (!model) {
     return settle(deps, taskId, {

@@ -1,5 +1,15 @@
+import type { QueueOptions } from "../../jobs/queue.ts";
+
 /** The job queue tasks run on (src/jobs). */
 export const TASK_QUEUE = "tasks.run";
+
+/**
+ * Every queue the service uses. A task run may take up to its 1 h time budget, so a run is only
+ * given up (and its task marked interrupted by the next delivery) after that.
+ */
+export const jobQueues: Record<string, QueueOptions> = {
+  [TASK_QUEUE]: { expireInSeconds: 60 * 60 + 5 * 60 },
+};
 
 /** Names the runtime's own tools take; snapshot tools never get them. */
 export const BUILTIN_TOOL_NAMES = [

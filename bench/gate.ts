@@ -1,0 +1,349 @@
+/**
+ * `npm run bench:gate`: one tool call of a running task through patchbay's runtime
+ * (`callSnapshotTool`: gate → first-use drift check → remote call through egress → call record)
+ * next to a direct MCP SDK `Client.callTool` on the same loopback HTTPS MCP server, on
+ * PostgreSQL. Goals: median within 1.15× of direct; the gate's own check under 1 ms at p99.
+ * See docs/performance.md.
+ *
+ * Processes: the MCP server runs in its own process, so its CPU never lands on the measured
+ * event loop. Both sides run in one measuring process against that one server, in batches that
+ * never overlap: round 1 direct → patchbay → …, round 2 the reverse, and so on, samples pooled.
+ * Sharing the process gives both sides the same JIT, GC and machine moment (on a 2-core machine
+ * two measuring processes would also compete for a core with the server and PostgreSQL). The
+ * orchestrator (this process without arguments) creates and drops the database and prints.
+ *
+ * Also measured, in the same rounds: `checkGate` alone; the call split into its steps; and two
+ * bench-only what-ifs (prepared statements, a remembered drift verdict) — see lib/gate-variants.ts.
+ *
+ * Env: BENCH_CALLS (200 per batch), BENCH_ROUNDS (10), BENCH_WARMUP (100 per side),
+ * BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
+ *
+ * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any error.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+import type { TestCa } from "../src/features/egress/test-servers.ts";
+import { SPLIT_STEPS, type Split } from "./lib/gate-variants.ts";
+
+const GOAL_RATIO = 1.15;
+const GOAL_GATE_P99_MS = 1;
+
+const settings = {
+  calls: positiveInt("BENCH_CALLS", 200),
+  rounds: positiveInt("BENCH_ROUNDS", 10),
+  warmup: positiveInt("BENCH_WARMUP", 100),
+  pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+};
+
+const SIDES = ["direct", "patchbay", "whatIf", "split", "gate", "gatePrepared"] as const;
+type Side = (typeof SIDES)[number];
+type ServerInfo = { url: string; port: number; caFile: string; caJson: string };
+type Result = {
+  samples: Record<Side, number[]>;
+  /** Measuring-process CPU (user + system) per call, ms. */
+  cpuMs: Record<Side, number>;
+  splits: Split[];
+  cold: { directConnectMs: number; patchbayFirstCallMs: number };
+  recorded: number;
+  expectedRecords: number;
+};
+
+const STEP_LABELS: Record<(typeof SPLIT_STEPS)[number], string> = {
+  gate: "gate: `checkGate` (1 SELECT)",
+  session: "`SessionPool.get` (open session, memory)",
+  driftCheck: "drift check: `ensureManifestMatches` (1 SELECT per call)",
+  remote: "remote: `RemoteSession.callTool` (egress, SDK)",
+  normalize: "`normalizeResult` + `validateStructuredContent`",
+  record: "record: `recordToolCall` (1 INSERT)",
+};
+
+const started = performance.now();
+const self = fileURLToPath(import.meta.url);
+const role = process.argv[2];
+
+if (role === "server") await serve();
+else if (role === "client") await measure();
+else process.exitCode = await main();
+
+// ---------------------------------------------------------------- orchestration
+
+async function main(): Promise<number> {
+  const work = mkdtempSync(join(tmpdir(), "patchbay-bench-gate-"));
+  const admin = postgres(settings.pgUrl, { max: 1, onnotice: () => {} });
+  const name = `patchbay_bench_${randomBytes(6).toString("hex")}`;
+  let created = false;
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  let client: Awaited<ReturnType<typeof startChild>> | undefined;
+  let cleaned: Promise<void> | undefined;
+  const cleanUp = () => {
+    cleaned ??= (async () => {
+      client?.kill();
+      server?.kill();
+      if (created) await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
+      await admin.end({ timeout: 5 }).catch(() => {});
+      rmSync(work, { recursive: true, force: true });
+    })();
+    return cleaned;
+  };
+  process.once("SIGINT", () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    const load = loadavg();
+    console.log(
+      `patchbay bench:gate — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}, load ${fmt(load[0] ?? 0, 2)}\n` +
+        `${settings.rounds} rounds × ${settings.calls} calls per side after ${settings.warmup} warm-up; PostgreSQL database ${name}\n`,
+    );
+    await admin.unsafe(`create database ${name}`);
+    created = true;
+    const url = new URL(settings.pgUrl);
+    url.pathname = `/${name}`;
+    server = await startChild(["server", work], "READY");
+    const info = JSON.parse(server.firstLine) as ServerInfo;
+    client = await startChild(["client"], "RESULT", {
+      BENCH_SERVER: JSON.stringify(info),
+      BENCH_DATABASE_URL: url.toString(),
+      // The direct side uses the SDK's default fetch, which trusts the test CA only this way.
+      NODE_EXTRA_CA_CERTS: info.caFile,
+    });
+    const result = JSON.parse(client.firstLine) as Result;
+    await client.exited;
+    report(result, loadavg()[0] ?? 0);
+    return 0;
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    return 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+function report(r: Result, loadAfter: number): void {
+  const p = (side: Side, q: number) => percentile(r.samples[side], q);
+  const callRow = (label: string, side: Side) =>
+    `| ${label} | ${r.samples[side].length} | ${fmt(p(side, 50), 3)} | ${fmt(p(side, 95), 3)} | ${fmt(p(side, 99), 3)} | ${fmt(r.cpuMs[side], 3)} |`;
+  const ratio = p("patchbay", 50) / p("direct", 50);
+  const whatIfRatio = p("whatIf", 50) / p("direct", 50);
+  const gateP99 = p("gate", 99);
+  const splitTotals = r.splits.map((s) => s.total);
+  const meanTotal = mean(splitTotals);
+  const stepRow = (step: (typeof SPLIT_STEPS)[number]) => {
+    const values = r.splits.map((s) => s[step]);
+    return `| ${STEP_LABELS[step]} | ${fmt(percentile(values, 50), 3)} | ${fmt(percentile(values, 95), 3)} | ${fmt(mean(values), 3)} | ${fmt((100 * mean(values)) / meanTotal, 0)} % |`;
+  };
+  console.log(
+    [
+      "| side | calls | median ms | p95 ms | p99 ms | client CPU ms/call |",
+      "|---|---:|---:|---:|---:|---:|",
+      callRow("direct: SDK `Client.callTool` (default fetch)", "direct"),
+      callRow("patchbay: `callSnapshotTool` (gate, drift check, egress, record)", "patchbay"),
+      callRow("what-if: prepared statements + remembered drift verdict (bench-only)", "whatIf"),
+      callRow("`checkGate` alone (as shipped)", "gate"),
+      callRow("gate read as a drizzle prepared statement (bench-only)", "gatePrepared"),
+      "",
+      `patchbay / direct: median ${fmt(ratio, 2)}× (+${fmt(p("patchbay", 50) - p("direct", 50), 3)} ms), p99 ${fmt(p("patchbay", 99) / p("direct", 99), 2)}× — goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "NOT met"}`,
+      `checkGate p99 ${fmt(gateP99, 3)} ms (p50 ${fmt(p("gate", 50), 3)}) — goal < ${GOAL_GATE_P99_MS} ms: ${gateP99 < GOAL_GATE_P99_MS ? "met" : "NOT met"}`,
+      `what-if / direct: median ${fmt(whatIfRatio, 2)}× (+${fmt(p("whatIf", 50) - p("direct", 50), 3)} ms)`,
+      "",
+      `Where a patchbay call's time goes (${r.splits.length} instrumented calls, same verbs; total median ${fmt(percentile(splitTotals, 50), 3)} ms, mean ${fmt(meanTotal, 3)} ms):`,
+      "",
+      "| step | median ms | p95 ms | mean ms | share of mean |",
+      "|---|---:|---:|---:|---:|",
+      ...SPLIT_STEPS.map(stepRow),
+      "",
+      `Cold: direct connect (initialize) ${fmt(r.cold.directConnectMs, 1)} ms; patchbay's first call of the task ${fmt(r.cold.patchbayFirstCallMs, 1)} ms (session open + initialize + tools/list + drift verdict insert + call + record).`,
+      `Call records: ${r.recorded} rows for ${r.expectedRecords} patchbay calls (every call recorded: ${r.recorded === r.expectedRecords ? "yes" : "NO"}). Load average after: ${fmt(loadAfter, 2)}.`,
+    ].join("\n"),
+  );
+}
+
+/** Spawns `node bench/gate.ts <args>`; resolves once it prints `<marker> <json>` on stdout. */
+async function startChild(args: string[], marker: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [self, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => {
+      if (line.startsWith(`${marker} `)) resolve(line.slice(marker.length + 1));
+    });
+    void exited.then((code) => reject(new Error(`${args.join(" ")} exited (${code}) before ${marker}`)));
+  });
+  return {
+    firstLine,
+    exited: exited.then((code) => {
+      if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}`);
+    }),
+    kill: () => child.kill("SIGTERM"),
+  };
+}
+
+// ---------------------------------------------------------------- roles
+
+async function serve(): Promise<void> {
+  const { makeTestCa } = await import("../src/features/egress/test-servers.ts");
+  const { echoTool, startMcpServer } = await import("../test/lib/mcp-servers.ts");
+  const ca = await makeTestCa();
+  const server = await startMcpServer({ ca, tools: [echoTool("echo")] });
+  const dir = process.argv[3] ?? tmpdir();
+  const info: ServerInfo = { url: server.url, port: server.port, caFile: join(dir, "ca.pem"), caJson: join(dir, "ca.json") };
+  writeFileSync(info.caFile, ca.cert);
+  writeFileSync(info.caJson, JSON.stringify(ca));
+  // The log of every request would grow for the whole run; this bench never reads it.
+  setInterval(() => server.requests.splice(0), 1_000).unref();
+  console.log(`READY ${JSON.stringify(info)}`);
+  process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));
+}
+
+async function measure(): Promise<void> {
+  const info = JSON.parse(process.env.BENCH_SERVER ?? "{}") as ServerInfo;
+  const ca = JSON.parse(readFileSync(info.caJson, "utf8")) as TestCa;
+  const { count, eq } = await import("drizzle-orm");
+  const { taskToolCalls } = await import("../src/db/schema/tasks.ts");
+  const { callSnapshotTool } = await import("../src/features/tasks/call-snapshot-tool.ts");
+  const { checkGate } = await import("../src/features/tasks/gate.ts");
+  const { SessionPool } = await import("../src/features/tasks/session-pool.ts");
+  const { setUpGateBench } = await import("./lib/gate-setup.ts");
+  const { gateVerdict, preparedGate, splitCall, whatIfCaller } = await import("./lib/gate-variants.ts");
+
+  const bench = await setUpGateBench({
+    databaseUrl: process.env.BENCH_DATABASE_URL ?? "",
+    ca,
+    port: info.port,
+    endpointUrl: info.url,
+  });
+  const { deps, task, tool, frozen } = bench;
+  const input = { text: "p99 latency of checkout in eu-west-1" };
+
+  let t = performance.now();
+  const direct = await directClient(info.url);
+  const directConnectMs = performance.now() - t;
+
+  const sessions = new SessionPool(deps);
+  let patchbayCalls = 0;
+  const splits: Split[] = [];
+  const whatIf = whatIfCaller(bench, sessions);
+  const gateQuery = preparedGate(deps.db);
+  const scope = {
+    connectionId: frozen.connectionId,
+    organizationId: task.organizationId,
+    environmentId: task.environmentId,
+  };
+  const run: Record<Side, () => Promise<void>> = {
+    direct: async () => {
+      const result = await direct.callTool({ name: "echo", arguments: input });
+      if (result.isError) throw new Error("direct echo failed");
+    },
+    patchbay: async () => {
+      patchbayCalls++;
+      const output = await callSnapshotTool({ deps, task, tool, input, sessions });
+      if (output.outcome !== "ok") throw new Error(`patchbay call: ${output.outcome} ${output.error}`);
+    },
+    whatIf: async () => {
+      patchbayCalls++;
+      await whatIf(input);
+    },
+    split: async () => {
+      patchbayCalls++;
+      splits.push(await splitCall(bench, sessions, input));
+    },
+    gate: async () => {
+      await checkGate(deps.db, task, frozen);
+    },
+    gatePrepared: async () => {
+      const [row] = await gateQuery.execute(scope);
+      gateVerdict(row, frozen);
+    },
+  };
+
+  // The task's first call opens the session and stores the drift verdict: timed on its own.
+  t = performance.now();
+  await run.patchbay();
+  const patchbayFirstCallMs = performance.now() - t;
+  for (const side of SIDES) for (let i = 0; i < settings.warmup; i++) await run[side]();
+  splits.length = 0;
+
+  const samples = Object.fromEntries(SIDES.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
+  const cpuMicros = Object.fromEntries(SIDES.map((side) => [side, 0])) as Record<Side, number>;
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = round % 2 === 0 ? [...SIDES] : [...SIDES].reverse();
+    log(`round ${round + 1}/${settings.rounds}: ${order.join(" → ")}`);
+    for (const side of order) {
+      const cpuBefore = process.cpuUsage();
+      for (let i = 0; i < settings.calls; i++) {
+        const callStarted = performance.now();
+        await run[side]();
+        samples[side].push(performance.now() - callStarted);
+      }
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuMicros[side] += cpu.user + cpu.system;
+    }
+  }
+  const [recorded] = await deps.db
+    .select({ n: count() })
+    .from(taskToolCalls)
+    .where(eq(taskToolCalls.taskId, task.id));
+  const result: Result = {
+    samples,
+    cpuMs: Object.fromEntries(
+      SIDES.map((side) => [side, cpuMicros[side] / 1000 / samples[side].length]),
+    ) as Record<Side, number>,
+    splits,
+    cold: { directConnectMs, patchbayFirstCallMs },
+    recorded: recorded?.n ?? 0,
+    expectedRecords: patchbayCalls,
+  };
+  console.log(`RESULT ${JSON.stringify(result)}`);
+  await direct.close();
+  await sessions.closeAll();
+  await bench.close();
+  process.exit(0);
+}
+
+/** The SDK as documented: a client and its Streamable HTTP transport with the default fetch. */
+async function directClient(url: string) {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import(
+    "@modelcontextprotocol/sdk/client/streamableHttp.js"
+  );
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function log(message: string) {
+  const s = ((performance.now() - started) / 1000).toFixed(1).padStart(5);
+  process.stderr.write(`[${s}s] ${message}\n`);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function fmt(value: number, digits = 1): string {
+  return value.toFixed(digits);
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
