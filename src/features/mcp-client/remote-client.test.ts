@@ -157,7 +157,9 @@ describe("listRemoteTools against real MCP servers over HTTPS", () => {
     expect(error).toMatchObject({ code: "remote_timeout", status: 504, details: { phase: "request" } });
     expect(performance.now() - started).toBeLessThan(2_000);
     // The pending tools/list was abandoned, not left open.
-    await expect.poll(() => remote.requests.find((r) => r.rpcMethod === "tools/list")?.ended).toBe(true);
+    await expect
+      .poll(() => remote.requests.find((r) => r.rpcMethod === "tools/list")?.ended, { timeout: 5_000 })
+      .toBe(true);
   });
 
   test.each<[string, (res: import("node:http").ServerResponse) => void, Record<string, unknown>]>([
@@ -261,7 +263,9 @@ describe("withRemoteClient", () => {
     ).rejects.toBe(bug);
     // The session was ended (DELETE) and its standalone SSE stream (GET) released.
     expect(everything.requests.map((r) => r.httpMethod)).toContain("DELETE");
-    await expect.poll(() => everything.requests.find((r) => r.httpMethod === "GET")?.ended).toBe(true);
+    await expect
+      .poll(() => everything.requests.find((r) => r.httpMethod === "GET")?.ended, { timeout: 5_000 })
+      .toBe(true);
   });
 
   test("a server that dies mid-call is remote_unreachable", async () => {
@@ -270,7 +274,7 @@ describe("withRemoteClient", () => {
       { egress: egressTo([remote]), endpointUrl: remote.url, auth: { kind: "none" } },
       (client) => client.callTool({ name: "slow", arguments: {} }),
     );
-    await expect.poll(() => remote.count("tools/call", "slow")).toBe(1);
+    await expect.poll(() => remote.count("tools/call", "slow"), { timeout: 5_000 }).toBe(1);
     await remote.kill();
     const error = await rejection(call);
     expect(error).toMatchObject({ code: "remote_unreachable", details: { reason: "network" } });
