@@ -16,6 +16,7 @@ import { createApiRouter } from "./http/openapi.ts";
 import { buildOpenApiDocument } from "./http/openapi-document.ts";
 import { handleError } from "./http/problem.ts";
 import { requestId } from "./http/request-id.ts";
+import { mountMcp } from "./mcp/routes.ts";
 import { version } from "./version.ts";
 
 /** The authenticated REST surface. Built without deps so the OpenAPI document can be emitted offline. */
@@ -59,5 +60,6 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate());
   app.route("/api/v1", api);
+  mountMcp(app);
   return app;
 }

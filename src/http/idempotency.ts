@@ -12,7 +12,8 @@ const STALE_CLAIM_MS = 60_000;
 /** How long a duplicate waits for the first request before answering `idempotency_in_flight`. */
 const WAIT_FOR_FIRST_MS = 10_000;
 const POLL_MS = 25;
-const keyPattern = /^[\x21-\x7e]{1,255}$/;
+/** 1–255 visible ASCII characters (also the MCP tools' `idempotencyKey`). */
+export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 /** Headers worth replaying; everything else is regenerated per response. */
 const replayedHeaders = ["content-type", "etag", "location"];
 
@@ -38,19 +39,60 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
       "This request needs an Idempotency-Key header (any unique string, e.g. a UUID).",
     );
   }
-  if (!keyPattern.test(key)) {
+  if (!idempotencyKeyPattern.test(key)) {
     throw new AppError("invalid_request", "Idempotency-Key must be 1–255 visible ASCII characters.", {
       header: "Idempotency-Key",
     });
   }
   const ctx = c.get("ctx");
-  const db = ctx.deps.db;
-  const organizationId = ctx.actor.organizationId;
-  const requestHash = await hashRequest(c);
+  const scope: IdempotencyScope = { db: ctx.deps.db, organizationId: ctx.actor.organizationId, key };
+  const stored = await claimIdempotencyKey(scope, await hashRequest(c), ctx.deps.clock);
+  if (stored) return replay(stored);
 
+  c.set("ctx", { ...ctx, idempotencyKey: key });
+  try {
+    await next();
+  } catch (error) {
+    await releaseIdempotencyKey(scope);
+    throw error;
+  }
+  const res = c.res;
+  if (res.status < 200 || res.status >= 300) {
+    await releaseIdempotencyKey(scope);
+    return;
+  }
+  const body = await res.clone().text();
+  const headers: Record<string, string> = {};
+  for (const name of replayedHeaders) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  await completeIdempotencyKey(scope, { status: res.status, headers, body });
+};
+
+/** One key of one organisation: the unit the store locks, completes and releases. */
+export type IdempotencyScope = { db: Db; organizationId: string; key: string };
+
+/** What a completed key replays. HTTP stores its response; MCP stores its tool result. */
+export type StoredResponse = { status: number; headers: Record<string, string>; body: string };
+
+/**
+ * Claims the key for a request identified by `requestHash` (a hash of everything that makes
+ * it this request, in the caller's own namespace). Returns null when the caller now owns the
+ * key and must run, then `completeIdempotencyKey` or `releaseIdempotencyKey`; returns the
+ * stored response when the same request already completed. Throws `idempotency_key_reused`
+ * for a different request, `idempotency_in_flight` when the first is still running past the
+ * wait. Transport-agnostic: the HTTP middleware above and the MCP tools both call it.
+ */
+export async function claimIdempotencyKey(
+  scope: IdempotencyScope,
+  requestHash: string,
+  clock: () => Date,
+): Promise<StoredResponse | null> {
+  const { db, organizationId, key } = scope;
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
-    if (await claim(db, organizationId, key, requestHash, ctx.deps.clock())) break;
+    if (await claim(db, organizationId, key, requestHash, clock())) return null;
     const [row] = await db
       .select()
       .from(idempotencyKeys)
@@ -62,7 +104,7 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
         "This Idempotency-Key was already used for a different request; use a new key for a new request.",
       );
     }
-    if (row.state === "completed") return replay(row);
+    if (row.state === "completed") return stored(row);
     if (Date.now() > deadline) {
       throw new AppError(
         "idempotency_in_flight",
@@ -71,30 +113,28 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
 
-  c.set("ctx", { ...ctx, idempotencyKey: key });
-  try {
-    await next();
-  } catch (error) {
-    await release(db, organizationId, key);
-    throw error;
-  }
-  const res = c.res;
-  if (res.status < 200 || res.status >= 300) {
-    await release(db, organizationId, key);
-    return;
-  }
-  const body = await res.clone().text();
-  const headers: Record<string, string> = {};
-  for (const name of replayedHeaders) {
-    const value = res.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  await db
+/** Stores the successful outcome for replay. Only successes are stored (see above). */
+export async function completeIdempotencyKey(
+  scope: IdempotencyScope,
+  response: StoredResponse,
+): Promise<void> {
+  await scope.db
     .update(idempotencyKeys)
-    .set({ state: "completed", responseStatus: res.status, responseHeaders: headers, responseBody: body })
-    .where(and(eq(idempotencyKeys.organizationId, organizationId), eq(idempotencyKeys.key, key)));
-};
+    .set({
+      state: "completed",
+      responseStatus: response.status,
+      responseHeaders: response.headers,
+      responseBody: response.body,
+    })
+    .where(and(eq(idempotencyKeys.organizationId, scope.organizationId), eq(idempotencyKeys.key, scope.key)));
+}
+
+/** Gives the key back after a failure: nothing changed, so the caller may retry with it. */
+export async function releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
+  await release(scope.db, scope.organizationId, scope.key);
+}
 
 /** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
 async function hashRequest(c: Context<AppEnv>): Promise<string> {
@@ -169,10 +209,18 @@ async function release(db: Db, organizationId: string, key: string): Promise<voi
     );
 }
 
-function replay(row: Row): Response {
-  const headers = new Headers(row.responseHeaders ?? {});
+function stored(row: Row): StoredResponse {
+  return {
+    status: row.responseStatus ?? 200,
+    headers: row.responseHeaders ?? {},
+    body: row.responseBody ?? "",
+  };
+}
+
+function replay(response: StoredResponse): Response {
+  const headers = new Headers(response.headers);
   headers.set("idempotency-replayed", "true");
-  return new Response(row.responseBody ?? "", { status: row.responseStatus ?? 200, headers });
+  return new Response(response.body, { status: response.status, headers });
 }
 
 /** Deletes expired records; run periodically. */

@@ -1,4 +1,8 @@
-/** Every permission an API key (or, later, an OAuth scope) can carry. */
+/**
+ * Every permission an API key (or, later, an OAuth scope) can carry. On `/mcp`,
+ * `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
+ * (src/mcp/access.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
+ */
 export const permissions = [
   "environments:read",
   "environments:manage",
