@@ -1,0 +1,26 @@
+import type { Command } from "commander";
+import { registerIdentityCommands } from "./identity-commands.ts";
+import { registerMcpCredentialCommand } from "./mcp-credential-command.ts";
+import { registerMcpDeleteCommand } from "./mcp-delete-command.ts";
+import { registerMcpDiscoverCommands } from "./mcp-discover-commands.ts";
+import { registerMcpReadCommands } from "./mcp-read-commands.ts";
+import { registerMcpWriteCommands } from "./mcp-write-commands.ts";
+import { registerProfileCommands } from "./profile-commands.ts";
+
+/** The REST client commands (docs/cli.md). They load nothing of the server, so they start fast. */
+export function registerClientCommands(program: Command): void {
+  const environment = program.command("environment").description("Environments and their MCP connections");
+  registerIdentityCommands(program, environment);
+  registerProfileCommands(program);
+
+  const mcp = environment
+    .command("mcp")
+    .description(
+      "Customer MCP server connections of one environment (--environment <uuid> on every command)",
+    );
+  registerMcpReadCommands(mcp);
+  registerMcpWriteCommands(mcp);
+  registerMcpDiscoverCommands(mcp);
+  registerMcpCredentialCommand(mcp);
+  registerMcpDeleteCommand(mcp);
+}

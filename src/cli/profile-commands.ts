@@ -1,0 +1,84 @@
+import type { Command } from "commander";
+import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import { json, table } from "./format.ts";
+import { assertProfileName, DEFAULT_PROFILE, profilesPath, readProfiles, writeProfiles } from "./profiles.ts";
+import { normalizeBaseUrl } from "./settings.ts";
+import { readSecretFromStdin } from "./stdin-secret.ts";
+
+const warn = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Stored connection targets. Until `patchbay login` exists, `profile set --api-key-stdin` is how
+ * a key is kept out of every command line. Keys are never printed back.
+ */
+export function registerProfileCommands(program: Command): void {
+  const profile = program
+    .command("profile")
+    .description("Stored base URLs and API keys (profiles.json, mode 0600)");
+
+  profile
+    .command("set")
+    .description("Create or change a profile")
+    .option("--profile <name>", `profile to change (default: "${DEFAULT_PROFILE}")`)
+    .option("--base-url <url>", "patchbay's base URL for this profile")
+    .option("--api-key-stdin", "read an API key from stdin and store it (one trailing newline is dropped)")
+    .action(async (flags: { profile?: string; baseUrl?: string; apiKeyStdin?: boolean }) => {
+      const name = flags.profile ?? DEFAULT_PROFILE;
+      assertProfileName(name);
+      if (flags.baseUrl === undefined && !flags.apiKeyStdin) {
+        throw usageError("nothing to set: give --base-url and/or --api-key-stdin");
+      }
+      const baseUrl = flags.baseUrl === undefined ? undefined : normalizeBaseUrl(flags.baseUrl);
+      const apiKey = flags.apiKeyStdin ? await readSecretFromStdin("API key") : undefined;
+      if (apiKey !== undefined && !/^[\x21-\x7e]{1,512}$/.test(apiKey)) {
+        throw usageError("the API key on stdin must be one word of visible ASCII");
+      }
+      const path = profilesPath();
+      const file = readProfiles(path, warn);
+      const next = { ...file.profiles[name], ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+      writeProfiles(path, { profiles: { ...file.profiles, [name]: next } });
+      process.stdout.write(
+        `Profile ${name} saved in ${path}: base URL ${next.baseUrl ?? "(not set)"}, API key ${next.apiKey ? "stored" : "not stored"}.\n`,
+      );
+      if (apiKey)
+        process.stderr.write(
+          `check it with: patchbay whoami${name === DEFAULT_PROFILE ? "" : ` --profile ${name}`}\n`,
+        );
+    });
+
+  profile
+    .command("list")
+    .description("List profiles (keys are never shown, only whether one is stored)")
+    .option("--json", "print JSON")
+    .action((flags: { json?: boolean }) => {
+      const path = profilesPath();
+      const rows = Object.entries(readProfiles(path, warn).profiles).map(([name, p]) => ({
+        name,
+        baseUrl: p.baseUrl ?? null,
+        apiKeyStored: p.apiKey !== undefined,
+      }));
+      if (flags.json) return void process.stdout.write(json({ path, profiles: rows }));
+      if (rows.length === 0) return void process.stdout.write(`No profiles in ${path}.\n`);
+      process.stdout.write(
+        table(
+          ["PROFILE", "BASE URL", "API KEY"],
+          rows.map((r) => [r.name, r.baseUrl ?? "-", r.apiKeyStored ? "stored" : "-"]),
+        ),
+      );
+    });
+
+  profile
+    .command("remove")
+    .description("Remove a profile and its stored key")
+    .argument("<name>", "the profile")
+    .action((name: string) => {
+      assertProfileName(name);
+      const path = profilesPath();
+      const { profiles } = readProfiles(path, warn);
+      if (!(name in profiles))
+        throw new CliError("not_found", `there is no profile "${name}" in ${path}`, exitCodes.notFound);
+      const { [name]: _removed, ...rest } = profiles;
+      writeProfiles(path, { profiles: rest });
+      process.stdout.write(`Removed profile ${name}.\n`);
+    });
+}

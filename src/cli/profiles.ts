@@ -1,0 +1,84 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { CliError, exitCodes } from "./cli-error.ts";
+
+/** One named connection target. The key is stored only here, in a file only the user can read. */
+export type Profile = { baseUrl?: string; apiKey?: string };
+export type ProfileFile = { profiles: Record<string, Profile> };
+
+export const DEFAULT_PROFILE = "default";
+const profileName = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** `$XDG_CONFIG_HOME/patchbay/profiles.json`, else `~/.config/patchbay/profiles.json`. */
+export function profilesPath(env: NodeJS.ProcessEnv = process.env): string {
+  const configHome = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
+  return join(configHome, "patchbay", "profiles.json");
+}
+
+export function assertProfileName(name: string): void {
+  if (!profileName.test(name)) {
+    throw new CliError(
+      "usage",
+      `profile names are 1–64 letters, digits, '.', '_' or '-' (got "${name}")`,
+      exitCodes.usage,
+    );
+  }
+}
+
+/** The stored profiles; none when the file does not exist yet. */
+export function readProfiles(path: string, warn: (line: string) => void): ProfileFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return { profiles: {} };
+    throw new CliError("config", `cannot read ${path}: ${errorMessage(error)}`, exitCodes.other);
+  }
+  // A key file others can read is a leaked key; say so rather than silently using it.
+  if ((statSync(path).mode & 0o077) !== 0)
+    warn(`warning: ${path} is readable by other users; run chmod 600 ${path}`);
+  const parsed = parseJson(text);
+  if (!isRecord(parsed) || !isRecord(parsed.profiles)) {
+    throw new CliError("config", `${path} is not a patchbay profiles file`, exitCodes.other);
+  }
+  const profiles: Record<string, Profile> = {};
+  for (const [name, value] of Object.entries(parsed.profiles)) {
+    if (!isRecord(value)) continue;
+    profiles[name] = {
+      ...(typeof value.baseUrl === "string" ? { baseUrl: value.baseUrl } : {}),
+      ...(typeof value.apiKey === "string" ? { apiKey: value.apiKey } : {}),
+    };
+  }
+  return { profiles };
+}
+
+/**
+ * Writes the file with mode 0600 in a directory of mode 0700. The new content goes to a
+ * temporary file created 0600 and is renamed over the old one, so the key is never briefly
+ * readable by others and a crash never leaves half a file.
+ */
+export function writeProfiles(path: string, data: ProfileFile): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  rmSync(temporary, { force: true }); // a leftover from a crash could have any mode: start afresh
+  writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  renameSync(temporary, path);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isErrno = (error: unknown, code: string): boolean =>
+  error instanceof Error && "code" in error && error.code === code;
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

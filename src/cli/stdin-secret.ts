@@ -1,0 +1,68 @@
+import { CliError, exitCodes, usageError } from "./cli-error.ts";
+
+type Input = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
+
+const MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads a secret from stdin, the only place secrets are taken from (never argv or the
+ * environment, which other users and logs can see). Piped: all of it, minus one trailing
+ * newline. A terminal: one line, not echoed.
+ */
+export async function readSecretFromStdin(
+  what: string,
+  input: Input = process.stdin,
+  prompt: NodeJS.WritableStream = process.stderr,
+): Promise<string> {
+  const value =
+    input.isTTY && input.setRawMode ? await readHiddenLine(what, input, prompt) : await readAll(input);
+  if (value === "")
+    throw usageError(`stdin held no ${what}`, `pipe it in: printf '%s' "$SECRET" | patchbay …`);
+  return value;
+}
+
+export function stripOneNewline(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  if (text.endsWith("\n")) return text.slice(0, -1);
+  return text;
+}
+
+async function readAll(input: Input): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    size += buffer.length;
+    if (size > MAX_BYTES)
+      throw usageError(`stdin is longer than ${MAX_BYTES} bytes; that is not a credential`);
+    chunks.push(buffer);
+  }
+  return stripOneNewline(Buffer.concat(chunks).toString("utf8"));
+}
+
+function readHiddenLine(what: string, input: Input, prompt: NodeJS.WritableStream): Promise<string> {
+  prompt.write(`${what} (input hidden): `);
+  return new Promise((resolve, reject) => {
+    let value = "";
+    const finish = (error?: CliError) => {
+      input.setRawMode?.(false);
+      input.pause();
+      input.removeListener("data", onData);
+      prompt.write("\n");
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const char of chunk.toString()) {
+        if (char === "\r" || char === "\n" || char === "\u0004") return finish();
+        if (char === "\u0003")
+          return finish(new CliError("interrupted", `no ${what} read: cancelled`, exitCodes.interrupted));
+        if (char === "\u007f" || char === "\b") value = value.slice(0, -1);
+        else value += char;
+      }
+    };
+    input.setRawMode?.(true);
+    input.resume();
+    input.on("data", onData);
+  });
+}
