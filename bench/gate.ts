@@ -12,10 +12,14 @@
  * two measuring processes would also compete for a core with the server and PostgreSQL). The
  * orchestrator (this process without arguments) creates and drops the database and prints.
  *
- * Also measured, in the same rounds: `checkGate` alone; the call split into its steps; and two
- * bench-only what-ifs (prepared statements, a remembered drift verdict) — see lib/gate-variants.ts.
+ * Also measured, in the same rounds: patchbay's remote path alone (the task's `RemoteSession`,
+ * no database); `checkGate` alone; the call split into its steps; and bench-only what-ifs
+ * (prepared statements and a remembered drift verdict; the same with the record committed
+ * asynchronously; the gate read prepared) — see lib/gate-variants.ts. Every patchbay-side call
+ * writes its call record, and the run fails if the record count does not match.
  *
- * Env: BENCH_CALLS (200 per batch), BENCH_ROUNDS (10), BENCH_WARMUP (100 per side),
+ * Env: BENCH_CALLS (150 per batch), BENCH_ROUNDS (8), BENCH_WARMUP (50 per side),
+ * BENCH_TOOL_DELAY_MS (0: the tool answers at once), BENCH_APPROVED_TOOLS (1: only `echo`),
  * BENCH_PG_URL (admin URL, default postgres://postgres@127.0.0.1:5432/postgres).
  *
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any error.
@@ -31,20 +35,34 @@ import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import type { TestCa } from "../src/features/egress/test-servers.ts";
 import { SPLIT_STEPS, type Split } from "./lib/gate-variants.ts";
+import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
 
 const GOAL_RATIO = 1.15;
 const GOAL_GATE_P99_MS = 1;
 
 const settings = {
-  calls: positiveInt("BENCH_CALLS", 200),
-  rounds: positiveInt("BENCH_ROUNDS", 10),
-  warmup: positiveInt("BENCH_WARMUP", 100),
+  calls: positiveInt("BENCH_CALLS", 150),
+  rounds: positiveInt("BENCH_ROUNDS", 8),
+  warmup: positiveInt("BENCH_WARMUP", 50),
+  /** The remote tool's own latency (0: answers at once, the hardest case for a ratio). */
+  toolDelayMs: nonNegativeInt("BENCH_TOOL_DELAY_MS", 0),
+  /** Tools approved on the connection: `echo` plus realistic others (the gate reads them all). */
+  approvedTools: positiveInt("BENCH_APPROVED_TOOLS", 1),
   pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
 };
 
-const SIDES = ["direct", "patchbay", "whatIf", "split", "gate", "gatePrepared"] as const;
+const SIDES = [
+  "direct",
+  "remoteOnly",
+  "patchbay",
+  "whatIf",
+  "whatIfAsyncCommit",
+  "split",
+  "gate",
+  "gatePrepared",
+] as const;
 type Side = (typeof SIDES)[number];
-type ServerInfo = { url: string; port: number; caFile: string; caJson: string };
+type ServerInfo = { url: string; port: number; caFile: string; caJson: string; pid: number };
 type Result = {
   samples: Record<Side, number[]>;
   /** Measuring-process CPU (user + system) per call, ms. */
@@ -53,7 +71,13 @@ type Result = {
   cold: { directConnectMs: number; patchbayFirstCallMs: number };
   recorded: number;
   expectedRecords: number;
+  /** Over the measured rounds, % of one core: this process, the MCP server, every PostgreSQL
+   *  backend, and everything else on the machine (null where /proc is unavailable). */
+  cpuPercent: { bench: number; server: number | null; postgres: number | null; other: number | null };
 };
+
+/** Above this much CPU (% of one core) used by unrelated processes during the rounds, the figures are suspect. */
+const NOISY_OTHER_CPU = 25;
 
 const STEP_LABELS: Record<(typeof SPLIT_STEPS)[number], string> = {
   gate: "gate: `checkGate` (1 SELECT)",
@@ -97,7 +121,8 @@ async function main(): Promise<number> {
     const load = loadavg();
     console.log(
       `patchbay bench:gate — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}, load ${fmt(load[0] ?? 0, 2)}\n` +
-        `${settings.rounds} rounds × ${settings.calls} calls per side after ${settings.warmup} warm-up; PostgreSQL database ${name}\n`,
+        `${settings.rounds} rounds × ${settings.calls} calls per side after ${settings.warmup} warm-up; ` +
+        `tool delay ${settings.toolDelayMs} ms, ${settings.approvedTools} approved tool(s); PostgreSQL database ${name}\n`,
     );
     await admin.unsafe(`create database ${name}`);
     created = true;
@@ -113,7 +138,11 @@ async function main(): Promise<number> {
     });
     const result = JSON.parse(client.firstLine) as Result;
     await client.exited;
-    report(result, loadavg()[0] ?? 0);
+    report(result, load[0] ?? 0, loadavg()[0] ?? 0);
+    if (result.recorded !== result.expectedRecords) {
+      console.error(`${result.expectedRecords - result.recorded} patchbay calls left no call record`);
+      return 1;
+    }
     return 0;
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
@@ -123,7 +152,7 @@ async function main(): Promise<number> {
   }
 }
 
-function report(r: Result, loadAfter: number): void {
+function report(r: Result, loadBefore: number, loadAfter: number): void {
   const p = (side: Side, q: number) => percentile(r.samples[side], q);
   const callRow = (label: string, side: Side) =>
     `| ${label} | ${r.samples[side].length} | ${fmt(p(side, 50), 3)} | ${fmt(p(side, 95), 3)} | ${fmt(p(side, 99), 3)} | ${fmt(r.cpuMs[side], 3)} |`;
@@ -142,13 +171,16 @@ function report(r: Result, loadAfter: number): void {
       "|---|---:|---:|---:|---:|---:|",
       callRow("direct: SDK `Client.callTool` (default fetch)", "direct"),
       callRow("patchbay: `callSnapshotTool` (gate, drift check, egress, record)", "patchbay"),
-      callRow("what-if: prepared statements + remembered drift verdict (bench-only)", "whatIf"),
+      callRow("patchbay's remote path alone: `RemoteSession.callTool` (egress, no database)", "remoteOnly"),
+      callRow("what-if A: prepared statements + remembered drift verdict (bench-only)", "whatIf"),
+      callRow("what-if B: A + record committed asynchronously (bench-only)", "whatIfAsyncCommit"),
       callRow("`checkGate` alone (as shipped)", "gate"),
-      callRow("gate read as a drizzle prepared statement (bench-only)", "gatePrepared"),
+      callRow("gate read prepared, without the manifest column (bench-only)", "gatePrepared"),
       "",
       `patchbay / direct: median ${fmt(ratio, 2)}× (+${fmt(p("patchbay", 50) - p("direct", 50), 3)} ms), p99 ${fmt(p("patchbay", 99) / p("direct", 99), 2)}× — goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "NOT met"}`,
       `checkGate p99 ${fmt(gateP99, 3)} ms (p50 ${fmt(p("gate", 50), 3)}) — goal < ${GOAL_GATE_P99_MS} ms: ${gateP99 < GOAL_GATE_P99_MS ? "met" : "NOT met"}`,
-      `what-if / direct: median ${fmt(whatIfRatio, 2)}× (+${fmt(p("whatIf", 50) - p("direct", 50), 3)} ms)`,
+      `what-if A / direct: median ${fmt(whatIfRatio, 2)}× (+${fmt(p("whatIf", 50) - p("direct", 50), 3)} ms); ` +
+        `what-if B / direct: median ${fmt(p("whatIfAsyncCommit", 50) / p("direct", 50), 2)}× (+${fmt(p("whatIfAsyncCommit", 50) - p("direct", 50), 3)} ms)`,
       "",
       `Where a patchbay call's time goes (${r.splits.length} instrumented calls, same verbs; total median ${fmt(percentile(splitTotals, 50), 3)} ms, mean ${fmt(meanTotal, 3)} ms):`,
       "",
@@ -157,7 +189,13 @@ function report(r: Result, loadAfter: number): void {
       ...SPLIT_STEPS.map(stepRow),
       "",
       `Cold: direct connect (initialize) ${fmt(r.cold.directConnectMs, 1)} ms; patchbay's first call of the task ${fmt(r.cold.patchbayFirstCallMs, 1)} ms (session open + initialize + tools/list + drift verdict insert + call + record).`,
-      `Call records: ${r.recorded} rows for ${r.expectedRecords} patchbay calls (every call recorded: ${r.recorded === r.expectedRecords ? "yes" : "NO"}). Load average after: ${fmt(loadAfter, 2)}.`,
+      `Call records: ${r.recorded} rows for ${r.expectedRecords} patchbay calls (every call recorded: ${r.recorded === r.expectedRecords ? "yes" : "NO"}). Load average before/after: ${fmt(loadBefore, 2)}/${fmt(loadAfter, 2)}.`,
+      `CPU during the rounds (% of one core): bench ${pctText(r.cpuPercent.bench)}, MCP server ${pctText(r.cpuPercent.server)}, PostgreSQL ${pctText(r.cpuPercent.postgres)}, other processes ${pctText(r.cpuPercent.other)}.`,
+      ...((r.cpuPercent.other ?? 0) > NOISY_OTHER_CPU
+        ? [
+            `WARNING: other processes used more than ${NOISY_OTHER_CPU} % of a core during the rounds: each database round trip and each HTTP answer then waits to be scheduled, which inflates patchbay (more hand-offs per call) more than direct. Compare quiet runs only.`,
+          ]
+        : []),
     ].join("\n"),
   );
 }
@@ -189,11 +227,19 @@ async function startChild(args: string[], marker: string, env: Record<string, st
 
 async function serve(): Promise<void> {
   const { makeTestCa } = await import("../src/features/egress/test-servers.ts");
-  const { echoTool, startMcpServer } = await import("../test/lib/mcp-servers.ts");
+  const { echoTool, manyTools, slowTool, startMcpServer } = await import("../test/lib/mcp-servers.ts");
   const ca = await makeTestCa();
-  const server = await startMcpServer({ ca, tools: [echoTool("echo")] });
+  const echo = settings.toolDelayMs > 0 ? slowTool(settings.toolDelayMs, "echo") : echoTool("echo");
+  const others = settings.approvedTools > 1 ? manyTools(settings.approvedTools - 1) : [];
+  const server = await startMcpServer({ ca, tools: [echo, ...others] });
   const dir = process.argv[3] ?? tmpdir();
-  const info: ServerInfo = { url: server.url, port: server.port, caFile: join(dir, "ca.pem"), caJson: join(dir, "ca.json") };
+  const info: ServerInfo = {
+    url: server.url,
+    port: server.port,
+    caFile: join(dir, "ca.pem"),
+    caJson: join(dir, "ca.json"),
+    pid: process.pid,
+  };
   writeFileSync(info.caFile, ca.cert);
   writeFileSync(info.caJson, JSON.stringify(ca));
   // The log of every request would grow for the whole run; this bench never reads it.
@@ -207,7 +253,9 @@ async function measure(): Promise<void> {
   const ca = JSON.parse(readFileSync(info.caJson, "utf8")) as TestCa;
   const { count, eq } = await import("drizzle-orm");
   const { taskToolCalls } = await import("../src/db/schema/tasks.ts");
-  const { callSnapshotTool } = await import("../src/features/tasks/call-snapshot-tool.ts");
+  const { callSnapshotTool, DEFAULT_CALL_TIMEOUT_MS } = await import(
+    "../src/features/tasks/call-snapshot-tool.ts"
+  );
   const { checkGate } = await import("../src/features/tasks/gate.ts");
   const { SessionPool } = await import("../src/features/tasks/session-pool.ts");
   const { setUpGateBench } = await import("./lib/gate-setup.ts");
@@ -230,6 +278,7 @@ async function measure(): Promise<void> {
   let patchbayCalls = 0;
   const splits: Split[] = [];
   const whatIf = whatIfCaller(bench, sessions);
+  const whatIfAsyncCommit = whatIfCaller(bench, sessions, bench.asyncCommitDb);
   const gateQuery = preparedGate(deps.db);
   const scope = {
     connectionId: frozen.connectionId,
@@ -241,6 +290,11 @@ async function measure(): Promise<void> {
       const result = await direct.callTool({ name: "echo", arguments: input });
       if (result.isError) throw new Error("direct echo failed");
     },
+    remoteOnly: async () => {
+      const session = await sessions.get(live);
+      const result = await session.callTool(tool.toolName, input, DEFAULT_CALL_TIMEOUT_MS);
+      if (result.isError) throw new Error("remote echo failed");
+    },
     patchbay: async () => {
       patchbayCalls++;
       const output = await callSnapshotTool({ deps, task, tool, input, sessions });
@@ -249,6 +303,10 @@ async function measure(): Promise<void> {
     whatIf: async () => {
       patchbayCalls++;
       await whatIf(input);
+    },
+    whatIfAsyncCommit: async () => {
+      patchbayCalls++;
+      await whatIfAsyncCommit(input);
     },
     split: async () => {
       patchbayCalls++;
@@ -267,9 +325,11 @@ async function measure(): Promise<void> {
   t = performance.now();
   await run.patchbay();
   const patchbayFirstCallMs = performance.now() - t;
+  const live = await checkGate(deps.db, task, frozen);
   for (const side of SIDES) for (let i = 0; i < settings.warmup; i++) await run[side]();
   splits.length = 0;
 
+  const window = cpuWindow(info.pid);
   const samples = Object.fromEntries(SIDES.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
   const cpuMicros = Object.fromEntries(SIDES.map((side) => [side, 0])) as Record<Side, number>;
   for (let round = 0; round < settings.rounds; round++) {
@@ -286,6 +346,7 @@ async function measure(): Promise<void> {
       cpuMicros[side] += cpu.user + cpu.system;
     }
   }
+  const cpuPercent = window.end();
   const [recorded] = await deps.db
     .select({ n: count() })
     .from(taskToolCalls)
@@ -299,12 +360,48 @@ async function measure(): Promise<void> {
     cold: { directConnectMs, patchbayFirstCallMs },
     recorded: recorded?.n ?? 0,
     expectedRecords: patchbayCalls,
+    cpuPercent,
   };
-  console.log(`RESULT ${JSON.stringify(result)}`);
+  // process.exit does not wait for a piped stdout to drain: write, then wait for the flush.
+  await new Promise<void>((resolve) =>
+    process.stdout.write(`RESULT ${JSON.stringify(result, compact)}\n`, () => resolve()),
+  );
   await direct.close();
   await sessions.closeAll();
   await bench.close();
   process.exit(0);
+}
+
+/** CPU used from now until `end()`, split by who used it (see `Result.cpuPercent`). */
+function cpuWindow(serverPid: number) {
+  const wall = performance.now();
+  const self = process.cpuUsage();
+  const server = processCpuSeconds(serverPid);
+  const pg = postgresCpuSeconds();
+  const machine = machineCpuSeconds();
+  return {
+    end(): Result["cpuPercent"] {
+      const seconds = (performance.now() - wall) / 1000;
+      const own = process.cpuUsage(self);
+      const bench = (own.user + own.system) / 1e6;
+      const serverNow = processCpuSeconds(serverPid);
+      const pgNow = postgresCpuSeconds();
+      const machineNow = machineCpuSeconds();
+      const serverUsed = server !== null && serverNow !== null ? serverNow - server : null;
+      const pgUsed = pg !== null && pgNow !== null ? pgNow - pg : null;
+      const other =
+        machine && machineNow && serverUsed !== null && pgUsed !== null
+          ? Math.max(0, machineNow.busy - machine.busy - bench - serverUsed - pgUsed)
+          : null;
+      const pct = (used: number | null) => (used === null ? null : (100 * used) / seconds);
+      return {
+        bench: (100 * bench) / seconds,
+        server: pct(serverUsed),
+        postgres: pct(pgUsed),
+        other: pct(other),
+      };
+    },
+  };
 }
 
 /** The SDK as documented: a client and its Streamable HTTP transport with the default fetch. */
@@ -332,12 +429,29 @@ function percentile(values: number[], p: number): number {
   return sorted[index] ?? Number.NaN;
 }
 
+/** JSON replacer: sample times to 0.1 µs, enough for the table and a fraction of the bytes. */
+function compact(_key: string, value: unknown): unknown {
+  return typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1e4) / 1e4 : value;
+}
+
 function mean(values: number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
+function pctText(value: number | null): string {
+  return value === null ? "n/a" : `${fmt(value, 0)} %`;
+}
+
 function fmt(value: number, digits = 1): string {
   return value.toFixed(digits);
+}
+
+function nonNegativeInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer`);
+  return value;
 }
 
 function positiveInt(name: string, fallback: number): number {

@@ -6,7 +6,10 @@ import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
 import { registerConnectionRoutes } from "./features/connections/routes/index.ts";
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
+import { registerPublishableKeyRoutes } from "./features/publishable-keys/routes/index.ts";
 import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
+import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
+import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { accessLog } from "./http/access-log.ts";
 import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
@@ -27,6 +30,7 @@ export function createApiRoutes() {
   registerApiKeyRoutes(api);
   registerConnectionRoutes(api);
   registerTaskRoutes(api);
+  registerPublishableKeyRoutes(api);
   return api;
 }
 
@@ -60,6 +64,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
 
   app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate());
   app.route("/api/v1", api);
+  // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
+  app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
   mountMcp(app);
   return app;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ConfigError } from "./config-error.ts";
 import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
 import { type ModelSettings, readModelSettings } from "./features/tasks/model-config.ts";
+import { type PaymentSettings, readPaymentSettings } from "./features/x402/payment-settings.ts";
 
 export { ConfigError, EX_CONFIG } from "./config-error.ts";
 
@@ -39,6 +40,8 @@ export type Config = {
   egress: EgressPolicy;
   /** The task agent's model provider, or undefined (tasks then answer `model_not_configured`). */
   model: ModelSettings | undefined;
+  /** x402 payments: a remote facilitator, the local dev chain, or none (paid routes answer 503). */
+  x402: PaymentSettings;
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === "test" ? "silent" : "info"),
     egress,
     model: readModelSettings(env),
+    x402: readPaymentSettings(env, e.NODE_ENV),
   };
 }
 

@@ -4,6 +4,7 @@ import type { DatabaseHandle, Db } from "./db/client.ts";
 import type { AuthCache } from "./features/api-keys/auth-cache.ts";
 import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
+import type { Payments } from "./features/x402/payments.ts";
 import type { Jobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
@@ -30,4 +31,6 @@ export type Deps = {
   jobs: Jobs;
   /** The task agent's model, from PATCHBAY_MODEL; undefined when none is configured. */
   languageModel: LanguageModel | undefined;
+  /** x402: ready to charge (remote facilitator or the local dev chain) or unavailable (503). */
+  payments: Payments;
 };

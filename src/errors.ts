@@ -8,6 +8,9 @@ export const errorStatus = {
   idempotency_key_required: 400,
   receipt_required: 400,
   unauthorized: 401,
+  payment_required: 402,
+  payment_invalid: 402,
+  payment_failed: 402,
   forbidden: 403,
   insufficient_scope: 403,
   not_found: 404,
@@ -28,6 +31,7 @@ export const errorStatus = {
   connection_changed: 409,
   snapshot_limit_exceeded: 422,
   task_not_cancellable: 409,
+  payment_in_flight: 409,
   revision_conflict: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -37,6 +41,7 @@ export const errorStatus = {
   tool_not_approvable: 422,
   discovery_limit_exceeded: 422,
   remote_auth_failed: 422,
+  payment_reused: 422,
   egress_blocked: 422,
   precondition_required: 428,
   rate_limited: 429,
@@ -44,6 +49,7 @@ export const errorStatus = {
   remote_unreachable: 502,
   service_unavailable: 503,
   model_not_configured: 503,
+  payments_unavailable: 503,
   remote_timeout: 504,
 } as const;
 

@@ -3,6 +3,9 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
+import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
+import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
+import { sweepX402Payments } from "./features/x402/payment-lock.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps } from "./startup.ts";
@@ -26,11 +29,19 @@ export async function runServer(config: Config): Promise<void> {
   const baseUrl = config.baseUrl.replace(`:${config.port}`, `:${port}`);
   logger.info({ baseUrl, database: deps.database.kind }, "patchbay is serving");
   if (deps.demo) printDemoBanner(baseUrl, deps.demo);
+  if (deps.payments.kind === "unavailable") {
+    logger.info({ reason: deps.payments.reason }, "x402 payments unavailable: paid routes answer 503");
+  }
+  const chainBanner = devChainBanner(deps.payments);
+  if (chainBanner.length > 0) process.stdout.write(`\n${chainBanner.join("\n")}\n`);
 
   const sweep = setInterval(
     () => {
       sweepIdempotencyKeys(deps.db, deps.clock()).catch((err: unknown) =>
         logger.warn({ err }, "idempotency sweep failed"),
+      );
+      sweepX402Payments(deps.db, deps.clock()).catch((err: unknown) =>
+        logger.warn({ err }, "x402 payment sweep failed"),
       );
     },
     60 * 60 * 1000,
@@ -48,7 +59,9 @@ export async function runServer(config: Config): Promise<void> {
     if ("closeIdleConnections" in server) server.closeIdleConnections();
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await deps.jobs.stop({ timeoutMs: 10_000 });
+    telemetryRuntime(deps).store.close();
     await deps.egress.close();
+    await deps.payments.close();
     await deps.database.close();
     logger.info("stopped");
     await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
@@ -13,6 +14,7 @@ import {
 import { createLanguageModel } from "./features/tasks/model-config.ts";
 import { jobQueues } from "./features/tasks/task-queue.ts";
 import { loadKeyring } from "./features/vault/load-keyring.ts";
+import { startPayments } from "./features/x402/payments.ts";
 import { createJobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
@@ -30,7 +32,19 @@ export async function openMigratedDatabase(config: Config): Promise<DatabaseHand
 
 export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: BootstrapResult }> {
   const { keyring } = loadKeyring(config);
-  const database = await openDatabase(config.database);
+  // First: a dev chain that cannot start (port taken) fails the start before the database opens.
+  const payments = await startPayments({
+    settings: config.x402,
+    cacheDir: join(config.dataDir, "cache"),
+    logger,
+  });
+  let database: DatabaseHandle;
+  try {
+    database = await openDatabase(config.database);
+  } catch (error) {
+    await payments.close();
+    throw error;
+  }
   let demo: BootstrapResult | undefined;
   try {
     demo = await database.withStartupLock(async () => {
@@ -44,6 +58,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     });
   } catch (error) {
     await database.close();
+    await payments.close();
     throw error;
   }
   // Trusted only once LISTEN is in force; until then (and whenever it drops) keys are read
@@ -67,6 +82,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
       queues: jobQueues,
     }),
     clock: () => new Date(),
+    payments,
     demo,
   };
 }

@@ -14,6 +14,7 @@ import {
 } from "../src/features/organizations/bootstrap-organization.ts";
 import { jobQueues } from "../src/features/tasks/task-queue.ts";
 import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
+import { paymentsUnavailable } from "../src/features/x402/payments.ts";
 import { createJobs } from "../src/jobs/queue.ts";
 import { createLogger } from "../src/logger.ts";
 import { createTestDatabase } from "./database.ts";
@@ -102,6 +103,8 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         }),
         clock: () => new Date(),
         authCache,
+        // Paid-route tests start their own chain (src/features/x402/*.test.ts).
+        payments: paymentsUnavailable("no dev chain in tests", config.x402.prices),
       };
       await listenForAuthChanges(database.handle, authCache, deps.logger);
       await deps.jobs.start();

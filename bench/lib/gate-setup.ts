@@ -7,10 +7,13 @@
  */
 import { MockLanguageModelV3 } from "ai/test";
 import { eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import { openDatabase } from "../../src/db/client.ts";
+import { type Db, openDatabase } from "../../src/db/client.ts";
 import { migrateDatabase } from "../../src/db/migrate.ts";
+import * as schema from "../../src/db/schema/index.ts";
 import type { SnapshotConnection, SnapshotTool } from "../../src/db/schema/tasks.ts";
 import { tasks } from "../../src/db/schema/tasks.ts";
 import type { Deps } from "../../src/deps.ts";
@@ -19,6 +22,8 @@ import { devPolicy, type TestCa } from "../../src/features/egress/test-servers.t
 import { bootstrapOrganization } from "../../src/features/organizations/bootstrap-organization.ts";
 import type { RunningTask } from "../../src/features/tasks/call-snapshot-tool.ts";
 import { generateKek, parseKeyring } from "../../src/features/vault/keyring.ts";
+import { paymentsUnavailable } from "../../src/features/x402/payments.ts";
+import { readPrices } from "../../src/features/x402/prices.ts";
 import { createLogger } from "../../src/logger.ts";
 import { client } from "../../test/http.ts";
 
@@ -28,6 +33,8 @@ export type GateBench = {
   /** The snapshot's `echo` tool and its frozen connection. */
   tool: SnapshotTool;
   frozen: SnapshotConnection;
+  /** The same database through a one-connection pool with `synchronous_commit = off` (what-if only). */
+  asyncCommitDb: Db;
   close(): Promise<void>;
 };
 
@@ -52,9 +59,17 @@ export async function setUpGateBench(args: {
     // No worker: the task stays queued, and the bench calls its tools directly.
     jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
     clock: () => new Date(),
+    payments: paymentsUnavailable("not used by this bench", readPrices("")),
   };
+  const asyncCommit = postgres(args.databaseUrl, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: "patchbay-bench-async-commit", synchronous_commit: "off" },
+  });
+  const asyncCommitDb = drizzle(asyncCommit, { schema }) as unknown as Db;
   const close = async () => {
     await deps.egress.close();
+    await asyncCommit.end({ timeout: 5 });
     await database.close();
   };
   try {
@@ -101,7 +116,7 @@ export async function setUpGateBench(args: {
       environmentId: row.environmentId,
       snapshot: row.snapshot,
     };
-    return { deps, task, tool, frozen, close };
+    return { deps, task, tool, frozen, asyncCommitDb, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,14 +1,18 @@
 /**
- * `bench:gate` support: two bench-only variants of one snapshot-tool call, to say where the
- * time of `callSnapshotTool` goes and what a change would buy. Neither is patchbay's code path.
+ * `bench:gate` support: bench-only variants of one snapshot-tool call, to say where the time of
+ * `callSnapshotTool` goes and what a change would buy. None of them is patchbay's code path.
  *
  * - `splitCall`: the successful path of `callSnapshotTool`, step by step with the same verbs
  *   (checkGate → SessionPool.get → ensureManifestMatches → RemoteSession.callTool →
  *   normalizeResult + validateStructuredContent → recordToolCall), timed between steps.
- * - `whatIfCall`: the same steps with the three statements built once as drizzle prepared
- *   statements (as `findEnvironment` and `resolveApiKey` already are) and the first-use drift
- *   verdict remembered in memory once it is "match" (the stored verdict is insert-once, so it
- *   cannot change under a running task). The record is still written before the call returns.
+ * - `whatIfCaller`: the same steps with the gate read and the record insert built once as
+ *   drizzle prepared statements (as `findEnvironment` and `resolveApiKey` already are), and the
+ *   first-use drift verdict remembered in memory once it is "match" (the stored verdict is
+ *   insert-once, so it cannot change under a running task). The record is still written before
+ *   the call returns. Optionally it goes through a pool whose sessions commit asynchronously
+ *   (`synchronous_commit = off`): the row exists and is visible before the call returns, but a
+ *   PostgreSQL crash can lose the last fraction of a second of records — a durability trade-off.
+ * - `preparedGate`: the gate read prepared and without the manifest column.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
@@ -79,18 +83,39 @@ export async function splitCall(
   };
 }
 
-/** The gate's primary-key read as a prepared statement (same SQL as `checkGate`). */
+const byScope = and(
+  eq(mcpConnections.id, sql.placeholder("connectionId")),
+  eq(mcpConnections.organizationId, sql.placeholder("organizationId")),
+  eq(mcpConnections.environmentId, sql.placeholder("environmentId")),
+);
+
+/** `checkGate`'s primary-key read, whole row, as a prepared statement. */
+const preparedGateRow = (db: Db) =>
+  db.select().from(mcpConnections).where(byScope).limit(1).prepare("bench_task_gate_row");
+
+/**
+ * The gate read as it could be: prepared, and only the columns the verdict and opening a
+ * session need. The whole row carries the approved manifest (every approved tool's
+ * definition), which the task already has in its snapshot; reading and parsing it per call
+ * grows with the approval.
+ */
 export const preparedGate = (db: Db) =>
   db
-    .select()
+    .select({
+      id: mcpConnections.id,
+      organizationId: mcpConnections.organizationId,
+      environmentId: mcpConnections.environmentId,
+      endpointUrl: mcpConnections.endpointUrl,
+      authKind: mcpConnections.authKind,
+      authHeaderName: mcpConnections.authHeaderName,
+      credentialVersion: mcpConnections.credentialVersion,
+      credentialUpdatedAt: mcpConnections.credentialUpdatedAt,
+      enabled: mcpConnections.enabled,
+      revision: mcpConnections.revision,
+      approvedManifestHash: mcpConnections.approvedManifestHash,
+    })
     .from(mcpConnections)
-    .where(
-      and(
-        eq(mcpConnections.id, sql.placeholder("connectionId")),
-        eq(mcpConnections.organizationId, sql.placeholder("organizationId")),
-        eq(mcpConnections.environmentId, sql.placeholder("environmentId")),
-      ),
-    )
+    .where(byScope)
     .limit(1)
     .prepare("bench_task_gate");
 
@@ -110,23 +135,22 @@ const preparedRecord = (db: Db) =>
     })
     .prepare("bench_record_tool_call");
 
-/** `checkGate`'s verdict on a row read by the prepared statement. */
-export function gateVerdict(row: LiveConnection | undefined, frozen: TaskSnapshot["connections"][number]) {
-  if (
-    !row ||
-    !row.enabled ||
-    row.approvedManifestHash !== frozen.manifestHash ||
-    row.revision !== frozen.revision
-  ) {
-    throw new Error("connection_changed");
+/** `checkGate`'s verdict on a row read by the prepared statement (same conditions, same order). */
+export function gateVerdict<
+  Row extends Pick<LiveConnection, "enabled" | "approvedManifestHash" | "revision">,
+>(row: Row | undefined, frozen: TaskSnapshot["connections"][number]): Row {
+  if (!row?.enabled || row.approvedManifestHash !== frozen.manifestHash || row.revision !== frozen.revision) {
+    throw new Error(`connection_changed: ${frozen.alias}`);
   }
   return row;
 }
 
-export function whatIfCaller(bench: GateBench, sessions: SessionPool) {
+/** `recordDb`: where the record is written (default the service's own pool). */
+export function whatIfCaller(bench: GateBench, sessions: SessionPool, recordDb: Db = bench.deps.db) {
   const { deps, task, tool, frozen } = bench;
-  const gate = preparedGate(deps.db);
-  const record = preparedRecord(deps.db);
+  // The whole row, because `SessionPool.get` takes one (it only reads it on first use).
+  const gate = preparedGateRow(deps.db);
+  const record = preparedRecord(recordDb);
   const matched = new Set<string>();
   return async (input: Record<string, unknown>): Promise<void> => {
     const startedAt = deps.clock();

@@ -26,6 +26,11 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
       { name: "Environments", description: "Environments of the caller's organisation." },
       { name: "API keys", description: "Secret API keys (shown once)." },
       {
+        name: "Publishable keys",
+        description:
+          "Environment keys (`pk_…`, shown once) that only send telemetry (OTLP/HTTP on /v1/traces, /v1/logs, /v1/metrics; see docs/telemetry.md). Safe to embed in applications.",
+      },
+      {
         name: "MCP connections",
         description:
           "Customer-operated remote MCP servers attached to one environment: discover, approve a subset, enable. Owners and admins only.",

@@ -123,7 +123,9 @@ export function freePort(): Promise<number> {
 }
 
 function childEnv(env: ServerEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
+  // Spawned servers run side by side: none starts the dev chain (it would claim port 8545)
+  // unless a test asks for it.
+  const out: NodeJS.ProcessEnv = { PATCHBAY_DEV_CHAIN: "off" };
   for (const name of ["PATH", "HOME", "TMPDIR"]) {
     const value = process.env[name];
     if (value !== undefined) out[name] = value;

@@ -12,6 +12,9 @@ export const permissions = [
   "mcp_connections:manage",
   "tasks:read",
   "tasks:manage",
+  "publishable_keys:read",
+  "publishable_keys:manage",
+  "telemetry:read",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

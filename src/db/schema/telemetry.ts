@@ -1,0 +1,111 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  doublePrecision,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/** Attribute maps as stored: OTLP key/value lists flattened into one bounded JSON object. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+export type SpanEventJson = { name: string; timeUnixNano: string; attributes: JsonObject };
+export type SpanLinkJson = { traceId: string; spanId: string; attributes: JsonObject };
+
+// Microsecond timestamps kept as ISO strings: a JavaScript Date would cut them to milliseconds.
+const micros = (name: string) => timestamp(name, { withTimezone: true, precision: 6, mode: "string" });
+
+/**
+ * Telemetry is high-volume and append-only, so these tables carry no foreign keys (one index probe
+ * per inserted row saved) and are pruned by retention (`sweep-telemetry.ts`), not by cascades. BRIN
+ * indexes on the time columns serve the retention sweep at almost no write cost.
+ */
+export const telemetrySpans = pgTable(
+  "telemetry_spans",
+  {
+    organizationId: text("organization_id").notNull(),
+    environmentId: uuid("environment_id").notNull(),
+    traceId: text("trace_id").notNull(),
+    spanId: text("span_id").notNull(),
+    parentSpanId: text("parent_span_id"),
+    serviceName: text("service_name").notNull(),
+    name: text("name").notNull(),
+    kind: smallint("kind").notNull(),
+    startTime: micros("start_time").notNull(),
+    endTime: micros("end_time").notNull(),
+    durationNs: bigint("duration_ns", { mode: "number" }).notNull(),
+    statusCode: smallint("status_code").notNull(),
+    statusMessage: text("status_message"),
+    scopeName: text("scope_name"),
+    attributes: jsonb("attributes").$type<JsonObject>().notNull(),
+    resourceAttributes: jsonb("resource_attributes").$type<JsonObject>().notNull(),
+    events: jsonb("events").$type<SpanEventJson[]>().notNull(),
+    links: jsonb("links").$type<SpanLinkJson[]>().notNull(),
+  },
+  (t) => [
+    // Also the lookup of a trace: (environment, trace id). Re-sent spans (exporter retries) hit
+    // this key and are skipped, so a retry never duplicates a span.
+    primaryKey({ columns: [t.environmentId, t.traceId, t.spanId] }),
+    index("telemetry_spans_env_service_start_idx").on(t.environmentId, t.serviceName, t.startTime),
+    index("telemetry_spans_start_brin").using("brin", t.startTime),
+  ],
+);
+
+export const telemetryLogs = pgTable(
+  "telemetry_logs",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    environmentId: uuid("environment_id").notNull(),
+    time: micros("time").notNull(),
+    severityNumber: smallint("severity_number").notNull(),
+    severityText: text("severity_text"),
+    body: text("body"),
+    serviceName: text("service_name").notNull(),
+    traceId: text("trace_id"),
+    spanId: text("span_id"),
+    eventName: text("event_name"),
+    scopeName: text("scope_name"),
+    attributes: jsonb("attributes").$type<JsonObject>().notNull(),
+    resourceAttributes: jsonb("resource_attributes").$type<JsonObject>().notNull(),
+  },
+  (t) => [
+    index("telemetry_logs_env_time_idx").on(t.environmentId, t.time),
+    index("telemetry_logs_env_service_time_idx").on(t.environmentId, t.serviceName, t.time),
+    index("telemetry_logs_env_trace_idx").on(t.environmentId, t.traceId).where(sql`${t.traceId} is not null`),
+    index("telemetry_logs_time_brin").using("brin", t.time),
+  ],
+);
+
+export const metricTypes = ["gauge", "sum", "histogram", "exponential_histogram", "summary"] as const;
+export type MetricType = (typeof metricTypes)[number];
+
+/** One row per data point. `value` holds gauges and sums; distributions go to `data`. */
+export const telemetryMetricPoints = pgTable(
+  "telemetry_metric_points",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    organizationId: text("organization_id").notNull(),
+    environmentId: uuid("environment_id").notNull(),
+    name: text("name").notNull(),
+    type: text("type", { enum: metricTypes }).notNull(),
+    unit: text("unit"),
+    serviceName: text("service_name").notNull(),
+    time: micros("time").notNull(),
+    startTime: micros("start_time"),
+    value: doublePrecision("value"),
+    data: jsonb("data").$type<JsonObject>(),
+    attributes: jsonb("attributes").$type<JsonObject>().notNull(),
+  },
+  (t) => [
+    index("telemetry_metric_points_env_name_time_idx").on(t.environmentId, t.name, t.time),
+    index("telemetry_metric_points_time_brin").using("brin", t.time),
+  ],
+);

@@ -1,0 +1,11 @@
+import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } from "./ingest-result.ts";
+import { OTLP_LIMITS } from "./limits.ts";
+import { toMetricPointRecords } from "./metric-records.ts";
+import type { MetricsRequest } from "./otlp-types.ts";
+
+/** Stores the valid data points of one export request (all of them or none) and reports the rest. */
+export async function ingestMetrics(args: IngestArgs<MetricsRequest>): Promise<IngestResult> {
+  const { records, rejected } = toMetricPointRecords(args.request, args.deps.clock(), OTLP_LIMITS);
+  await writeOrUnavailable(args.deps, () => args.store.writeMetricPoints(args.principal, records));
+  return ingestResult(records.length, rejected, "data points");
+}

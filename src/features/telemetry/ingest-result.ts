@@ -1,0 +1,41 @@
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
+import type { Rejections } from "./rejections.ts";
+import type { TelemetryStore } from "./telemetry-store.ts";
+
+export type IngestArgs<Request> = {
+  deps: Pick<Deps, "clock" | "logger">;
+  store: TelemetryStore;
+  principal: IngestPrincipal;
+  request: Request;
+};
+
+/** What an ingest verb reports: how many items were stored, and which were refused and why. */
+export type IngestResult = { accepted: number; rejected: { count: number; message: string } };
+
+export const ingestResult = (accepted: number, rejected: Rejections, noun: string): IngestResult => ({
+  accepted,
+  rejected: { count: rejected.count, message: rejected.count > 0 ? rejected.message(noun) : "" },
+});
+
+/** Seconds an exporter should wait before retrying when storage failed. */
+const STORAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Runs a store write; a failure is logged and becomes `service_unavailable` (503, retryable with
+ * Retry-After): the data was valid, so the exporter should send it again, not drop it.
+ */
+export async function writeOrUnavailable(
+  deps: Pick<Deps, "logger">,
+  write: () => Promise<void>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    deps.logger.error({ err }, "telemetry write failed");
+    throw new AppError("service_unavailable", "Telemetry storage is unavailable right now; retry later.", {
+      retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS,
+    });
+  }
+}

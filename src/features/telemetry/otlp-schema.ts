@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import protobuf from "protobufjs";
+
+/** The OTLP message schema declared in the repository (proto/, see proto/README.md). */
+const protoDir = fileURLToPath(new URL("../../../proto/", import.meta.url));
+
+const root = new protobuf.Root();
+// google/protobuf/* come bundled with protobufjs; everything else from proto/.
+root.resolvePath = (_origin, target) =>
+  target.startsWith("google/protobuf/") ? target : join(protoDir, target);
+root.loadSync([
+  "opentelemetry/proto/collector/trace/v1/trace_service.proto",
+  "opentelemetry/proto/collector/logs/v1/logs_service.proto",
+  "opentelemetry/proto/collector/metrics/v1/metrics_service.proto",
+  "google/rpc/status.proto",
+]);
+root.resolveAll();
+
+export const signals = ["traces", "logs", "metrics"] as const;
+export type Signal = (typeof signals)[number];
+
+const collector = "opentelemetry.proto.collector";
+
+export type SignalMessages = {
+  request: protobuf.Type;
+  response: protobuf.Type;
+  /** The partial-success counter of the response. */
+  rejectedField: "rejectedSpans" | "rejectedLogRecords" | "rejectedDataPoints";
+  /** What one item is called in messages. */
+  noun: string;
+};
+
+export const otlpMessages: Record<Signal, SignalMessages> = {
+  traces: {
+    request: root.lookupType(`${collector}.trace.v1.ExportTraceServiceRequest`),
+    response: root.lookupType(`${collector}.trace.v1.ExportTraceServiceResponse`),
+    rejectedField: "rejectedSpans",
+    noun: "spans",
+  },
+  logs: {
+    request: root.lookupType(`${collector}.logs.v1.ExportLogsServiceRequest`),
+    response: root.lookupType(`${collector}.logs.v1.ExportLogsServiceResponse`),
+    rejectedField: "rejectedLogRecords",
+    noun: "log records",
+  },
+  metrics: {
+    request: root.lookupType(`${collector}.metrics.v1.ExportMetricsServiceRequest`),
+    response: root.lookupType(`${collector}.metrics.v1.ExportMetricsServiceResponse`),
+    rejectedField: "rejectedDataPoints",
+    noun: "data points",
+  },
+};
+
+/** `google.rpc.Status`: the body of every OTLP/HTTP error answer. */
+export const statusMessage = root.lookupType("google.rpc.Status");

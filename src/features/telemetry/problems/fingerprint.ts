@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+import { normalizeFrame, parseStack, type StackFrame } from "./stack-frames.ts";
+
+/** How many in-app frames, from the top, identify where an error happens. */
+const FRAMES_IN_FINGERPRINT = 3;
+const MAX_TITLE_CHARS = 200;
+
+export type ExceptionFacts = { service: string; type: string; message: string; stacktrace?: string | null };
+
+export type ProblemIdentity = {
+  /** `sha256:` + hex over (service, type, top in-app frames) or (service, type, masked message). */
+  fingerprint: string;
+  /** `Type: masked message`, stable across occurrences of the same problem. */
+  title: string;
+  /** Where it happens: the top in-app frame (`function (file)`), else the service. */
+  culprit: string;
+};
+
+/**
+ * Groups exceptions (DESIGN §8): fingerprint = service + exception type + the normalised top
+ * in-app frames, skipping dependency and runtime frames. Without in-app frames, the message with
+ * numbers, ids and hex masked takes the frames' place, so "order 41 failed" and "order 42
+ * failed" are one problem.
+ */
+export function identifyProblem(facts: ExceptionFacts): ProblemIdentity {
+  const frames = parseStack(facts.stacktrace ?? "").filter((frame) => frame.inApp);
+  const top = frames.slice(0, FRAMES_IN_FINGERPRINT).map(normalizeFrame);
+  const masked = maskMessage(facts.message);
+  const basis = top.length > 0 ? ["frames", ...top] : ["message", masked];
+  const hash = createHash("sha256")
+    .update(JSON.stringify([facts.service, facts.type, ...basis]))
+    .digest("hex");
+  const title = masked ? `${facts.type}: ${masked}` : facts.type;
+  return {
+    fingerprint: `sha256:${hash}`,
+    title: title.length > MAX_TITLE_CHARS ? `${title.slice(0, MAX_TITLE_CHARS - 1)}…` : title,
+    culprit: frames[0] ? culprit(frames[0]) : facts.service,
+  };
+}
+
+const culprit = (frame: StackFrame): string => {
+  const file = frame.file
+    .replace(/^file:\/\//, "")
+    .split(/[/\\]/)
+    .slice(-2)
+    .join("/");
+  return frame.function ? `${frame.function} (${file})` : file;
+};
+
+/** Variable parts of a message, most specific first: each masked part cannot match a later rule. */
+const masks: [RegExp, string][] = [
+  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
+  [/\b[a-z]{2,5}_[0-9a-z]{8,}\b/gi, "<id>"],
+  [/\b0x[0-9a-f]+\b/gi, "<hex>"],
+  [/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, "<hex>"],
+  [/(?<![A-Za-z<])\d+(?:\.\d+)?/g, "<n>"],
+];
+
+/** The message with numbers, uuids, prefixed ids (`usr_…`) and hex strings replaced by markers. */
+export function maskMessage(message: string): string {
+  let out = message.trim().split("\n")[0] ?? "";
+  for (const [pattern, marker] of masks) out = out.replace(pattern, marker);
+  return out;
+}

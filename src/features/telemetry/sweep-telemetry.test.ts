@@ -1,0 +1,98 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, test } from "../../../test/fixtures.ts";
+import { telemetryLogs, telemetryMetricPoints, telemetrySpans } from "../../db/schema/telemetry.ts";
+import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
+import { readTelemetrySettings } from "./settings.ts";
+import { sweepTelemetry } from "./sweep-telemetry.ts";
+import type { SpanRecord } from "./telemetry-store.ts";
+import { hexId } from "./test-support.ts";
+
+const daysAgo = (days: number, now: Date) => new Date(now.getTime() - days * 86_400_000).toISOString();
+
+const span = (startTime: string): SpanRecord => ({
+  traceId: hexId(16),
+  spanId: hexId(8),
+  parentSpanId: null,
+  serviceName: "svc",
+  name: "op",
+  kind: 1,
+  startTime,
+  endTime: startTime,
+  durationNs: 0,
+  statusCode: 0,
+  statusMessage: null,
+  scopeName: null,
+  attributes: {},
+  resourceAttributes: {},
+  events: [],
+  links: [],
+});
+
+describe("telemetry retention", () => {
+  test("sweepTelemetry deletes rows older than the retention, in batches, and keeps the rest", async ({
+    deps,
+    owner,
+  }) => {
+    const now = new Date();
+    const store = createPostgresTelemetryStore({ db: deps.db, logger: deps.logger, clock: deps.clock });
+    const tenant = { organizationId: owner.organizationId, environmentId: owner.environmentId };
+    // More than one INSERT chunk (500) and several delete batches.
+    const old = Array.from({ length: 1_234 }, () => span(daysAgo(8, now)));
+    await store.writeSpans(tenant, [...old, span(daysAgo(6, now)), span(daysAgo(0, now))]);
+    const log = (time: string) => ({
+      time,
+      severityNumber: 9,
+      severityText: null,
+      body: "b",
+      serviceName: "svc",
+      traceId: null,
+      spanId: null,
+      eventName: null,
+      scopeName: null,
+      attributes: {},
+      resourceAttributes: {},
+    });
+    await store.writeLogs(tenant, [log(daysAgo(30, now)), log(daysAgo(1, now))]);
+    const point = (time: string) => ({
+      name: "m",
+      type: "gauge" as const,
+      unit: null,
+      serviceName: "svc",
+      time,
+      startTime: null,
+      value: 1,
+      data: null,
+      attributes: {},
+    });
+    await store.writeMetricPoints(tenant, [point(daysAgo(7.5, now)), point(daysAgo(2, now))]);
+
+    expect(await sweepTelemetry(deps.db, now, 7, { batch: 500 })).toEqual({
+      spans: 1_234,
+      logs: 1,
+      metricPoints: 1,
+    });
+    const scope = eq(telemetrySpans.environmentId, owner.environmentId);
+    expect(await deps.db.select().from(telemetrySpans).where(scope)).toHaveLength(2);
+    expect(
+      await deps.db.select().from(telemetryLogs).where(eq(telemetryLogs.environmentId, owner.environmentId)),
+    ).toHaveLength(1);
+    expect(
+      await deps.db
+        .select()
+        .from(telemetryMetricPoints)
+        .where(eq(telemetryMetricPoints.environmentId, owner.environmentId)),
+    ).toHaveLength(1);
+    expect(await sweepTelemetry(deps.db, now, 7)).toEqual({ spans: 0, logs: 0, metricPoints: 0 });
+    store.close();
+  });
+
+  test("PATCHBAY_TELEMETRY_RETENTION_DAYS: default 7, whole days 1–3650", () => {
+    expect(readTelemetrySettings({}).retentionDays).toBe(7);
+    expect(readTelemetrySettings({ PATCHBAY_TELEMETRY_RETENTION_DAYS: "30" }).retentionDays).toBe(30);
+    for (const bad of ["0", "1.5", "abc", "3651"]) {
+      expect(() => readTelemetrySettings({ PATCHBAY_TELEMETRY_RETENTION_DAYS: bad })).toThrow(
+        /PATCHBAY_TELEMETRY_RETENTION_DAYS/,
+      );
+    }
+  });
+});

@@ -1,0 +1,100 @@
+// Helpers for the telemetry tests (not a test file itself).
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Tenant } from "../../../test/fixtures.ts";
+import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
+
+type AppLike = { fetch: (request: Request) => Response | Promise<Response> };
+
+/** The app on a real loopback port: OpenTelemetry exporters need a URL. */
+export async function listen(app: AppLike): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Creates a publishable key for the tenant's environment through the REST API. */
+export async function createKey(tenant: Tenant, name = "test"): Promise<{ id: string; key: string }> {
+  const res = await tenant.api.post(`/environments/${tenant.environmentId}/publishable-keys`, { name });
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { publishableKey: { id: string }; key: string };
+  return { id: body.publishableKey.id, key: body.key };
+}
+
+export const hexId = (bytes: 8 | 16): string => randomBytes(bytes).toString("hex");
+
+const nowNanos = () => BigInt(Date.now()) * 1_000_000n;
+
+/** One span in OTLP/JSON shape (hex ids, int64 as strings). */
+export function jsonSpan(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const start = nowNanos() - 5_000_000n;
+  return {
+    traceId: hexId(16),
+    spanId: hexId(8),
+    name: "GET /things",
+    kind: 2,
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: (start + 1_500_000n).toString(),
+    attributes: [{ key: "http.route", value: { stringValue: "/things" } }],
+    status: { code: 0 },
+    ...overrides,
+  };
+}
+
+export const jsonTraces = (spans: Record<string, unknown>[], service = "checkout") => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
+      scopeSpans: [{ scope: { name: "test" }, spans }],
+    },
+  ],
+});
+
+/** One span as protobufjs input (bytes ids, int64 as strings). */
+export function protoSpan(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const start = nowNanos() - 5_000_000n;
+  return {
+    traceId: randomBytes(16),
+    spanId: randomBytes(8),
+    name: "GET /things",
+    kind: 2,
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: (start + 1_500_000n).toString(),
+    ...overrides,
+  };
+}
+
+/** Encodes a request given in protobufjs object form (bytes as Buffers, enums as numbers). */
+export const encodeRequest = (signal: Signal, request: Record<string, unknown>): Uint8Array<ArrayBuffer> => {
+  const type = otlpMessages[signal].request;
+  return new Uint8Array(type.encode(type.fromObject(request)).finish());
+};
+
+export const decodeResponse = (signal: Signal, body: ArrayBuffer) =>
+  otlpMessages[signal].response.toObject(otlpMessages[signal].response.decode(new Uint8Array(body)), {
+    longs: Number,
+  });
+
+export const decodeStatus = (body: ArrayBuffer) =>
+  statusMessage.toObject(statusMessage.decode(new Uint8Array(body))) as { code?: number; message?: string };
+
+/** POSTs an OTLP body to the in-process app. */
+export function post(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  path: string,
+  key: string | undefined,
+  body: BodyInit,
+  headers: Record<string, string>,
+): Promise<Response> {
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  return Promise.resolve(app.request(path, { method: "POST", headers: { ...auth, ...headers }, body }));
+}
+
+export const JSON_TYPE = { "content-type": "application/json" };
+export const PROTO_TYPE = { "content-type": "application/x-protobuf" };

@@ -1,0 +1,173 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  parseUnits,
+  toHex,
+} from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { loadTestUsdc } from "./test-usdc.ts";
+
+/**
+ * anvil's well-known development mnemonic. Its accounts are public knowledge and funded only
+ * on local chains: #0 deploys the token and is the in-process facilitator, #1 is the demo payer.
+ */
+export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+export const DEV_CHAIN_ID = 31337;
+/** What the demo payer starts with on every start of the chain (it keeps no state). */
+export const DEMO_PAYER_FUNDS = parseUnits("1000", 6);
+
+export type DevAccount = { address: Address; privateKey: Hex };
+
+export type DevChain = {
+  rpcUrl: string;
+  chainId: number;
+  /** CAIP-2, as x402 names networks. */
+  network: `eip155:${number}`;
+  usdcAddress: Address;
+  /** Account #1, holding DEMO_PAYER_FUNDS test USDC. */
+  payer: DevAccount;
+  /** Account #0: deployer, minter, and the key the in-process facilitator settles with. */
+  facilitator: DevAccount;
+  stop(): Promise<void>;
+};
+
+const START_TIMEOUT_MS = 20_000;
+
+export function devAccount(index: number): DevAccount {
+  const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
+  const key = account.getHdKey().privateKey;
+  if (!key) throw new Error(`no private key for dev account #${index}`);
+  return { address: account.address, privateKey: toHex(key) };
+}
+
+/**
+ * Starts anvil (the binary shipped inside `@foundry-rs/anvil`'s platform package) on
+ * 127.0.0.1:`port` — 0 picks a free port — deploys TestUSDC from account #0 and funds account
+ * #1. The chain is killed by `stop()` and, failing that, when this process exits.
+ */
+export async function startDevChain(options: { port: number; cacheDir: string }): Promise<DevChain> {
+  const artifact = loadTestUsdc(options.cacheDir);
+  const child = spawn(
+    anvilBinary(),
+    ["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const stop = async () => {
+    process.off("exit", killOnExit);
+    await terminate(child);
+  };
+  try {
+    const port = await listeningPort(child, options.port);
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const chain = defineChain({
+      id: DEV_CHAIN_ID,
+      name: "patchbay dev chain",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    const facilitator = devAccount(0);
+    const payer = devAccount(1);
+    const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+    const wallet = createWalletClient({
+      account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 0 }),
+      chain,
+      transport: http(rpcUrl),
+    });
+    const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
+    const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });
+    if (!deployed) throw new Error("TestUSDC deployment produced no contract address");
+    const contractAddress = getAddress(deployed);
+    const mint = await wallet.writeContract({
+      address: contractAddress,
+      abi: artifact.abi,
+      functionName: "mint",
+      args: [payer.address, DEMO_PAYER_FUNDS],
+    });
+    const minted = await publicClient.waitForTransactionReceipt({ hash: mint });
+    if (minted.status !== "success") throw new Error("minting the demo payer's test USDC failed");
+    return {
+      rpcUrl,
+      chainId: DEV_CHAIN_ID,
+      network: `eip155:${DEV_CHAIN_ID}`,
+      usdcAddress: contractAddress,
+      payer,
+      facilitator,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The platform package's binary: no wrapper process between us and anvil, so a kill reaches it. */
+function anvilBinary(): string {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  const name = process.platform === "win32" ? "anvil.exe" : "anvil";
+  const require = createRequire(import.meta.url);
+  try {
+    return require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/${name}`);
+  } catch {
+    throw new Error(
+      `anvil has no build for ${process.platform}-${process.arch}; set PATCHBAY_DEV_CHAIN=off (paid routes then answer 503) or PATCHBAY_X402_FACILITATOR_URL`,
+    );
+  }
+}
+
+/** Resolves with the port once anvil prints "Listening on"; rejects with its own words if it dies. */
+function listeningPort(child: ChildProcess, requested: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(
+      () => fail(new Error(`anvil did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      reject(error);
+    };
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const match = /Listening on [^\s:]+:(\d+)/.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        // Keep draining: anvil logs every call, and a full pipe would stall it.
+        child.stdout?.removeAllListeners("data").resume();
+        resolve(Number(match[1]));
+      }
+    });
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr = (stderr + chunk).slice(-2_000);
+    });
+    child.once("error", (error) => fail(new Error(`anvil could not be started: ${error.message}`)));
+    child.once("exit", (code) => {
+      const inUse = /address already in use|in use/i.test(stderr);
+      fail(
+        new Error(
+          inUse
+            ? `port ${requested} is in use (by another dev chain? one left behind by a killed patchbay?): stop it, set PATCHBAY_DEV_CHAIN_PORT to a free port, or PATCHBAY_DEV_CHAIN=off`
+            : `anvil exited (${code ?? "signal"}) before listening: ${stderr.trim() || "no output"}`,
+        ),
+      );
+    });
+  });
+}
+
+async function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,233 @@
+import { type HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
+import type { Context, MiddlewareHandler } from "hono";
+import { getAddress, type Hex } from "viem";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { AppEnv } from "../../http/env.ts";
+import type { Logger } from "../../logger.ts";
+import { RequestAdapter } from "./http-adapter.ts";
+import { compileRoutes, type MatchedRoute, type PaidRoutes, toX402Routes } from "./paid-routes.ts";
+import { hashRequest, type PaymentIdentity, readPaymentIdentity } from "./payment-identity.ts";
+import {
+  claimPayment,
+  findPayment,
+  isStaleClaim,
+  reclaimPayment,
+  releasePayment,
+  storedResponse,
+} from "./payment-lock.ts";
+import { challengeResponse, paymentsUnavailable, replayResponse } from "./payment-responses.ts";
+import { settleAndRespond } from "./payment-settlement.ts";
+import type { Payments } from "./payments.ts";
+import type { Price } from "./prices.ts";
+import { processRequest, registerBazaarIfDeclared, requestContext } from "./resource-server.ts";
+import { verifiedPayments } from "./verified-payment.ts";
+
+/** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
+const WAIT_FOR_FIRST_MS = 30_000;
+const POLL_MS = 25;
+
+type Verified = Extract<HTTPProcessResult, { type: "payment-verified" }>;
+export type GateArgs = {
+  payments: Payments;
+  routes: PaidRoutes;
+  db: Db;
+  logger: Logger;
+  /** Public base URL: the resource URL in challenges. */
+  baseUrl: string;
+  clock?: () => Date;
+};
+
+/**
+ * The x402 gate for the paid routes in `routes` (DESIGN §7), on the SDK's HTTP resource server:
+ * unpaid → 402 challenge; paid → verify, run the handler once, settle only if it answered < 400.
+ *
+ * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use for work:
+ * copies arriving while it runs wait for it and get its answer; a copy of a settled payment
+ * gets the stored answer without a second transfer or run; the same payment for a different
+ * request is refused (`payment_reused`). Handlers read the payer with `paymentOf(c)`.
+ */
+export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
+  const match = compileRoutes(args.routes);
+  const clock = args.clock ?? (() => new Date());
+  const payments = args.payments;
+  let server: Promise<x402HTTPResourceServer> | undefined;
+  const initialized = () => {
+    if (payments.kind !== "ready") throw paymentsUnavailable();
+    server ??= (async () => {
+      const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
+      await registerBazaarIfDeclared(http);
+      await http.initialize();
+      return http;
+    })().catch((error: unknown) => {
+      server = undefined; // try again on the next request
+      args.logger.error({ err: error }, "x402 resource server could not initialize");
+      throw paymentsUnavailable();
+    });
+    return server;
+  };
+
+  return async (c, next) => {
+    const matched = match(c.req.method, c.req.path);
+    if (!matched) return next();
+    const http = await initialized();
+    const price = payments.prices[matched.route.price];
+    const header = c.req.header("payment-signature");
+    const identity = header ? readPaymentIdentity(header) : undefined;
+    if (!identity) {
+      // No payment, or one that could not be locked: only a challenge, never the handler.
+      const adapter = new RequestAdapter(c, args.baseUrl, { hidePayment: true });
+      const result = await processRequest(http, requestContext(c, adapter));
+      if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
+      return challengeResponse(c, result.response, { price, paid: header !== undefined });
+    }
+    const flow: Flow = {
+      c,
+      next,
+      http,
+      args,
+      clock,
+      matched,
+      identity,
+      requestHash: await hashRequest(c),
+      price,
+    };
+    return runOnce(flow);
+  };
+}
+
+export type Flow = {
+  c: Context<AppEnv>;
+  next: () => Promise<void>;
+  http: x402HTTPResourceServer;
+  args: GateArgs;
+  clock: () => Date;
+  matched: MatchedRoute;
+  identity: PaymentIdentity;
+  requestHash: string;
+  price: Price;
+};
+
+/** The lock's state machine; see the x402_payments schema for the states. */
+async function runOnce(flow: Flow): Promise<Response | undefined> {
+  const { args, identity, requestHash } = flow;
+  const { db } = args;
+  const key = identity.key;
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+  let verified: Verified | Response | undefined;
+  const verify = async () => {
+    verified ??= await verifyPayment(flow);
+    return verified;
+  };
+  for (;;) {
+    const row = await findPayment(db, key);
+    if (row && (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash)) {
+      throw new AppError(
+        "payment_reused",
+        "This payment authorization was already used for another request; sign a new payment for this one.",
+      );
+    }
+    if (row?.state === "settled") return replayResponse(storedResponse(row));
+    if (row?.state === "failed") {
+      // The handler already answered; its result is held until this payment settles.
+      const claimId = await reclaimPayment(db, key, row, flow.clock());
+      if (!claimId) continue;
+      const requirements = row.requirements as unknown as PaymentRequirements;
+      return settleAndRespond(flow, {
+        key,
+        claimId,
+        requirements,
+        response: storedResponse(row),
+        live: undefined,
+      });
+    }
+    if (row && !isStaleClaim(row, flow.clock())) {
+      if (Date.now() > deadline) {
+        throw new AppError(
+          "payment_in_flight",
+          "This payment is still being processed; retry shortly for its result.",
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      continue;
+    }
+    // No row, or one abandoned by a dead process: verify, then claim.
+    const result = await verify();
+    if (result instanceof Response) return result;
+    const claimId = row
+      ? await reclaimPayment(db, key, row, flow.clock())
+      : await claimPayment(
+          db,
+          key,
+          {
+            paymentHash: identity.paymentHash,
+            requestHash,
+            route: flow.matched.pattern,
+            amount: result.paymentRequirements.amount,
+            requirements: result.paymentRequirements as unknown as Record<string, unknown>,
+            expiresAt: recordExpiry(identity.validBefore, flow.clock()),
+          },
+          flow.clock(),
+        );
+    if (!claimId) continue; // another copy won the claim: wait for it
+    return runHandler(flow, result, claimId);
+  }
+}
+
+async function verifyPayment(flow: Flow): Promise<Verified | Response> {
+  const result = await processRequest(
+    flow.http,
+    requestContext(flow.c, new RequestAdapter(flow.c, flow.args.baseUrl)),
+  );
+  if (result.type === "payment-verified") return result;
+  if (result.type === "payment-error")
+    return challengeResponse(flow.c, result.response, { price: flow.price, paid: true });
+  throw new Error("x402: a paid route required no payment");
+}
+
+async function runHandler(flow: Flow, verified: Verified, claimId: string): Promise<Response | undefined> {
+  const { c, identity } = flow;
+  const key = identity.key;
+  verifiedPayments.set(c.req.raw, {
+    payer: getAddress(identity.key.payer),
+    network: verified.paymentRequirements.network,
+    asset: verified.paymentRequirements.asset,
+    amount: verified.paymentRequirements.amount,
+    price: flow.price,
+    nonce: identity.key.nonce as Hex,
+  });
+  try {
+    await flow.next();
+  } catch (error) {
+    await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
+    await releasePayment(flow.args.db, key, claimId);
+    throw error;
+  }
+  const res = c.res;
+  if (res.status >= 400) {
+    // Nothing is charged for a refusal or a failure, and nothing is held: the payment is free.
+    await verified.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: res.status });
+    await releasePayment(flow.args.db, key, claimId);
+    return undefined;
+  }
+  return settleAndRespond(flow, {
+    key,
+    claimId,
+    requirements: verified.paymentRequirements,
+    response: undefined,
+    live: res,
+    declaredExtensions: verified.declaredExtensions,
+  });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A day past the authorization's validBefore, when its nonce can no longer settle. The payer
+ * picks validBefore and the scheme sets no upper bound, so it is capped at a week from now.
+ */
+function recordExpiry(validBefore: number, now: Date): Date {
+  const cap = now.getTime() + 7 * DAY_MS;
+  return new Date(Math.min(validBefore * 1000, cap) + DAY_MS);
+}

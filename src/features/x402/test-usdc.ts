@@ -1,0 +1,78 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Abi, Hex } from "viem";
+
+/** The dev chain's EIP-3009 stablecoin, compiled from the repo's own Solidity source. */
+export type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
+
+const sourceUrl = new URL("../../../contracts/TestUSDC.sol", import.meta.url);
+const SOURCE_NAME = "TestUSDC.sol";
+const CONTRACT = "TestUSDC";
+
+type SolcOutput = {
+  errors?: Array<{ severity: string; formattedMessage: string }>;
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+};
+type Solc = { compile(input: string): string };
+
+/**
+ * Compiles `contracts/TestUSDC.sol` with solc-js from npm, or reads the artifact cached in
+ * `cacheDir` under a key of the source, the compiler version and the settings — so a changed
+ * contract or compiler is never served a stale artifact, and an unchanged one compiles once.
+ * Compiling takes seconds (solc-js is WebAssembly); a cache hit takes none.
+ */
+export function loadTestUsdc(cacheDir: string): ContractArtifact {
+  const source = readFileSync(sourceUrl, "utf8");
+  const input = JSON.stringify({
+    language: "Solidity",
+    sources: { [SOURCE_NAME]: { content: source } },
+    settings: {
+      // Cancun: accepted by anvil and every current EVM chain; pinned so a solc upgrade that
+      // moves the default target cannot produce bytecode an older node rejects.
+      evmVersion: "cancun",
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { [SOURCE_NAME]: { [CONTRACT]: ["abi", "evm.bytecode.object"] } },
+    },
+  });
+  const require = createRequire(import.meta.url);
+  // The npm version pins the compiler build exactly; reading it does not load the compiler.
+  const compiler = `solc-js ${(require("solc/package.json") as { version: string }).version}`;
+  const key = createHash("sha256").update(compiler).update("\0").update(input).digest("hex");
+  const file = join(cacheDir, `TestUSDC-${key.slice(0, 16)}.json`);
+  const cached = readCached(file, key);
+  if (cached) return cached;
+
+  // solc-js is CommonJS around ~9 MB of WebAssembly: loaded only on a cache miss.
+  const solc = require("solc") as Solc;
+  const output = JSON.parse(solc.compile(input)) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length > 0) {
+    throw new Error(`TestUSDC.sol does not compile:\n${errors.map((e) => e.formattedMessage).join("\n")}`);
+  }
+  const contract = output.contracts?.[SOURCE_NAME]?.[CONTRACT];
+  if (!contract) throw new Error("solc produced no TestUSDC contract");
+  const artifact: ContractArtifact = {
+    abi: contract.abi,
+    bytecode: `0x${contract.evm.bytecode.object}`,
+    compiler,
+    sourceHash: key,
+  };
+  mkdirSync(cacheDir, { recursive: true });
+  // Write then rename: a concurrent reader (another test file, a second start) sees either
+  // nothing or the whole artifact.
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(artifact));
+  renameSync(temporary, file);
+  return artifact;
+}
+
+function readCached(file: string, key: string): ContractArtifact | undefined {
+  try {
+    const artifact = JSON.parse(readFileSync(file, "utf8")) as ContractArtifact;
+    return artifact.sourceHash === key && artifact.bytecode.startsWith("0x") ? artifact : undefined;
+  } catch {
+    return undefined;
+  }
+}
