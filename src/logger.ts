@@ -45,8 +45,7 @@ export function createLogger(opts: {
       transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } },
     });
   }
-  // Asynchronous stdout: lines are buffered and written by the event loop instead of one
-  // blocking write(2) per line (≈ 25–30 µs per request at `info`). Content is unchanged. pino
-  // flushes the buffer synchronously on process exit; `runServer` also flushes on shutdown.
-  return pino(base, pino.destination({ dest: 1, sync: false }));
+  // Synchronous stdout on purpose: an asynchronous destination (`sync: false`) measured no gain
+  // (docs/performance.md), and it can lose the last lines when the process dies hard.
+  return pino(base);
 }

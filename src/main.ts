@@ -18,7 +18,9 @@ export async function runServer(config: Config): Promise<void> {
   });
   const deps = await buildDeps(config, logger);
   await registerTaskWorker(deps);
-  await deps.jobs.start();
+  // pg-boss creates its schema and queues at start; two instances doing so at once can deadlock
+  // inside PostgreSQL, so start-up work is serialised under the same advisory lock as migrations.
+  await deps.database.withStartupLock(() => deps.jobs.start());
   const app = createApp(deps);
 
   const server = await new Promise<ServerType>((resolve) => {
@@ -64,7 +66,6 @@ export async function runServer(config: Config): Promise<void> {
     await deps.payments.close();
     await deps.database.close();
     logger.info("stopped");
-    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

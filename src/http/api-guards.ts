@@ -6,8 +6,8 @@ import type { AppEnv } from "./env.ts";
 /** REST bodies are small JSON documents; anything larger is a mistake or an attack. */
 export const MAX_API_BODY_BYTES = 1024 * 1024;
 
-export const apiBodyLimit = (): MiddlewareHandler<AppEnv> =>
-  bodyLimit({
+export const apiBodyLimit = (): MiddlewareHandler<AppEnv> => {
+  const limit = bodyLimit({
     maxSize: MAX_API_BODY_BYTES,
     onError: () => {
       throw new AppError("payload_too_large", `Request bodies are limited to ${MAX_API_BODY_BYTES} bytes.`, {
@@ -15,6 +15,9 @@ export const apiBodyLimit = (): MiddlewareHandler<AppEnv> =>
       });
     },
   });
+  // GET and HEAD carry no body; skipping the limiter spares them building a wrapped request.
+  return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next));
+};
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
