@@ -6,7 +6,19 @@ import type { Keyring } from "../vault/keyring.ts";
 import type { ConnectionRow } from "./find-connection.ts";
 
 /** How to authenticate to the connection's server, with the vault credential when the kind needs one. */
-export async function remoteAuthFor(db: Db, keyring: Keyring, row: ConnectionRow): Promise<RemoteAuth> {
+/** The fields a credential lookup needs (the task gate reads no more than these). */
+type AuthFields = Pick<
+  ConnectionRow,
+  | "id"
+  | "organizationId"
+  | "environmentId"
+  | "authKind"
+  | "authHeaderName"
+  | "credentialUpdatedAt"
+  | "credentialVersion"
+>;
+
+export async function remoteAuthFor(db: Db, keyring: Keyring, row: AuthFields): Promise<RemoteAuth> {
   if (row.authKind === "none") return { kind: "none" };
   const credential =
     row.credentialUpdatedAt === null
@@ -27,7 +39,10 @@ export async function remoteAuthFor(db: Db, keyring: Keyring, row: ConnectionRow
 }
 
 /** The auth to try with a given credential (used to validate a candidate before storing it). */
-export function candidateAuth(row: ConnectionRow, credential: string): RemoteAuth {
+export function candidateAuth(
+  row: Pick<ConnectionRow, "authKind" | "authHeaderName">,
+  credential: string,
+): RemoteAuth {
   if (row.authKind === "api_key")
     return { kind: "api_key", headerName: row.authHeaderName ?? "", credential };
   if (row.authKind === "bearer") return { kind: "bearer", credential };

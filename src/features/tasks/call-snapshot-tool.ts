@@ -80,7 +80,10 @@ export async function callSnapshotTool(args: {
   try {
     const live = await checkGate(deps.db, task, frozen);
     session = await args.sessions.get(live);
-    await ensureManifestMatches({ db: deps.db, task, frozen, session, now: deps.clock() });
+    if (!args.sessions.matched.has(frozen.connectionId)) {
+      await ensureManifestMatches({ db: deps.db, task, frozen, session, now: deps.clock() });
+      args.sessions.matched.add(frozen.connectionId);
+    }
   } catch (error) {
     if (!isAppError(error)) throw error;
     if (error.code === "connection_changed" || error.code === "manifest_changed") return refused(error);

@@ -1,20 +1,44 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { type ToolCallOutcome, taskToolCalls } from "../../db/schema/tasks.ts";
 
-/** One row of the call record. Arguments and results are not stored here (the transcript has them). */
-export async function recordToolCall(
-  db: Db,
-  entry: {
-    taskId: string;
-    modelToolName: string;
-    connectionId: string | null;
-    connectionRevision: number | null;
-    toolName: string;
-    startedAt: Date;
-    durationMs: number;
-    outcome: ToolCallOutcome;
-    errorCode: string | null;
-  },
-): Promise<void> {
-  await db.insert(taskToolCalls).values(entry);
+type Entry = {
+  taskId: string;
+  modelToolName: string;
+  connectionId: string | null;
+  connectionRevision: number | null;
+  toolName: string;
+  startedAt: Date;
+  durationMs: number;
+  outcome: ToolCallOutcome;
+  errorCode: string | null;
+};
+
+const buildInsert = (db: Db) =>
+  db
+    .insert(taskToolCalls)
+    .values({
+      taskId: sql.placeholder("taskId"),
+      modelToolName: sql.placeholder("modelToolName"),
+      connectionId: sql.placeholder("connectionId"),
+      connectionRevision: sql.placeholder("connectionRevision"),
+      toolName: sql.placeholder("toolName"),
+      startedAt: sql.placeholder("startedAt"),
+      durationMs: sql.placeholder("durationMs"),
+      outcome: sql.placeholder("outcome"),
+      errorCode: sql.placeholder("errorCode"),
+    })
+    .prepare("record_tool_call");
+
+/** One prepared statement per database handle: a record is written for every call. */
+const inserts = new WeakMap<Db, ReturnType<typeof buildInsert>>();
+
+/** One row of the call record, committed before the call's result returns to the model. */
+export async function recordToolCall(db: Db, entry: Entry): Promise<void> {
+  let insert = inserts.get(db);
+  if (!insert) {
+    insert = buildInsert(db);
+    inserts.set(db, insert);
+  }
+  await insert.execute(entry);
 }

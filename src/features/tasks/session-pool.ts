@@ -11,6 +11,8 @@ import type { LiveConnection } from "./gate.ts";
  */
 export class SessionPool {
   readonly #sessions = new Map<string, Promise<RemoteSession>>();
+  /** Connections whose first-use manifest check matched: the stored verdict is insert-once. */
+  readonly matched = new Set<string>();
   readonly #deps: { db: Db; keyring: Keyring; egress: Egress };
 
   constructor(deps: { db: Db; keyring: Keyring; egress: Egress }) {
