@@ -16,13 +16,13 @@
  *
  * Exit code: 0 when the run worked (whether or not the goal is met), 1 on any error.
  */
-import { spawn } from "node:child_process";
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { startChild as startChildRole } from "./lib/child-role.ts";
 
 /** Goal: patchbay's discovery takes at most this multiple of the bare listing's time. */
 const GOAL_RATIO = 1.5;
@@ -130,27 +130,8 @@ function report(bare: SideResult, patchbay: SideResult): void {
   );
 }
 
-/** Spawns `node bench/discovery.ts <args>`; resolves once it prints `<marker> <json>` on stdout. */
-async function startChild(args: string[], marker: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [self, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const lines = createInterface({ input: child.stdout });
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line.startsWith(`${marker} `)) resolve(line.slice(marker.length + 1));
-    });
-    void exited.then((code) => reject(new Error(`${args.join(" ")} exited (${code}) before ${marker}`)));
-  });
-  return {
-    firstLine,
-    exited: exited.then((code) => {
-      if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}`);
-    }),
-    kill: () => child.kill("SIGTERM"),
-  };
+function startChild(args: string[], marker: string, env: Record<string, string> = {}) {
+  return startChildRole(self, args, marker, env);
 }
 
 // ---------------------------------------------------------------- roles

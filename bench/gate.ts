@@ -24,16 +24,16 @@
  *
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any error.
  */
-import { spawn } from "node:child_process";
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import type { TestCa } from "../src/features/egress/test-servers.ts";
+import { startChild as startChildRole } from "./lib/child-role.ts";
 import { SPLIT_STEPS, type Split } from "./lib/gate-variants.ts";
 import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
 
@@ -200,27 +200,8 @@ function report(r: Result, loadBefore: number, loadAfter: number): void {
   );
 }
 
-/** Spawns `node bench/gate.ts <args>`; resolves once it prints `<marker> <json>` on stdout. */
-async function startChild(args: string[], marker: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [self, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const lines = createInterface({ input: child.stdout });
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    lines.on("line", (line) => {
-      if (line.startsWith(`${marker} `)) resolve(line.slice(marker.length + 1));
-    });
-    void exited.then((code) => reject(new Error(`${args.join(" ")} exited (${code}) before ${marker}`)));
-  });
-  return {
-    firstLine,
-    exited: exited.then((code) => {
-      if (code !== 0) throw new Error(`${args.join(" ")} exited with ${code}`);
-    }),
-    kill: () => child.kill("SIGTERM"),
-  };
+function startChild(args: string[], marker: string, env: Record<string, string> = {}) {
+  return startChildRole(self, args, marker, env);
 }
 
 // ---------------------------------------------------------------- roles
