@@ -59,14 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === "production" && !e.PATCHBAY_BASE_URL) {
     throw new ConfigError("PATCHBAY_BASE_URL", "is required when NODE_ENV=production");
   }
-  let egress: EgressPolicy;
-  try {
-    egress = egressPolicyFromEnv(env, e.NODE_ENV);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const variable = /^(PATCHBAY_EGRESS_\w+)/.exec(message)?.[1] ?? "PATCHBAY_EGRESS_ALLOW_CIDRS";
-    throw new ConfigError(variable, message.replace(`${variable}: `, "").replace(`${variable} `, ""));
-  }
+  // Throws ConfigError naming the PATCHBAY_EGRESS_* variable at fault.
+  const egress = egressPolicyFromEnv(env, e.NODE_ENV);
   const displayHost = e.HOST === "0.0.0.0" || e.HOST === "::" ? "localhost" : e.HOST;
   return {
     nodeEnv: e.NODE_ENV,

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
-const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase: unambiguous, URL-safe.
+export const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase: unambiguous, URL-safe.
 
 /** 120 random bits as 24 base32 characters. */
 export function randomToken(bytes = 15): string {
@@ -31,7 +31,7 @@ export type IdPrefix =
   | "prb"
   | "rem"
   | "ses"
-  | "pk"
+  | "pbk"
   | "sec";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;

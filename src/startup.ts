@@ -20,14 +20,25 @@ import type { Logger } from "./logger.ts";
 
 /** Opens and migrates the configured database under the start-up lock. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
+  return (await openAndMigrate(config, async () => undefined)).database;
+}
+
+/** Opens the database, then migrates it and runs `then` under the start-up lock; closes it on failure. */
+async function openAndMigrate<T>(
+  config: Config,
+  then: (database: DatabaseHandle) => Promise<T>,
+): Promise<{ database: DatabaseHandle; result: T }> {
   const database = await openDatabase(config.database);
   try {
-    await database.withStartupLock(() => migrateDatabase(database));
+    const result = await database.withStartupLock(async () => {
+      await migrateDatabase(database);
+      return then(database);
+    });
+    return { database, result };
   } catch (error) {
     await database.close();
     throw error;
   }
-  return database;
 }
 
 export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: BootstrapResult }> {
@@ -38,29 +49,21 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     cacheDir: join(config.dataDir, "cache"),
     logger,
   });
-  let database: DatabaseHandle;
+  let opened: { database: DatabaseHandle; result: BootstrapResult | undefined };
   try {
-    database = await openDatabase(config.database);
-  } catch (error) {
-    await payments.close();
-    throw error;
-  }
-  let demo: BootstrapResult | undefined;
-  try {
-    demo = await database.withStartupLock(async () => {
-      await migrateDatabase(database);
-      // First run of a non-production service on an empty database: a demo tenant so the
-      // embedded default is usable at once. Under the lock, so two instances make one.
+    // First run of a non-production service on an empty database: a demo tenant so the
+    // embedded default is usable at once. Under the lock, so two instances make one.
+    opened = await openAndMigrate(config, async (database) => {
       if (config.nodeEnv === "production") return undefined;
       const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
       if (any) return undefined;
       return bootstrapOrganization({ db: database.db, input: { email: "owner@example.com" } });
     });
   } catch (error) {
-    await database.close();
     await payments.close();
     throw error;
   }
+  const { database, result: demo } = opened;
   // Trusted only once LISTEN is in force; until then (and whenever it drops) keys are read
   // from the database. A first attempt that fails is retried in the background.
   const authCache = createAuthCache();

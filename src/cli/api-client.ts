@@ -104,7 +104,7 @@ function networkError(baseUrl: string, error: unknown): CliError {
   );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 function parseJson(text: string): unknown {

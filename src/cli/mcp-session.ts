@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { type ApiClient, ApiError, type ApiRequest, createApiClient } from "./api-client.ts";
+import { type ApiClient, ApiError, type ApiRequest, createApiClient, isRecord } from "./api-client.ts";
 import { type HintContext, problemToCliError } from "./api-errors.ts";
 import { CliError, usageError } from "./cli-error.ts";
 import { json } from "./format.ts";
@@ -151,6 +151,3 @@ function reportable(
   }
   return error;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { isRecord } from "./api-client.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
 
 /** One named connection target. The key is stored only here, in a file only the user can read. */
@@ -66,9 +67,6 @@ export function writeProfiles(path: string, data: ProfileFile): void {
   writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: "wx" });
   renameSync(temporary, path);
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function parseJson(text: string): unknown {
   try {

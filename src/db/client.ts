@@ -82,7 +82,6 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     // default, spelled out because turning it off would silently re-plan every hot query.
     prepare: true,
     onnotice: () => {},
-    // Keep timestamps as Date and bigints exact; drizzle maps the rest.
     connection: { application_name: "patchbay" },
   });
   const db = drizzlePostgres(client, { schema }) as unknown as Db;

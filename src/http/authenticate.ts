@@ -33,7 +33,6 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
   }
   const deps = c.get("deps");
   const actor = await resolveBearerActor(deps, header);
-  c.set("actor", actor);
   c.set("ctx", { deps, actor, requestId: c.get("requestId") });
   await next();
 };

@@ -1,4 +1,4 @@
-import type { Actor, ServiceContext } from "../context.ts";
+import type { ServiceContext } from "../context.ts";
 import type { Deps } from "../deps.ts";
 
 /** Hono variables set by the middleware chain; handlers read `ctx` only. */
@@ -6,7 +6,6 @@ export type AppEnv = {
   Variables: {
     deps: Deps;
     requestId: string;
-    actor: Actor;
     ctx: ServiceContext;
   };
 };

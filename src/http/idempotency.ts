@@ -89,14 +89,10 @@ export async function claimIdempotencyKey(
   requestHash: string,
   clock: () => Date,
 ): Promise<StoredResponse | null> {
-  const { db, organizationId, key } = scope;
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
-    if (await claim(db, organizationId, key, requestHash, clock())) return null;
-    const [row] = await db
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.organizationId, organizationId), eq(idempotencyKeys.key, key)));
+    if (await claim(scope, requestHash, clock())) return null;
+    const [row] = await scope.db.select().from(idempotencyKeys).where(whereKey(scope));
     if (!row) continue; // the first request failed and released the key: try to claim it again
     if (row.requestHash !== requestHash) {
       throw new AppError(
@@ -128,13 +124,16 @@ export async function completeIdempotencyKey(
       responseHeaders: response.headers,
       responseBody: response.body,
     })
-    .where(and(eq(idempotencyKeys.organizationId, scope.organizationId), eq(idempotencyKeys.key, scope.key)));
+    .where(whereKey(scope));
 }
 
 /** Gives the key back after a failure: nothing changed, so the caller may retry with it. */
 export async function releaseIdempotencyKey(scope: IdempotencyScope): Promise<void> {
-  await release(scope.db, scope.organizationId, scope.key);
+  await scope.db.delete(idempotencyKeys).where(and(whereKey(scope), eq(idempotencyKeys.state, "in_flight")));
 }
+
+const whereKey = (scope: IdempotencyScope) =>
+  and(eq(idempotencyKeys.organizationId, scope.organizationId), eq(idempotencyKeys.key, scope.key));
 
 /** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
 async function hashRequest(c: Context<AppEnv>): Promise<string> {
@@ -146,13 +145,8 @@ async function hashRequest(c: Context<AppEnv>): Promise<string> {
     .digest("hex");
 }
 
-async function claim(
-  db: Db,
-  organizationId: string,
-  key: string,
-  requestHash: string,
-  now: Date,
-): Promise<boolean> {
+async function claim(scope: IdempotencyScope, requestHash: string, now: Date): Promise<boolean> {
+  const { db, organizationId, key } = scope;
   const inserted = await db
     .insert(idempotencyKeys)
     .values({
@@ -181,8 +175,7 @@ async function claim(
     })
     .where(
       and(
-        eq(idempotencyKeys.organizationId, organizationId),
-        eq(idempotencyKeys.key, key),
+        whereKey(scope),
         // Column operators, not raw sql: postgres-js under drizzle does not encode a bare Date.
         or(
           lt(idempotencyKeys.expiresAt, now),
@@ -195,18 +188,6 @@ async function claim(
     )
     .returning({ key: idempotencyKeys.key });
   return takenOver.length > 0;
-}
-
-async function release(db: Db, organizationId: string, key: string): Promise<void> {
-  await db
-    .delete(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.organizationId, organizationId),
-        eq(idempotencyKeys.key, key),
-        eq(idempotencyKeys.state, "in_flight"),
-      ),
-    );
 }
 
 function stored(row: Row): StoredResponse {

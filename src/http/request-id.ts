@@ -1,11 +1,10 @@
 import { randomFillSync } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { alphabet } from "../ids.ts";
 import type { AppEnv } from "./env.ts";
 
 const acceptable = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Crockford base32, lowercase — the alphabet of every other patchbay id. */
-const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
 /** 120 random bits per id, as 24 characters: the same shape `newId("req")` had. */
 const ID_BYTES = 15;
 /** One call into the CSPRNG per 273 ids instead of one per id (it was ~11 % of a fast request). */

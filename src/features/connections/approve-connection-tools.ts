@@ -4,7 +4,6 @@ import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../audit/record-audit.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
 import { canonicalTool, hashManifest } from "../mcp-client/tool-hash.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
@@ -37,8 +36,7 @@ export async function approveConnectionTools(args: {
   }
   return withTransaction(ctx, async (tx) => {
     // Environment lock first (same order as enable): limit checks see a stable set.
-    await findEnvironment(tx, ctx, input.environmentId, { forUpdate: true });
-    const row = await findConnection(tx, ctx, input, { forUpdate: true });
+    const row = await findConnection(tx, ctx, input, { forUpdate: true, lockEnvironment: true });
     assertRevision(row, input.revision);
     const [discovery] = await tx
       .select()

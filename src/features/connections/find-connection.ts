@@ -14,15 +14,16 @@ export type ConnectionRef = { environmentId: string; connectionId: string };
 /**
  * The tenancy gate for a connection: environment of the caller's organisation (else 404), and
  * the connection inside exactly that environment (else 404) — a connection is invisible from
- * every other environment. `forUpdate` locks the row for the rest of the transaction.
+ * every other environment. `forUpdate` locks the row for the rest of the transaction;
+ * `lockEnvironment` locks the environment row first (verbs that check environment-wide limits).
  */
 export async function findConnection(
   db: Db,
   ctx: ServiceContext,
   ref: ConnectionRef,
-  opts: { forUpdate?: boolean } = {},
+  opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
 ): Promise<ConnectionRow> {
-  await findEnvironment(db, ctx, ref.environmentId);
+  await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
   const query = db
     .select()
     .from(mcpConnections)

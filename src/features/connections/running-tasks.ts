@@ -1,9 +1,20 @@
+import { and, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { tasks } from "../../db/schema/tasks.ts";
 
 /**
- * Tasks whose snapshot includes the connection and that are still running. The task runtime
- * does not exist yet, so there are none; it will answer this from its own table.
+ * Tasks not yet finished whose frozen snapshot includes the connection: deleting it makes their
+ * next call to it fail closed (`connection_changed`).
  */
-export async function countRunningTasks(_db: Db, _connectionId: string): Promise<number> {
-  return 0;
+export async function countRunningTasks(db: Db, connectionId: string): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.status, ["queued", "running"]),
+        sql`${tasks.snapshot} -> 'connections' @> ${JSON.stringify([{ connectionId }])}::jsonb`,
+      ),
+    );
+  return row?.count ?? 0;
 }

@@ -49,7 +49,9 @@ export async function setConnectionCredential(args: {
     const now = ctx.deps.clock();
     const next = await bumpRevision(tx, current, { credentialVersion, credentialUpdatedAt: now }, now);
     await recordAudit(tx, ctx, {
-      action: row.credentialUpdatedAt ? "mcp_connection.credential_rotated" : "mcp_connection.credential_set",
+      action: current.credentialUpdatedAt
+        ? "mcp_connection.credential_rotated"
+        : "mcp_connection.credential_set",
       targetType: "mcp_connection",
       targetId: current.id,
       details: { revision: next.revision, credentialVersion },

@@ -1,7 +1,6 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../audit/record-audit.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
 import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
@@ -21,8 +20,7 @@ export async function setConnectionEnabled(args: {
   authorizeConnections(args.ctx, "manage");
   const { ctx, input } = args;
   return withTransaction(ctx, async (tx) => {
-    await findEnvironment(tx, ctx, input.environmentId, { forUpdate: true });
-    const row = await findConnection(tx, ctx, input, { forUpdate: true });
+    const row = await findConnection(tx, ctx, input, { forUpdate: true, lockEnvironment: true });
     assertRevision(row, input.revision);
     if (row.enabled === input.enabled) return viewConnection(tx, row);
     if (input.enabled) {

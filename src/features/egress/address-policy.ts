@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import ipaddr from "ipaddr.js";
+import { ConfigError } from "../../config-error.ts";
 
 /**
  * What outbound calls may reach. Production uses `strictEgressPolicy()` unchanged; the
@@ -46,17 +47,19 @@ export function egressPolicyFromEnv(
   const value = (name: string) => env[name]?.trim() || undefined;
   if (nodeEnv === "production") {
     const set = OVERRIDES.find((name) => value(name) !== undefined);
-    if (set) throw new Error(`${set} is a development/test override and is refused when NODE_ENV=production`);
+    if (set)
+      throw new ConfigError(set, "is a development/test override and is refused when NODE_ENV=production");
     return policy;
   }
   const cidrs = list(value("PATCHBAY_EGRESS_ALLOW_CIDRS"));
   for (const cidr of cidrs) {
-    if (!ipaddr.isValidCIDR(cidr)) throw new Error(`PATCHBAY_EGRESS_ALLOW_CIDRS: "${cidr}" is not a CIDR`);
+    if (!ipaddr.isValidCIDR(cidr))
+      throw new ConfigError("PATCHBAY_EGRESS_ALLOW_CIDRS", `"${cidr}" is not a CIDR`);
   }
   const ports = list(value("PATCHBAY_EGRESS_ALLOW_PORTS")).map((raw) => {
     const port = Number(raw);
     if (!/^\d{1,5}$/.test(raw) || port < 1 || port > 65_535) {
-      throw new Error(`PATCHBAY_EGRESS_ALLOW_PORTS: "${raw}" is not a port`);
+      throw new ConfigError("PATCHBAY_EGRESS_ALLOW_PORTS", `"${raw}" is not a port`);
     }
     return port;
   });
@@ -66,10 +69,10 @@ export function egressPolicyFromEnv(
     try {
       extraCa = readFileSync(caFile, "utf8");
     } catch {
-      throw new Error(`PATCHBAY_EGRESS_CA_FILE: cannot read ${caFile}`);
+      throw new ConfigError("PATCHBAY_EGRESS_CA_FILE", `cannot read ${caFile}`);
     }
     if (!extraCa.includes("-----BEGIN CERTIFICATE-----")) {
-      throw new Error(`PATCHBAY_EGRESS_CA_FILE: ${caFile} holds no PEM certificate`);
+      throw new ConfigError("PATCHBAY_EGRESS_CA_FILE", `${caFile} holds no PEM certificate`);
     }
   }
   return {

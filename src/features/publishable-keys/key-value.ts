@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
-import { randomToken } from "../../ids.ts";
+import { newId, randomToken } from "../../ids.ts";
+import { hashApiKeySecret } from "../api-keys/key-secret.ts";
 
 /** Key ids: `pbk_…`, so an id is never mistaken for the key itself (`pk_…`). */
-export const newPublishableKeyId = (): string => `pbk_${randomToken()}`;
+export const newPublishableKeyId = (): string => newId("pbk");
 
 /**
  * `pk_` + 192 random bits. Publishable keys are meant to ship inside applications, so the
@@ -14,4 +14,5 @@ export function generatePublishableKey(): { key: string; prefix: string; hash: s
   return { key, prefix: key.slice(0, 11), hash: hashPublishableKey(key) };
 }
 
-export const hashPublishableKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+/** The same SHA-256 lookup hash as secret keys: both are 192 random bits. */
+export const hashPublishableKey: (key: string) => string = hashApiKeySecret;

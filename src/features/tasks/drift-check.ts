@@ -42,7 +42,7 @@ export async function ensureManifestMatches(args: {
             annotations: t.annotations,
           }),
       );
-    await db
+    const [inserted] = await db
       .insert(taskConnectionChecks)
       .values({
         taskId: task.id,
@@ -50,8 +50,10 @@ export async function ensureManifestMatches(args: {
         result: drifted.length ? "manifest_changed" : "match",
         checkedAt: args.now,
       })
-      .onConflictDoNothing();
-    [check] = await db.select().from(taskConnectionChecks).where(key).limit(1);
+      .onConflictDoNothing()
+      .returning();
+    // Another worker stored its verdict first: the stored one holds.
+    [check] = inserted ? [inserted] : await db.select().from(taskConnectionChecks).where(key).limit(1);
   }
   if (check?.result === "manifest_changed") {
     throw new AppError(

@@ -1,9 +1,19 @@
-import { generateText, hasToolCall, jsonSchema, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
+import {
+  generateText,
+  hasToolCall,
+  jsonSchema,
+  type LanguageModel,
+  type StepResult,
+  stepCountIs,
+  type Tool,
+  type ToolSet,
+  tool,
+} from "ai";
 import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
-import { callSnapshotTool } from "./call-snapshot-tool.ts";
+import { callSnapshotTool, type RunningTask } from "./call-snapshot-tool.ts";
 import { SessionPool } from "./session-pool.ts";
 
 export type TaskOutcome =
@@ -52,15 +62,14 @@ export async function runTask(
       errorMessage: "No model is configured (PATCHBAY_MODEL); nothing was done.",
     });
   }
-  await deps.db
-    .update(tasks)
-    .set({ status: "running", startedAt: task.startedAt ?? deps.clock() })
-    .where(eq(tasks.id, taskId));
+  const startedAt = task.startedAt ?? deps.clock();
+  await deps.db.update(tasks).set({ status: "running", startedAt }).where(eq(tasks.id, taskId));
 
   const sessions = new SessionPool(deps);
   const transcript: TranscriptEntry[] = [...task.transcript];
   if (transcript.length === 0) transcript.push({ type: "user", text: task.instructions });
   const usage: TaskUsage = { ...task.usage };
+  const end = (outcome: TaskOutcome) => settle(deps, taskId, outcome, { transcript, usage });
   const abort = new AbortController();
   let stopReason: TaskOutcome | undefined;
   const stop = (outcome: TaskOutcome) => {
@@ -68,121 +77,108 @@ export async function runTask(
     abort.abort();
   };
   const timer = setTimeout(
-    () =>
-      stop({
-        status: "failed",
-        errorCode: "budget_exhausted",
-        errorMessage: `Time budget of ${task.budgets.maxDurationMs} ms exhausted.`,
-      }),
-    Math.max(0, task.budgets.maxDurationMs - (Date.now() - (task.startedAt ?? deps.clock()).getTime())),
+    () => stop(budgetExhausted(`Time budget of ${task.budgets.maxDurationMs} ms exhausted.`)),
+    Math.max(0, task.budgets.maxDurationMs - (Date.now() - startedAt.getTime())),
   );
   let finishSummary: string | undefined;
-
-  const snapshotTools: Record<string, Tool> = {};
-  for (const t of task.snapshot.tools) {
-    snapshotTools[t.modelName] = tool({
-      description: [t.title, t.description].filter(Boolean).join(" — ") || t.toolName,
-      inputSchema: jsonSchema(t.inputSchema),
-      execute: async (input) =>
-        callSnapshotTool({ deps, task, tool: t, input: (input ?? {}) as Record<string, unknown>, sessions }),
-    });
-  }
-  const builtins: Record<string, Tool> = {
-    finish: tool({
-      description: "End the task with a summary of what you found or did.",
-      inputSchema: z.object({ summary: z.string().min(1).max(8_000) }),
-      execute: async ({ summary }) => {
-        finishSummary = summary;
-        return { ok: true };
-      },
-    }),
-    ...extra.tools,
-  };
+  const finish = tool({
+    description: "End the task with a summary of what you found or did.",
+    inputSchema: z.object({ summary: z.string().min(1).max(8_000) }),
+    execute: async ({ summary }) => {
+      finishSummary = summary;
+      return { ok: true };
+    },
+  });
 
   try {
     const result = await generateText({
       model,
       system: extra.system ?? SYSTEM,
       prompt: task.instructions,
-      tools: { ...snapshotTools, ...builtins },
+      tools: { ...snapshotTools(deps, task, sessions), finish, ...extra.tools },
       stopWhen: [stepCountIs(task.budgets.maxSteps), hasToolCall("finish")],
       abortSignal: abort.signal,
       onStepFinish: async (step) => {
-        usage.steps += 1;
-        usage.inputTokens += step.usage.inputTokens ?? 0;
-        usage.outputTokens += step.usage.outputTokens ?? 0;
-        if (step.text) transcript.push({ type: "assistant", text: step.text });
-        for (const call of step.toolCalls) {
-          transcript.push({
-            type: "tool_call",
-            callId: call.toolCallId,
-            tool: call.toolName,
-            input: call.input,
-          });
-        }
-        for (const res of step.toolResults) {
-          const output = res.output as { outcome?: string } | undefined;
-          transcript.push({
-            type: "tool_result",
-            callId: res.toolCallId,
-            tool: res.toolName,
-            outcome: output?.outcome ?? "ok",
-            output: res.output,
-          });
-        }
+        recordStep(step, transcript, usage);
         const [current] = await deps.db
           .update(tasks)
           .set({ transcript, usage })
           .where(eq(tasks.id, taskId))
           .returning({ cancelRequestedAt: tasks.cancelRequestedAt });
         if (current?.cancelRequestedAt) stop({ status: "cancelled" });
-        if (usage.inputTokens + usage.outputTokens > task.budgets.maxTokens) {
-          stop({
-            status: "failed",
-            errorCode: "budget_exhausted",
-            errorMessage: `Token budget of ${task.budgets.maxTokens} exhausted (${usage.inputTokens + usage.outputTokens} used).`,
-          });
+        const used = usage.inputTokens + usage.outputTokens;
+        if (used > task.budgets.maxTokens) {
+          stop(budgetExhausted(`Token budget of ${task.budgets.maxTokens} exhausted (${used} used).`));
         }
       },
     });
-    if (stopReason) return await settle(deps, taskId, stopReason, { transcript, usage });
-    if (finishSummary !== undefined)
-      return await settle(
-        deps,
-        taskId,
-        { status: "succeeded", summary: finishSummary },
-        { transcript, usage },
-      );
-    const last = result.steps.at(-1);
-    if (last && last.toolCalls.length > 0) {
-      return await settle(
-        deps,
-        taskId,
-        {
-          status: "failed",
-          errorCode: "budget_exhausted",
-          errorMessage: `Step budget of ${task.budgets.maxSteps} exhausted before the agent finished.`,
-        },
-        { transcript, usage },
+    if (stopReason) return await end(stopReason);
+    if (finishSummary !== undefined) return await end({ status: "succeeded", summary: finishSummary });
+    if (result.steps.at(-1)?.toolCalls.length) {
+      return await end(
+        budgetExhausted(`Step budget of ${task.budgets.maxSteps} exhausted before the agent finished.`),
       );
     }
-    return await settle(deps, taskId, { status: "succeeded", summary: result.text }, { transcript, usage });
+    return await end({ status: "succeeded", summary: result.text });
   } catch (error) {
-    if (stopReason) return settle(deps, taskId, stopReason, { transcript, usage });
+    if (stopReason) return end(stopReason);
     deps.logger.warn({ err: error, taskId }, "task model call failed");
-    return settle(
-      deps,
-      taskId,
-      {
-        status: "failed",
-        errorCode: "model_error",
-        errorMessage: "The model provider failed; see the service log for details.",
-      },
-      { transcript, usage },
-    );
+    return end({
+      status: "failed",
+      errorCode: "model_error",
+      errorMessage: "The model provider failed; see the service log for details.",
+    });
   } finally {
     clearTimeout(timer);
     await sessions.closeAll();
+  }
+}
+
+const budgetExhausted = (errorMessage: string): TaskOutcome => ({
+  status: "failed",
+  errorCode: "budget_exhausted",
+  errorMessage,
+});
+
+/** The task's frozen tools, each routed through the per-call gate (`callSnapshotTool`). */
+function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Record<string, Tool> {
+  return Object.fromEntries(
+    task.snapshot.tools.map((t) => [
+      t.modelName,
+      tool({
+        description: [t.title, t.description].filter(Boolean).join(" — ") || t.toolName,
+        inputSchema: jsonSchema(t.inputSchema),
+        execute: async (input) =>
+          callSnapshotTool({
+            deps,
+            task,
+            tool: t,
+            input: (input ?? {}) as Record<string, unknown>,
+            sessions,
+          }),
+      }),
+    ]),
+  );
+}
+
+/** Adds one finished step's usage and messages to the task's running totals and transcript. */
+function recordStep(step: StepResult<ToolSet>, transcript: TranscriptEntry[], usage: TaskUsage): void {
+  usage.steps += 1;
+  usage.inputTokens += step.usage.inputTokens ?? 0;
+  usage.outputTokens += step.usage.outputTokens ?? 0;
+  if (step.text) transcript.push({ type: "assistant", text: step.text });
+  for (const call of step.toolCalls) {
+    transcript.push({ type: "tool_call", callId: call.toolCallId, tool: call.toolName, input: call.input });
+  }
+  for (const res of step.toolResults) {
+    const output = res.output as { outcome?: string } | undefined;
+    transcript.push({
+      type: "tool_result",
+      callId: res.toolCallId,
+      tool: res.toolName,
+      outcome: output?.outcome ?? "ok",
+      output: res.output,
+    });
   }
 }
 

@@ -191,6 +191,35 @@ describe("task runtime", () => {
     },
   );
 
+  test("a deletion preview counts the unfinished tasks whose snapshot holds the connection", async ({
+    deps,
+    owner,
+    mcp,
+  }) => {
+    const server = await mcp.start({ tools: [echoTool("search")] });
+    const { api } = withModel(deps, owner, scriptedModel([]).model);
+    const conn = await ready(api, owner.environmentId, server, "kb");
+    const base = `/environments/${owner.environmentId}/mcp-connections/${conn.id}`;
+    const before = await json<{ effects: { runningTasksAffected: number } }>(
+      api.post(`${base}/deletion-previews`, undefined, { revision: conn.revision }),
+      201,
+    );
+    expect(before.effects.runningTasksAffected).toBe(0);
+    const task = await start(api, owner.environmentId);
+    await start(api, owner.environmentId);
+    const during = await json<{ effects: { runningTasksAffected: number } }>(
+      api.post(`${base}/deletion-previews`, undefined, { revision: conn.revision }),
+      201,
+    );
+    expect(during.effects.runningTasksAffected).toBe(2);
+    await api.post(`/environments/${owner.environmentId}/tasks/${task.id}/cancellation`);
+    const after = await json<{ effects: { runningTasksAffected: number } }>(
+      api.post(`${base}/deletion-previews`, undefined, { revision: conn.revision }),
+      201,
+    );
+    expect(after.effects.runningTasksAffected).toBe(1);
+  });
+
   test("a connection enabled after the task started is absent from it and present in the next", async ({
     deps,
     owner,

@@ -1,36 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { count, eq } from "drizzle-orm";
 import protobuf from "protobufjs";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import type { Db } from "../../db/client.ts";
-import { telemetrySpans } from "../../db/schema/telemetry.ts";
 import { otlpMessages } from "./otlp-schema.ts";
 import {
   createKey,
   decodeStatus,
-  encodeRequest,
   JSON_TYPE,
   jsonSpan,
   jsonTraces,
   PROTO_TYPE,
   post,
   protoSpan,
+  protoTraces,
+  spansOf,
 } from "./test-support.ts";
-
-const spansOf = async (db: Db, environmentId: string) =>
-  (
-    await db
-      .select({ n: count() })
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, environmentId))
-  )[0]?.n;
-
-const resource = (service: string) => ({
-  attributes: [{ key: "service.name", value: { stringValue: service } }],
-});
-const protoTraces = (spans: Record<string, unknown>[]) =>
-  encodeRequest("traces", { resourceSpans: [{ resource: resource("svc"), scopeSpans: [{ spans }] }] });
 
 /**
  * A request whose one span has an attribute nested `depth` arrays deep, written field by field:

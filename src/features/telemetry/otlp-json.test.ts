@@ -9,10 +9,10 @@ import {
   JSON_TYPE,
   PROTO_TYPE,
   post,
+  resource,
 } from "./test-support.ts";
 
 const nanos = (msAgo: number) => (BigInt(Date.now() - msAgo) * 1_000_000n).toString();
-const service = (name: string) => ({ attributes: [{ key: "service.name", value: { stringValue: name } }] });
 
 describe("OTLP/JSON encoding rules", () => {
   test("hex ids, int64 as strings or numbers, enums as integers, all value kinds", async ({
@@ -50,7 +50,9 @@ describe("OTLP/JSON encoding rules", () => {
       status: { code: 2, message: "not found" },
     };
     const body = {
-      resourceSpans: [{ resource: service("search"), scopeSpans: [{ scope: { name: "s" }, spans: [span] }] }],
+      resourceSpans: [
+        { resource: resource("search"), scopeSpans: [{ scope: { name: "s" }, spans: [span] }] },
+      ],
     };
     const res = await post(app, "/v1/traces", key, JSON.stringify(body), {
       "content-type": "application/json; charset=utf-8",
@@ -121,7 +123,7 @@ describe("OTLP metrics", () => {
   const metrics = (points: { time: string }) => ({
     resourceMetrics: [
       {
-        resource: service("api"),
+        resource: resource("api"),
         scopeMetrics: [
           {
             metrics: [

@@ -1,33 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import type { Db } from "../../db/client.ts";
 import { telemetryLogs, telemetrySpans } from "../../db/schema/telemetry.ts";
 import {
   createKey,
   decodeResponse,
-  encodeRequest,
   JSON_TYPE,
   jsonSpan,
   jsonTraces,
   PROTO_TYPE,
   post,
   protoSpan,
+  protoTraces,
+  resource,
+  spansOf,
 } from "./test-support.ts";
-
-const spansOf = async (db: Db, environmentId: string) =>
-  (
-    await db
-      .select({ n: count() })
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, environmentId))
-  )[0]?.n;
-
-const resource = (service: string) => ({
-  attributes: [{ key: "service.name", value: { stringValue: service } }],
-});
-const protoTraces = (spans: Record<string, unknown>[]) =>
-  encodeRequest("traces", { resourceSpans: [{ resource: resource("svc"), scopeSpans: [{ spans }] }] });
 
 describe("OTLP ingest bounds what it stores and reports partial success", () => {
   test("huge attribute values are stored truncated; attribute counts are capped", async ({

@@ -2,7 +2,10 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { count, eq } from "drizzle-orm";
 import type { Tenant } from "../../../test/fixtures.ts";
+import type { Db } from "../../db/client.ts";
+import { telemetrySpans } from "../../db/schema/telemetry.ts";
 import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
 
 type AppLike = { fetch: (request: Request) => Response | Promise<Response> };
@@ -47,10 +50,15 @@ export function jsonSpan(overrides: Record<string, unknown> = {}): Record<string
   };
 }
 
+/** An OTLP resource naming its service. */
+export const resource = (service: string) => ({
+  attributes: [{ key: "service.name", value: { stringValue: service } }],
+});
+
 export const jsonTraces = (spans: Record<string, unknown>[], service = "checkout") => ({
   resourceSpans: [
     {
-      resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
+      resource: resource(service),
       scopeSpans: [{ scope: { name: "test" }, spans }],
     },
   ],
@@ -76,6 +84,10 @@ export const encodeRequest = (signal: Signal, request: Record<string, unknown>):
   return new Uint8Array(type.encode(type.fromObject(request)).finish());
 };
 
+/** A protobuf trace export request carrying `spans` (protobufjs input) for service "svc". */
+export const protoTraces = (spans: Record<string, unknown>[]): Uint8Array<ArrayBuffer> =>
+  encodeRequest("traces", { resourceSpans: [{ resource: resource("svc"), scopeSpans: [{ spans }] }] });
+
 export const decodeResponse = (signal: Signal, body: ArrayBuffer) =>
   otlpMessages[signal].response.toObject(otlpMessages[signal].response.decode(new Uint8Array(body)), {
     longs: Number,
@@ -83,6 +95,15 @@ export const decodeResponse = (signal: Signal, body: ArrayBuffer) =>
 
 export const decodeStatus = (body: ArrayBuffer) =>
   statusMessage.toObject(statusMessage.decode(new Uint8Array(body))) as { code?: number; message?: string };
+
+/** How many spans the environment has stored. */
+export const spansOf = async (db: Db, environmentId: string) =>
+  (
+    await db
+      .select({ n: count() })
+      .from(telemetrySpans)
+      .where(eq(telemetrySpans.environmentId, environmentId))
+  )[0]?.n;
 
 /** POSTs an OTLP body to the in-process app. */
 export function post(
