@@ -1,3 +1,4 @@
+import type { Server } from "node:http";
 import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
@@ -6,6 +7,7 @@ import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
+import { drainServer } from "./http/drain.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps } from "./startup.ts";
@@ -57,9 +59,7 @@ export async function runServer(config: Config): Promise<void> {
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     clearInterval(sweep);
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    if ("closeIdleConnections" in server) server.closeIdleConnections();
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await drainServer(server as Server, { settleMs: 250, timeoutMs: 10_000 });
     await deps.jobs.stop({ timeoutMs: 10_000 });
     telemetryRuntime(deps).store.close();
     await deps.egress.close();
