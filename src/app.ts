@@ -21,6 +21,7 @@ import { handleError } from "./http/problem.ts";
 import { requestId } from "./http/request-id.ts";
 import { mountMcp } from "./mcp/routes.ts";
 import { version } from "./version.ts";
+import { createX402Router } from "./x402/router.ts";
 
 /** The authenticated REST surface. Built without deps so the OpenAPI document can be emitted offline. */
 export function createApiRoutes() {
@@ -67,5 +68,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
   mountMcp(app);
+  // Agents pay per call (x402); the catalog and /llms.txt are free.
+  const x402 = createX402Router(deps);
+  app.route("/x402", x402.router);
+  app.route("/llms.txt", x402.llms);
   return app;
 }

@@ -32,7 +32,8 @@ export type IdPrefix =
   | "rem"
   | "ses"
   | "pbk"
-  | "sec";
+  | "sec"
+  | "obs";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

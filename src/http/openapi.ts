@@ -1,24 +1,14 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ZodType } from "zod";
-import { AppError } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
+import { invalidRequest } from "./validation-error.ts";
 
 /** A router whose validation failures become `invalid_request` problems, like every other error. */
 export function createApiRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (result.success) return;
-      const issues = result.error.issues.slice(0, 20).map((issue) => ({
-        path: issue.path.map(String).join("."),
-        message: issue.message,
-      }));
-      const where = result.target === "json" ? "body" : result.target;
-      const first = issues[0];
-      throw new AppError(
-        "invalid_request",
-        first ? `Invalid ${where}: ${first.path || "(root)"}: ${first.message}` : `Invalid ${where}.`,
-        { errors: issues },
-      );
+      throw invalidRequest(result.error.issues, result.target === "json" ? "body" : result.target);
     },
   });
 }

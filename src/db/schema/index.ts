@@ -5,6 +5,7 @@ export * from "./environments.ts";
 export * from "./idempotency-keys.ts";
 export * from "./mcp-connections.ts";
 export * from "./mcp-discoveries.ts";
+export * from "./onboarding-sessions.ts";
 export * from "./organizations.ts";
 export * from "./publishable-keys.ts";
 export * from "./secrets.ts";

@@ -1,25 +1,17 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  erc20Abi,
-  type Hex,
-  http,
-  parseUnits,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type Address, type Hex, parseUnits } from "viem";
 import { test as base, describe, expect } from "vitest";
 import { createTestDatabase } from "../../../test/database.ts";
+import {
+  payingFetch as payingFetchOf,
+  type ReadyPayments,
+  signedPayment as signedPaymentOf,
+  startTestChain,
+} from "../../../test/lib/dev-chain.ts";
 import type { Db } from "../../db/client.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
 import { AppError } from "../../errors.ts";
@@ -27,14 +19,15 @@ import type { AppEnv } from "../../http/env.ts";
 import { handleError } from "../../http/problem.ts";
 import { requestId } from "../../http/request-id.ts";
 import { createLogger } from "../../logger.ts";
-import { devAccount } from "./dev-chain.ts";
+import { generateKek, parseKeyring } from "../vault/keyring.ts";
 import type { PaidRoutes } from "./paid-routes.ts";
 import { paymentGate } from "./payment-gate.ts";
-import { type Payments, paymentsUnavailable, startPayments } from "./payments.ts";
+import { paymentsUnavailable } from "./payments.ts";
 import { readPrices } from "./prices.ts";
 import { paymentOf } from "./verified-payment.ts";
 
 const BASE_URL = "http://patchbay.test";
+const keyring = parseKeyring(generateKek(1));
 const READ = 10_000n; // $0.01 in USDC atomic units
 const routes: PaidRoutes = {
   "GET /x402/ping": {
@@ -48,7 +41,7 @@ const routes: PaidRoutes = {
 };
 
 type World = {
-  payments: Extract<Payments, { kind: "ready" }>;
+  payments: ReadyPayments;
   db: Db;
   app: Hono<AppEnv>;
   runs: Record<string, number>;
@@ -63,44 +56,23 @@ const test = base.extend<{ world: World }>({
     // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
     async ({}, use) => {
       const logger = createLogger({ level: "silent" });
-      const payments = await startPayments({
-        settings: {
-          devChain: { port: 0 },
-          remote: undefined,
-          payTo: devAccount(2).address,
-          prices: readPrices(""),
-        },
-        cacheDir: join(tmpdir(), "patchbay-contracts"),
-        logger,
-      });
-      if (payments.kind !== "ready" || !payments.devChain || !payments.asset) throw new Error("no dev chain");
-      const chain = payments.devChain;
+      const chain = await startTestChain();
+      const { payments } = chain;
+      const devChain = payments.devChain;
+      if (!devChain) throw new Error("no dev chain");
       const database = await createTestDatabase();
       const runs: Record<string, number> = {};
       const count = (name: string) => {
         runs[name] = (runs[name] ?? 0) + 1;
       };
-      const rpc = http(chain.rpcUrl);
-      const reader = createPublicClient({ transport: rpc });
-      const asset = payments.asset.address;
-      const transfer = async (from: Hex, to: Address, amount: bigint) => {
-        const wallet = createWalletClient({ account: privateKeyToAccount(from), transport: rpc });
-        const hash = await wallet.writeContract({
-          chain: null,
-          address: asset,
-          abi: erc20Abi,
-          functionName: "transfer",
-          args: [to, amount],
-        });
-        await reader.waitForTransactionReceipt({ hash });
-      };
+      const transfer = chain.transfer;
 
       const app = new Hono<AppEnv>();
       app.onError(handleError);
       app.use("*", requestId());
       app.use(
         "/x402/*",
-        paymentGate({ payments, routes, db: database.handle.db, logger, baseUrl: BASE_URL }),
+        paymentGate({ payments, routes, db: database.handle.db, keyring, logger, baseUrl: BASE_URL }),
       );
       app.get("/x402/ping", async (c) => {
         count("ping");
@@ -118,16 +90,7 @@ const test = base.extend<{ world: World }>({
       app.post("/x402/drain", async (c) => {
         count("drain");
         const key = c.req.header("x-test-payer-key") as Hex;
-        await transfer(
-          key,
-          chain.payer.address,
-          await reader.readContract({
-            address: asset,
-            abi: erc20Abi,
-            functionName: "balanceOf",
-            args: [paymentOf(c).payer],
-          }),
-        );
+        await transfer(key, devChain.payer.address, await chain.balanceOf(paymentOf(c).payer));
         return c.json({ drained: true });
       });
       app.get("/x402/free", (c) => c.json({ free: true }));
@@ -137,59 +100,20 @@ const test = base.extend<{ world: World }>({
         db: database.handle.db,
         app,
         runs,
-        balanceOf: (address) =>
-          reader.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [address] }),
-        async fundedPayer(index, usd) {
-          const account = devAccount(index);
-          await transfer(chain.payer.privateKey, account.address, parseUnits(usd, 6));
-          return account;
-        },
+        balanceOf: chain.balanceOf,
+        fundedPayer: chain.fundedPayer,
         transfer,
       });
       await database.drop();
-      await payments.close();
+      await chain.close();
     },
     { scope: "file" },
   ],
 });
 
-const appFetch =
-  (app: Hono<AppEnv>): typeof fetch =>
-  async (input, init) =>
-    app.fetch(new Request(input, init));
-
-/**
- * The official client as an agent would configure it for the dev chain: the test token is not
- * one of the SDK's default assets, so it is allowed explicitly, with a per-payment cap ($1).
- */
-function agentClient(world: World, privateKey: Hex): x402Client {
-  return x402Client.fromConfig({
-    schemes: [
-      { network: world.payments.network, client: new ExactEvmScheme(privateKeyToAccount(privateKey)) },
-    ],
-    spendControls: {
-      allowedAssets: [
-        {
-          network: world.payments.network,
-          asset: world.payments.asset?.address ?? "",
-          maxAmountPerPayment: "1000000",
-        },
-      ],
-    },
-  });
-}
-
-const payingFetch = (world: World, privateKey: Hex) =>
-  wrapFetchWithPayment(appFetch(world.app), agentClient(world, privateKey));
-
-/** One signed payment for `path`, as the official client would send it — reusable verbatim. */
-async function signedPayment(world: World, privateKey: Hex, path: string, method = "GET"): Promise<string> {
-  const challenge = await world.app.request(`${BASE_URL}${path}`, { method });
-  const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required") ?? "");
-  const client = new x402HTTPClient(agentClient(world, privateKey));
-  const payload = await client.createPaymentPayload(required);
-  return client.encodePaymentSignatureHeader(payload)["PAYMENT-SIGNATURE"] ?? "";
-}
+const payingFetch = (world: World, privateKey: Hex) => payingFetchOf(world.app, world.payments, privateKey);
+const signedPayment = (world: World, privateKey: Hex, path: string, method = "GET") =>
+  signedPaymentOf(world.app, world.payments, privateKey, `${BASE_URL}${path}`, { method });
 
 describe("x402 payment gate", () => {
   test("an unpaid call gets a 402 whose PAYMENT-REQUIRED challenge the official client can pay", async ({
@@ -382,6 +306,7 @@ describe("x402 payment gate", () => {
         payments: paymentsUnavailable("dev chain off", readPrices("")),
         routes,
         db: world.db,
+        keyring,
         logger: createLogger({ level: "silent" }),
         baseUrl: BASE_URL,
       }),

@@ -1,4 +1,4 @@
-import { type HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/server";
+import type { HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context, MiddlewareHandler } from "hono";
 import { getAddress, type Hex } from "viem";
@@ -6,8 +6,9 @@ import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { AppEnv } from "../../http/env.ts";
 import type { Logger } from "../../logger.ts";
+import type { Keyring } from "../vault/keyring.ts";
 import { RequestAdapter } from "./http-adapter.ts";
-import { compileRoutes, type MatchedRoute, type PaidRoutes, toX402Routes } from "./paid-routes.ts";
+import { compileRoutes, type MatchedRoute, type PaidRoutes } from "./paid-routes.ts";
 import { hashRequest, type PaymentIdentity, readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
@@ -17,11 +18,12 @@ import {
   releasePayment,
   storedResponse,
 } from "./payment-lock.ts";
-import { challengeResponse, paymentsUnavailable, replayResponse } from "./payment-responses.ts";
+import { challengeResponse, replayResponse } from "./payment-responses.ts";
 import { settleAndRespond } from "./payment-settlement.ts";
 import type { Payments } from "./payments.ts";
 import type { Price } from "./prices.ts";
-import { processRequest, registerBazaarIfDeclared, requestContext } from "./resource-server.ts";
+import { processRequest, requestContext } from "./resource-server.ts";
+import { resourceServerLoader } from "./server-loader.ts";
 import { verifiedPayments } from "./verified-payment.ts";
 
 /** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
@@ -33,10 +35,14 @@ export type GateArgs = {
   payments: Payments;
   routes: PaidRoutes;
   db: Db;
+  /** Seals stored answers (they may carry what is shown once). */
+  keyring: Keyring;
   logger: Logger;
   /** Public base URL: the resource URL in challenges. */
   baseUrl: string;
   clock?: () => Date;
+  /** Shared with the catalog; by default the gate builds its own. */
+  loadServer?: () => Promise<x402HTTPResourceServer>;
 };
 
 /**
@@ -52,21 +58,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   const match = compileRoutes(args.routes);
   const clock = args.clock ?? (() => new Date());
   const payments = args.payments;
-  let server: Promise<x402HTTPResourceServer> | undefined;
-  const initialized = () => {
-    if (payments.kind !== "ready") throw paymentsUnavailable();
-    server ??= (async () => {
-      const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
-      await registerBazaarIfDeclared(http);
-      await http.initialize();
-      return http;
-    })().catch((error: unknown) => {
-      server = undefined; // try again on the next request
-      args.logger.error({ err: error }, "x402 resource server could not initialize");
-      throw paymentsUnavailable();
-    });
-    return server;
-  };
+  const initialized = args.loadServer ?? resourceServerLoader(args);
 
   return async (c, next) => {
     const matched = match(c.req.method, c.req.path);
@@ -128,7 +120,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
         "This payment authorization was already used for another request; sign a new payment for this one.",
       );
     }
-    if (row?.state === "settled") return replayResponse(storedResponse(row));
+    if (row?.state === "settled") return replayResponse(storedResponse(row, args.keyring));
     if (row?.state === "failed") {
       // The handler already answered; its result is held until this payment settles.
       const claimId = await reclaimPayment(db, key, row, flow.clock());
@@ -138,7 +130,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
         key,
         claimId,
         requirements,
-        response: storedResponse(row),
+        response: storedResponse(row, args.keyring),
         live: undefined,
       });
     }

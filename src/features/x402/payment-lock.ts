@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
+import type { Keyring } from "../vault/keyring.ts";
+import { openReplayBody, sealReplayBody } from "./replay-seal.ts";
 
 /** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
 export type PaymentKey = { network: string; asset: string; payer: string; nonce: string };
@@ -79,26 +81,32 @@ export const isStaleClaim = (row: PaymentRow, now: Date): boolean =>
 
 export async function markSettled(
   db: Db,
+  keyring: Keyring,
   key: PaymentKey,
   claimId: string,
   outcome: { transaction: string; response: StoredResponse },
 ): Promise<void> {
   await db
     .update(x402Payments)
-    .set({ state: "settled", transaction: outcome.transaction, ...responseColumns(outcome.response) })
+    .set({
+      state: "settled",
+      transaction: outcome.transaction,
+      ...responseColumns(keyring, key, outcome.response),
+    })
     .where(whereClaimed(key, claimId));
 }
 
 /** Settlement did not complete: hold the handler's answer for a retry of the same payment. */
 export async function markFailed(
   db: Db,
+  keyring: Keyring,
   key: PaymentKey,
   claimId: string,
   response: StoredResponse,
 ): Promise<void> {
   await db
     .update(x402Payments)
-    .set({ state: "failed", ...responseColumns(response) })
+    .set({ state: "failed", ...responseColumns(keyring, key, response) })
     .where(whereClaimed(key, claimId));
 }
 
@@ -107,11 +115,11 @@ export async function releasePayment(db: Db, key: PaymentKey, claimId: string): 
   await db.delete(x402Payments).where(whereClaimed(key, claimId));
 }
 
-export function storedResponse(row: PaymentRow): StoredResponse {
+export function storedResponse(row: PaymentRow, keyring: Keyring): StoredResponse {
   return {
     status: row.responseStatus ?? 200,
     headers: row.responseHeaders ?? {},
-    body: row.responseBody ?? "",
+    body: row.responseBody ? openReplayBody(keyring, row, row.responseBody) : "",
   };
 }
 
@@ -124,8 +132,8 @@ export async function sweepX402Payments(db: Db, now: Date): Promise<number> {
   return deleted.length;
 }
 
-const responseColumns = (response: StoredResponse) => ({
+const responseColumns = (keyring: Keyring, key: PaymentKey, response: StoredResponse) => ({
   responseStatus: response.status,
   responseHeaders: response.headers,
-  responseBody: response.body,
+  responseBody: sealReplayBody(keyring, key, response.body),
 });

@@ -55,17 +55,17 @@ export async function settleAndRespond(
       transport,
     );
   } catch (error) {
-    await markFailed(db, args.key, args.claimId, response);
+    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
     resetResponse(c);
     if (error instanceof FacilitatorResponseError) throw paymentsUnavailable();
     throw error;
   }
   if (!result.success) {
-    await markFailed(db, args.key, args.claimId, response);
+    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
     return respond(c, settlementFailedResponse(c, result.headers));
   }
   const receipt = result.headers;
-  await markSettled(db, args.key, args.claimId, {
+  await markSettled(db, flow.args.keyring, args.key, args.claimId, {
     transaction: result.transaction,
     response: { ...response, headers: { ...response.headers, ...lowercase(receipt) } },
   });

@@ -1,0 +1,41 @@
+import { createHash } from "node:crypto";
+import type { Keyring } from "../vault/keyring.ts";
+import { signToken, verifyToken } from "../vault/signed-token.ts";
+
+/** How long a suggestion's assumption stays usable: long enough to pay, short enough to be fresh. */
+export const ASSUMED_STATE_TTL_MS = 15 * 60_000;
+
+/**
+ * What a suggestion assumed: a subject (`onboarding:org_…`, `problem:prb_…`) and a digest of
+ * exactly the state the suggestion depends on. Signed so a client cannot forge one; it carries
+ * ids and a digest only, nothing secret.
+ */
+export type Assumption = { subject: string; digest: string };
+export type ReadAssumption = Assumption & { expired: boolean };
+
+export function assumeState(keyring: Keyring, assumption: Assumption, now: Date): string {
+  return signToken(keyring, "x402/assumed-state", {
+    s: assumption.subject,
+    d: assumption.digest,
+    e: Math.floor((now.getTime() + ASSUMED_STATE_TTL_MS) / 1000),
+  });
+}
+
+/** The assumption inside a token we signed, or undefined for a forged or malformed one. */
+export function readAssumedState(keyring: Keyring, token: string, now: Date): ReadAssumption | undefined {
+  const payload = verifyToken(keyring, "x402/assumed-state", token) as
+    | { s?: unknown; d?: unknown; e?: unknown }
+    | undefined;
+  if (
+    !payload ||
+    typeof payload.s !== "string" ||
+    typeof payload.d !== "string" ||
+    typeof payload.e !== "number"
+  )
+    return undefined;
+  return { subject: payload.s, digest: payload.d, expired: payload.e * 1000 <= now.getTime() };
+}
+
+/** A stable digest of the facts a suggestion rests on. */
+export const stateDigest = (facts: unknown): string =>
+  createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 22);

@@ -1,0 +1,101 @@
+import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
+import type { Deps } from "../../deps.ts";
+import { formatUsd, type PriceKey } from "../x402/prices.ts";
+import { assumeState, stateDigest } from "./assumed-state.ts";
+import type { NextAction } from "./next-action.ts";
+import { activeSessions } from "./organization-progress.ts";
+
+type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;
+
+const priceOf = (deps: ActionDeps, key: PriceKey) => formatUsd(deps.payments.prices[key]);
+
+/** Subject of the assumption behind "start onboarding": the organisation's open sessions. */
+export const onboardingSubject = (organizationId: string) => `onboarding:${organizationId}`;
+
+/** The facts "start onboarding" rests on: which sessions are open (a new one makes it stale). */
+export async function onboardingDigest(deps: ActionDeps, organizationId: string): Promise<string> {
+  const open = await activeSessions(deps.db, organizationId, deps.clock());
+  return stateDigest(open.map((s) => s.id));
+}
+
+export function sendTelemetryAction(deps: ActionDeps): NextAction {
+  return {
+    action: "send_telemetry",
+    method: "POST",
+    href: `${deps.config.baseUrl}/v1/traces`,
+    price: "free",
+    description:
+      "Export OpenTelemetry traces (and logs to /v1/logs) over OTLP/HTTP with the publishable key: `Authorization: Bearer pk_…`, or set OTEL_EXPORTER_OTLP_ENDPOINT to the base URL and OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20pk_….",
+  };
+}
+
+export async function startOnboardingAction(
+  deps: ActionDeps,
+  organizationId: string,
+  environmentId: string,
+): Promise<NextAction> {
+  return {
+    action: "start_onboarding",
+    method: "POST",
+    href: `${deps.config.baseUrl}/x402/onboard`,
+    price: priceOf(deps, "onboard"),
+    description:
+      "Start a guided onboarding session: it tracks telemetry arriving and the human approval patchbay needs, and returns a session token (shown once) for free polling.",
+    body: { environmentId },
+    x_assumed_state: assumeState(
+      deps.keyring,
+      { subject: onboardingSubject(organizationId), digest: await onboardingDigest(deps, organizationId) },
+      deps.clock(),
+    ),
+  };
+}
+
+export function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextAction {
+  return {
+    action: "poll_onboarding",
+    method: "GET",
+    href: `${deps.config.baseUrl}/x402/onboard/${sessionId}`,
+    price: "free",
+    description:
+      "Poll the onboarding session with `Authorization: Bearer <session token>` (the token from POST /x402/onboard); every few seconds is plenty.",
+  };
+}
+
+/** The next steps of an onboarding session in `state`, best first. */
+export async function sessionActions(
+  deps: ActionDeps,
+  session: { id: string; organizationId: string; environmentId: string; approvalUrl: string },
+  state: OnboardingState,
+): Promise<NextAction[]> {
+  switch (state) {
+    case "awaiting-telemetry":
+      return [sendTelemetryAction(deps), pollOnboardingAction(deps, session.id)];
+    case "awaiting-operator":
+      return [
+        {
+          action: "request_operator_approval",
+          method: "GET",
+          href: session.approvalUrl,
+          price: "free",
+          description:
+            "A human must approve: give this link to your operator. They sign in to patchbay and claim the organisation; keep polling meanwhile.",
+        },
+        pollOnboardingAction(deps, session.id),
+      ];
+    case "ready":
+      return [];
+    case "expired":
+      return [await startOnboardingAction(deps, session.organizationId, session.environmentId)];
+  }
+}
+
+/** What a wallet organisation should do next when no particular session is in view. */
+export async function organizationActions(
+  deps: ActionDeps,
+  org: { id: string; environmentId: string },
+): Promise<NextAction[]> {
+  const open = await activeSessions(deps.db, org.id, deps.clock());
+  const latest = open.at(-1);
+  if (latest) return [pollOnboardingAction(deps, latest.id), sendTelemetryAction(deps)];
+  return [await startOnboardingAction(deps, org.id, org.environmentId), sendTelemetryAction(deps)];
+}

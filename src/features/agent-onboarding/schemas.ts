@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { onboardingStates } from "../../db/schema/onboarding-sessions.ts";
+import { singleLineText } from "../../http/text-schemas.ts";
+
+/** Shared by every /x402 answer: the suggested next calls, best first (DESIGN §7). */
+export const NextActionSchema = z.object({
+  action: z.string().describe("What the call does, e.g. start_onboarding"),
+  method: z.enum(["GET", "POST"]),
+  href: z.url(),
+  price: z.string().describe('"$0.05" or "free"'),
+  description: z.string(),
+  body: z.record(z.string(), z.unknown()).optional().describe("The JSON body to send"),
+  x_assumed_state: z
+    .string()
+    .optional()
+    .describe(
+      "Echo it in the X-Assumed-State header (or the body field) of the call: a stale suggestion is refused before payment",
+    ),
+});
+export const NextActionsSchema = z.array(NextActionSchema);
+
+/** The optional echo of a suggestion's assumed state; checked before payment, ignored after. */
+const assumedState = z.string().max(8192).optional();
+
+export const SignupInputSchema = z
+  .object({
+    organizationName: singleLineText(100).optional().describe("Default: the wallet address"),
+    environmentName: singleLineText(64).optional().describe("Default: production"),
+    x_assumed_state: assumedState,
+  })
+  .strict();
+export type SignupInput = z.infer<typeof SignupInputSchema>;
+
+export const SignupResultSchema = z.object({
+  organization: z.object({
+    id: z.string(),
+    name: z.string(),
+    wallet: z.object({ address: z.string(), network: z.string() }),
+  }),
+  environment: z.object({ id: z.uuid(), name: z.string() }),
+  publishableKey: z.object({
+    id: z.string(),
+    key: z.string().describe("pk_…: telemetry ingest only, safe to embed; shown in this answer only"),
+  }),
+  telemetry: z.object({
+    endpoint: z.url().describe("OTLP/HTTP base URL: /v1/traces, /v1/logs, /v1/metrics"),
+    protocol: z.literal("http/protobuf").describe("http/json works too"),
+    headers: z.record(z.string(), z.string()),
+    env: z.record(z.string(), z.string()).describe("The standard OTEL_EXPORTER_OTLP_* variables"),
+  }),
+  next_actions: NextActionsSchema,
+});
+export type SignupResult = z.infer<typeof SignupResultSchema>;
+
+export const OnboardInputSchema = z
+  .object({
+    environmentId: z.uuid().optional().describe("Default: the organisation's first environment"),
+    x_assumed_state: assumedState,
+  })
+  .strict();
+export type OnboardInput = z.infer<typeof OnboardInputSchema>;
+
+export const OnboardingSessionSchema = z.object({
+  sessionId: z.string(),
+  state: z.enum(onboardingStates),
+  organizationId: z.string(),
+  environmentId: z.uuid(),
+  createdAt: z.iso.datetime(),
+  stateChangedAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  approvalUrl: z.url().optional().describe("Present while a human operator must approve"),
+  next_actions: NextActionsSchema,
+});
+export type OnboardingSession = z.infer<typeof OnboardingSessionSchema>;
+
+export const StartedOnboardingSchema = OnboardingSessionSchema.extend({
+  sessionToken: z
+    .string()
+    .describe(
+      "Shown once. Send it as `Authorization: Bearer <token>` to poll GET /x402/onboard/{sessionId} for free",
+    ),
+});
+export type StartedOnboarding = z.infer<typeof StartedOnboardingSchema>;
