@@ -36,7 +36,7 @@ export async function runServer(config: Config): Promise<void> {
   if (deps.payments.kind === "unavailable") {
     logger.info({ reason: deps.payments.reason }, "x402 payments unavailable: paid routes answer 503");
   }
-  const chainBanner = devChainBanner(deps.payments);
+  const chainBanner = devChainBanner(deps.payments, deps.config.baseUrl);
   if (chainBanner.length > 0) process.stdout.write(`\n${chainBanner.join("\n")}\n`);
 
   const sweep = setInterval(

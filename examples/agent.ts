@@ -1,0 +1,170 @@
+/**
+ * An autonomous agent using patchbay through x402 (spec part 1B), with the official client
+ * (`@x402/fetch`) and a viem account:
+ *
+ *   1. discovers the catalog (GET /x402, free),
+ *   2. signs up its wallet (POST /x402/signup) — or, if it already has, follows next_actions,
+ *   3. starts guided onboarding, echoing x_assumed_state,
+ *   4. sends a little OpenTelemetry with the publishable key,
+ *   5. polls the session (free, with the session token) until a human is needed or it is ready.
+ *
+ * Run against `npm start` (the banner prints the command):
+ *   PATCHBAY_URL=http://localhost:8787 AGENT_PRIVATE_KEY=0x… npm run example:agent
+ * It follows `next_actions` the way the service tells agents to: the first one, unless there
+ * is a reason not to.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import type { Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+
+type NextAction = {
+  action: string;
+  method: "GET" | "POST";
+  href: string;
+  price: string;
+  description: string;
+  body?: Record<string, unknown>;
+  x_assumed_state?: string;
+};
+type CatalogItem = {
+  method: string;
+  path: string;
+  price: string;
+  accepts: { network: string; asset: string }[];
+};
+
+const base = (process.env.PATCHBAY_URL ?? "http://localhost:8787").replace(/\/$/, "");
+const key = process.env.AGENT_PRIVATE_KEY as Hex | undefined;
+if (!key) throw new Error("Set AGENT_PRIVATE_KEY (the banner of `npm start` prints the demo payer's key).");
+const account = privateKeyToAccount(key);
+const log = (step: string, detail: unknown = "") =>
+  console.log(`• ${step}`, typeof detail === "string" ? detail : JSON.stringify(detail, null, 2));
+
+// 1. Discover: what is for sale, at what price, paid in which token.
+const catalog = (await (await fetch(`${base}/x402`)).json()) as {
+  items: CatalogItem[];
+  paymentsAvailable: boolean;
+};
+if (!catalog.paymentsAvailable) throw new Error("this patchbay takes no payments right now");
+log(
+  "catalog",
+  catalog.items.map((i) => `${i.method} ${i.path} ${i.price}`),
+);
+const accepts = catalog.items.flatMap((i) => i.accepts);
+const { asset } = accepts[0] ?? { asset: "" };
+const network = (accepts[0]?.network ?? "") as `${string}:${string}`;
+
+// The SDK pays only in assets it knows or that are allowed explicitly, with a cap per payment.
+const client = x402Client.fromConfig({
+  schemes: [{ network, client: new ExactEvmScheme(account) }],
+  spendControls: { allowedAssets: [{ network, asset, maxAmountPerPayment: "10000000" }] },
+});
+const paidFetch = wrapFetchWithPayment(fetch, client);
+
+/** Calls a suggested action the way the service asks: body as given, x_assumed_state echoed. */
+async function follow(action: NextAction, headers: Record<string, string> = {}): Promise<Response> {
+  const init: RequestInit = { method: action.method, headers: { ...headers } };
+  if (action.x_assumed_state)
+    (init.headers as Record<string, string>)["x-assumed-state"] = action.x_assumed_state;
+  if (action.method === "POST") {
+    (init.headers as Record<string, string>)["content-type"] = "application/json";
+    init.body = JSON.stringify(action.body ?? {});
+  }
+  return action.price === "free" ? fetch(action.href, init) : paidFetch(action.href, init);
+}
+
+// 2. Sign up (once per wallet). A wallet that already signed up gets 409 with next actions.
+const signup = await paidFetch(`${base}/x402/signup`, {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ organizationName: `Agent ${account.address.slice(0, 10)}` }),
+});
+const signedUp = (await signup.json()) as {
+  publishableKey?: { key: string };
+  environment?: { id: string };
+  next_actions: NextAction[];
+  code?: string;
+};
+log(`signup → ${signup.status}`, signedUp.code ?? signedUp.publishableKey?.key.slice(0, 10));
+if (!signup.ok && signedUp.code !== "already_signed_up") {
+  // A problem+json body: `code`, `detail`, and for payments the protocol's `reason`.
+  console.error(signedUp);
+  process.exit(1);
+}
+let actions = signedUp.next_actions;
+// What is shown once is kept, so a second run can go on where the first stopped.
+const memoryFile = join(tmpdir(), `patchbay-agent-${account.address.toLowerCase()}.json`);
+const memory = existsSync(memoryFile)
+  ? (JSON.parse(readFileSync(memoryFile, "utf8")) as { publishableKey?: string; sessionToken?: string })
+  : {};
+const remember = () => writeFileSync(memoryFile, JSON.stringify(memory), { mode: 0o600 });
+memory.publishableKey = signedUp.publishableKey?.key ?? memory.publishableKey;
+remember();
+const publishableKey = memory.publishableKey;
+
+// 3. Start onboarding (or poll the session in progress), as the first suggestion says.
+let session: { sessionId: string; sessionToken?: string; state: string; approvalUrl?: string } | undefined;
+let sessionToken = memory.sessionToken;
+const first = actions[0];
+if (first?.action === "start_onboarding") {
+  const res = await follow(first);
+  const body = (await res.json()) as typeof session & { next_actions: NextAction[] };
+  log(`onboard → ${res.status}`, body?.state);
+  session = body;
+  sessionToken = body?.sessionToken;
+  memory.sessionToken = sessionToken;
+  remember();
+  actions = body?.next_actions ?? [];
+}
+
+// 4. Telemetry: one span, sent with the publishable key (free).
+if (publishableKey) {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const res = await fetch(`${base}/v1/traces`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${publishableKey}` },
+    body: JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "example-agent" } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: randomBytes(16).toString("hex"),
+                  spanId: randomBytes(8).toString("hex"),
+                  name: "GET /hello",
+                  kind: 2,
+                  startTimeUnixNano: (now - 5_000_000n).toString(),
+                  endTimeUnixNano: now.toString(),
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  });
+  log(`telemetry → ${res.status}`);
+}
+
+// 5. Poll the session (free) until a human is needed or it is ready.
+const poll = actions.find((a) => a.action === "poll_onboarding");
+if (poll && sessionToken) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const res = await fetch(poll.href, { headers: { authorization: `Bearer ${sessionToken}` } });
+    session = (await res.json()) as typeof session;
+    if (session?.state !== "awaiting-telemetry") break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  log("session", { state: session?.state, approvalUrl: session?.approvalUrl });
+  if (session?.state === "awaiting-operator") {
+    log("a human must approve: open this link, sign in and claim the organisation", session.approvalUrl);
+  }
+}
