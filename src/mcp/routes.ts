@@ -7,6 +7,7 @@ import { resolveBearerActor } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/env.ts";
 import { problemResponse } from "../http/problem.ts";
 import { mcpAccess, mcpActor } from "./access.ts";
+import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
 import {
   bearerChallenge,
   MCP_PATH,
@@ -26,6 +27,7 @@ export function mountMcp(app: Hono<AppEnv>): void {
       "access-control-allow-origin": "*",
     }),
   );
+  app.use(MCP_PATH, (c, next) => dnsRebindingGuard(c.get("deps").config.baseUrl)(c, next));
   app.all(MCP_PATH, async (c) => {
     if (c.req.method !== "POST") {
       return problemResponse(

@@ -7,7 +7,7 @@ import { ERROR_META_KEY } from "./tool-errors.ts";
 
 type AppLike = { request(input: string, init?: RequestInit): Response | Promise<Response> };
 
-export const MCP_URL = "http://patchbay.test/mcp";
+export const MCP_URL = "http://127.0.0.1/mcp";
 
 export async function connectMcp(app: AppLike, key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
