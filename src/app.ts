@@ -21,6 +21,7 @@ import { handleError } from "./http/problem.ts";
 import { requestId } from "./http/request-id.ts";
 import { mountMcp } from "./mcp/routes.ts";
 import { version } from "./version.ts";
+import { createWebRoutes } from "./web/routes.ts";
 
 /** The authenticated REST surface. Built without deps so the OpenAPI document can be emitted offline. */
 export function createApiRoutes() {
@@ -67,5 +68,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
   mountMcp(app);
+  // The web UI: cookie sessions and CSRF-checked forms, on its own paths only.
+  app.route("/", createWebRoutes());
   return app;
 }

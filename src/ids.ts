@@ -32,7 +32,9 @@ export type IdPrefix =
   | "rem"
   | "ses"
   | "pbk"
-  | "sec";
+  | "sec"
+  | "wss"
+  | "inv";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 
