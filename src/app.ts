@@ -21,6 +21,7 @@ import { handleError } from "./http/problem.ts";
 import { requestId } from "./http/request-id.ts";
 import { mountMcp } from "./mcp/routes.ts";
 import { version } from "./version.ts";
+import { createWebRoutes } from "./web/routes.ts";
 import { createX402Router } from "./x402/router.ts";
 
 /** The authenticated REST surface. Built without deps so the OpenAPI document can be emitted offline. */
@@ -72,5 +73,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const x402 = createX402Router(deps);
   app.route("/x402", x402.router);
   app.route("/llms.txt", x402.llms);
+  // The web UI: cookie sessions and CSRF-checked forms, on its own paths only.
+  app.route("/", createWebRoutes());
   return app;
 }

@@ -4,9 +4,13 @@ import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import type { Permission } from "./features/api-keys/permissions.ts";
 
-/** Who is calling. API keys today; OAuth tokens and wallet principals join this union later. */
+/**
+ * Who is calling: an API key (`id` is the key's id) or a person signed in to the web UI (`id` is
+ * the web session's id, its role read live from the membership). OAuth tokens and wallet
+ * principals join this union later. Audit rows name the type and id.
+ */
 export type Actor = {
-  type: "api_key";
+  type: "api_key" | "web_session";
   id: string;
   userId: string;
   organizationId: string;

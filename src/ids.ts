@@ -33,7 +33,9 @@ export type IdPrefix =
   | "ses"
   | "pbk"
   | "sec"
-  | "obs";
+  | "obs"
+  | "wss"
+  | "inv";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

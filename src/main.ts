@@ -5,12 +5,13 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
+import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
 import { drainServer } from "./http/drain.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
-import { buildDeps } from "./startup.ts";
+import { buildDeps, type DemoTenant } from "./startup.ts";
 
 /** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */
 export async function runServer(config: Config): Promise<void> {
@@ -47,6 +48,9 @@ export async function runServer(config: Config): Promise<void> {
       sweepX402Payments(deps.db, deps.clock()).catch((err: unknown) =>
         logger.warn({ err }, "x402 payment sweep failed"),
       );
+      sweepWebSessions(deps.db, deps.clock()).catch((err: unknown) =>
+        logger.warn({ err }, "web session sweep failed"),
+      );
     },
     60 * 60 * 1000,
   );
@@ -73,10 +77,7 @@ export async function runServer(config: Config): Promise<void> {
 }
 
 /** Printed once, on the first start of an empty database: the key is never shown again. */
-function printDemoBanner(
-  baseUrl: string,
-  demo: { organizationId: string; environmentId: string; apiKey: string },
-) {
+function printDemoBanner(baseUrl: string, demo: DemoTenant) {
   process.stdout.write(
     [
       "",
@@ -85,6 +86,9 @@ function printDemoBanner(
       `  Organisation:    ${demo.organizationId}`,
       `  Environment:     ${demo.environmentId} (production)`,
       `  Owner API key:   ${demo.apiKey}   (shown once — store it now)`,
+      `  Web UI:          ${baseUrl}/login`,
+      `  Owner sign-in:   ${demo.email} / ${demo.password}   (shown once; change it with`,
+      `                   patchbay admin set-password --email ${demo.email})`,
       "",
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`,
       `  API reference:   ${baseUrl}/api/v1/docs`,

@@ -14,7 +14,9 @@ import {
 import { createLanguageModel } from "./features/tasks/model-config.ts";
 import { jobQueues } from "./features/tasks/task-queue.ts";
 import { loadKeyring } from "./features/vault/load-keyring.ts";
+import { setUserPassword } from "./features/web-sessions/set-password.ts";
 import { startPayments } from "./features/x402/payments.ts";
+import { randomToken } from "./ids.ts";
 import { createJobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
@@ -41,7 +43,15 @@ async function openAndMigrate<T>(
   }
 }
 
-export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: BootstrapResult }> {
+/** The first-run demo tenant, with the owner's sign-in for the web UI (printed once). */
+export type DemoTenant = BootstrapResult & { email: string; password: string };
+
+const DEMO_EMAIL = "owner@example.com";
+
+/** 100 random bits in five groups of four: easy to copy from a terminal, infeasible to guess. */
+const demoPassword = (): string => (randomToken(13).slice(0, 20).match(/.{4}/g) ?? []).join("-");
+
+export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: DemoTenant }> {
   const { keyring } = loadKeyring(config);
   // First: a dev chain that cannot start (port taken) fails the start before the database opens.
   const payments = await startPayments({
@@ -49,7 +59,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     cacheDir: join(config.dataDir, "cache"),
     logger,
   });
-  let opened: { database: DatabaseHandle; result: BootstrapResult | undefined };
+  let opened: { database: DatabaseHandle; result: DemoTenant | undefined };
   try {
     // First run of a non-production service on an empty database: a demo tenant so the
     // embedded default is usable at once. Under the lock, so two instances make one.
@@ -57,7 +67,10 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
       if (config.nodeEnv === "production") return undefined;
       const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
       if (any) return undefined;
-      return bootstrapOrganization({ db: database.db, input: { email: "owner@example.com" } });
+      const tenant = await bootstrapOrganization({ db: database.db, input: { email: DEMO_EMAIL } });
+      const password = demoPassword();
+      await setUserPassword({ db: database.db, now: new Date(), input: { email: DEMO_EMAIL, password } });
+      return { ...tenant, email: DEMO_EMAIL, password };
     });
   } catch (error) {
     await payments.close();

@@ -102,6 +102,35 @@ describe.skipIf(!testPgUrl)(title, () => {
     expect(tenant.apiKey).toMatch(/^sk_/);
   });
 
+  test("a2. the banner's one-time owner password signs in on either instance; the session works on both", async () => {
+    const banner = servers.map((s) => s.output()).find((o) => o.includes("Owner sign-in:")) ?? "";
+    const [, email = "", password = ""] = /Owner sign-in:\s+(\S+) \/ (\S+)/.exec(banner) ?? [];
+    expect(email).toBe("owner@example.com");
+    const [a, b] = servers;
+    if (!a || !b) throw new Error("two servers expected");
+    const form = await fetch(`${a.baseUrl}/login`);
+    const preSession = /patchbay_csrf=([^;]+)/.exec(form.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? "";
+    const signIn = await fetch(`${b.baseUrl}/login`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        origin: b.baseUrl,
+        cookie: `patchbay_csrf=${preSession}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ _csrf: token, email, password }).toString(),
+    });
+    expect(signIn.status, serverLogs()).toBe(303);
+    const session = /patchbay_session=([^;]+)/.exec(signIn.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    const home = await fetch(`${a.baseUrl}/`, {
+      redirect: "manual",
+      headers: { cookie: `patchbay_session=${session}` },
+    });
+    expect(home.status).toBe(303);
+    expect(home.headers.get("location")).toMatch(/^\/orgs\/org_/);
+  });
+
   test("b. concurrent PATCHes with the same If-Match: one wins, the rest get 412 across instances", async () => {
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

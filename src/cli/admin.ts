@@ -1,8 +1,12 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config.ts";
+import { isAppError } from "../errors.ts";
 import { bootstrapOrganization } from "../features/organizations/bootstrap-organization.ts";
+import { setUserPassword } from "../features/web-sessions/set-password.ts";
 import { openMigratedDatabase } from "../startup.ts";
+import { CliError, exitCodes } from "./cli-error.ts";
 import { registerRotateKekCommand } from "./rotate-kek.ts";
+import { readSecretFromStdin } from "./stdin-secret.ts";
 
 /** Operator commands that work on the configured database directly, without a running server. */
 export function registerAdminCommands(program: Command): void {
@@ -33,6 +37,33 @@ export function registerAdminCommands(program: Command): void {
             ? `${JSON.stringify(out)}\n`
             : `Organisation ${out.organizationId}\nEnvironment  ${out.environmentId}\nOwner        ${out.userId}\nAPI key      ${out.apiKey}  (shown once)\n`,
         );
+      } finally {
+        await database.close();
+      }
+    });
+
+  admin
+    .command("set-password")
+    .description("Set a user's web sign-in password, read from stdin; ends their open sessions")
+    .requiredOption("--email <email>", "the user's email")
+    .action(async (opts: { email: string }) => {
+      // Read before opening the database: a prompt must not hold the embedded database's lock.
+      const password = await readSecretFromStdin("password");
+      const config = loadConfig();
+      const database = await openMigratedDatabase(config);
+      try {
+        const result = await setUserPassword({
+          db: database.db,
+          now: new Date(),
+          input: { email: opts.email, password },
+        });
+        process.stdout.write(
+          `Password set for ${opts.email.trim().toLowerCase()} (${result.userId}); ${result.sessionsRevoked} open session(s) ended.\n`,
+        );
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        const exitCode = error.code === "not_found" ? exitCodes.notFound : exitCodes.usage;
+        throw new CliError(error.code, error.message, exitCode);
       } finally {
         await database.close();
       }

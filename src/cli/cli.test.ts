@@ -35,6 +35,37 @@ describe("patchbay CLI", () => {
     expect(second.apiKey).not.toBe(first.apiKey);
   }, 60_000);
 
+  test("admin set-password reads the password from stdin; refuses a short one and an unknown email", async () => {
+    await patchbay(["admin", "bootstrap", "--json", "--email", "web@acme.test"]);
+    const withStdin = (args: string[], input: string) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const { DATABASE_URL: _omit, ...inherited } = process.env;
+        const child = execFile(
+          process.execPath,
+          [bin, ...args],
+          { env: { ...inherited, NODE_ENV: "development", PATCHBAY_DATA_DIR: dataDir, LOG_LEVEL: "silent" } },
+          (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+        );
+        child.stdin?.end(input);
+      });
+    const ok = await withStdin(
+      ["admin", "set-password", "--email", "Web@Acme.test"],
+      "a long enough passphrase\n",
+    );
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(
+      /^Password set for web@acme\.test \(usr_[0-9a-z]+\); 0 open session\(s\) ended\.$/m,
+    );
+    const short = await withStdin(["admin", "set-password", "--email", "web@acme.test"], "short\n");
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain("at least 12 characters");
+    const unknown = await withStdin(
+      ["admin", "set-password", "--email", "nobody@acme.test"],
+      "a long enough passphrase",
+    );
+    expect(unknown.code).toBe(4);
+  }, 60_000);
+
   test("invalid configuration exits 78 with one message naming the variable", async () => {
     const failure = await patchbay(["serve"], { PORT: "not-a-port" }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 78 });

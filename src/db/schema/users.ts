@@ -6,6 +6,8 @@ export const users = pgTable("users", {
   /** Stored lowercased; unique across the service. */
   email: text("email").notNull().unique(),
   displayName: text("display_name"),
+  /** argon2id (PHC string) for web sign-in; null until one is set (invitation, admin set-password). */
+  passwordHash: text("password_hash"),
   createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
 

@@ -1,0 +1,32 @@
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import type { ServiceContext } from "../../context.ts";
+import { invitations } from "../../db/schema/invitations.ts";
+import { requireOwner } from "./authorize.ts";
+import type { Invitation } from "./types.ts";
+
+export const toInvitation = (row: typeof invitations.$inferSelect): Invitation => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  invitedBy: row.invitedBy,
+  createdAt: row.createdAt.toISOString(),
+  expiresAt: row.expiresAt.toISOString(),
+});
+
+/** Invitations still open: neither accepted, revoked nor expired. */
+export async function listInvitations(args: { ctx: ServiceContext }): Promise<Invitation[]> {
+  requireOwner(args.ctx);
+  const rows = await args.ctx.deps.db
+    .select()
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.organizationId, args.ctx.actor.organizationId),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        gt(invitations.expiresAt, args.ctx.deps.clock()),
+      ),
+    )
+    .orderBy(asc(invitations.createdAt), asc(invitations.id));
+  return rows.map(toInvitation);
+}

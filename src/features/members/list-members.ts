@@ -1,0 +1,21 @@
+import { asc, eq } from "drizzle-orm";
+import type { ServiceContext } from "../../context.ts";
+import { memberships, users } from "../../db/schema/users.ts";
+import type { Member } from "./types.ts";
+
+/** The organisation's members; every member may see who else belongs. */
+export async function listMembers(args: { ctx: ServiceContext }): Promise<Member[]> {
+  const rows = await args.ctx.deps.db
+    .select({
+      userId: users.id,
+      email: users.email,
+      displayName: users.displayName,
+      role: memberships.role,
+      joinedAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.organizationId, args.ctx.actor.organizationId))
+    .orderBy(asc(memberships.createdAt), asc(users.id));
+  return rows.map((r) => ({ ...r, joinedAt: r.joinedAt.toISOString() }));
+}

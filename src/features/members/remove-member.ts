@@ -1,0 +1,42 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import { apiKeys } from "../../db/schema/api-keys.ts";
+import { memberships } from "../../db/schema/users.ts";
+import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { requireOwner } from "./authorize.ts";
+import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";
+
+/**
+ * Removes a member. Their API keys for this organisation are revoked too: keys resolve through
+ * the membership, so without this a later re-invitation would bring old keys back to life.
+ */
+export async function removeMember(args: { ctx: ServiceContext; input: { userId: string } }): Promise<void> {
+  requireOwner(args.ctx);
+  const { ctx, input } = args;
+  const organizationId = ctx.actor.organizationId;
+  const change = await withTransaction(ctx, async (tx) => {
+    const locked = await lockMembership(tx, ctx, input.userId);
+    assertNotLastOwner(locked);
+    await tx.delete(memberships).where(membershipScope(organizationId, input.userId));
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: ctx.deps.clock() })
+      .where(
+        and(
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.userId, input.userId),
+          isNull(apiKeys.revokedAt),
+        ),
+      )
+      .returning({ id: apiKeys.id });
+    await recordAudit(tx, ctx, {
+      action: "member.removed",
+      targetType: "user",
+      targetId: input.userId,
+      details: { role: locked.target.role, apiKeysRevoked: revoked.length },
+    });
+    return notifyAuthChanged(tx, ctx.deps, { organizationId });
+  });
+  await change.delivered();
+}

@@ -1,0 +1,18 @@
+import type { Role } from "../../db/schema/users.ts";
+
+export type Member = {
+  userId: string;
+  email: string;
+  displayName: string | null;
+  role: Role;
+  joinedAt: string;
+};
+
+export type Invitation = {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+};

@@ -1,0 +1,97 @@
+/** The UI's one stylesheet: system fonts, no images, readable at any width. */
+export const appCss = `
+:root {
+  --fg: #1b1f24; --muted: #5b6470; --line: #d8dde3; --bg: #f6f7f9; --card: #fff;
+  --accent: #2454c5; --accent-fg: #fff; --danger: #b42318; --ok: #1a7f37; --warn: #9a6700;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); line-height: 1.45; }
+a { color: var(--accent); }
+.skip { position: absolute; left: -999px; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  white-space: nowrap; }
+.skip:focus { left: 1rem; top: 1rem; background: #fff; padding: .5rem; z-index: 10; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; padding: .6rem 1.5rem;
+  background: #111827; color: #e5e7eb; }
+header.top a { color: #e5e7eb; }
+.brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; letter-spacing: .02em; }
+header nav ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+header nav a { text-decoration: none; padding: .25rem 0; }
+header nav a[aria-current="page"] { border-bottom: 2px solid #93c5fd; }
+.account { margin-left: auto; display: flex; align-items: center; gap: .75rem; font-size: .9rem; }
+.account form { display: inline; }
+button.link { background: none; border: 0; color: #93c5fd; padding: 0; font: inherit; cursor: pointer;
+  text-decoration: underline; }
+.switcher { position: relative; font-size: .9rem; }
+.switcher summary { cursor: pointer; padding: .25rem .6rem; border: 1px solid #374151; border-radius: 6px; }
+.switcher-label { color: #9ca3af; }
+.switcher ul { position: absolute; z-index: 5; margin: .25rem 0 0; padding: .25rem 0; list-style: none;
+  background: #fff; border: 1px solid var(--line); border-radius: 6px; min-width: 14rem;
+  box-shadow: 0 6px 20px rgba(0,0,0,.15); }
+.switcher li a { display: block; padding: .35rem .8rem; color: var(--fg); text-decoration: none; }
+.switcher li a:hover, .switcher li a:focus { background: var(--bg); }
+.switcher li a[aria-current="true"] { font-weight: 600; }
+main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; }
+main.narrow, .narrow { max-width: 28rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
+.lead { color: var(--muted); margin-top: -.5rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem;
+  margin-bottom: 1.25rem; }
+.field { margin: 0 0 1rem; border: 0; padding: 0; }
+.field label, legend { display: block; font-weight: 600; margin-bottom: .3rem; }
+input[type=text], input[type=email], input[type=password], input[type=url], select {
+  width: 100%; max-width: 32rem; padding: .5rem .6rem; border: 1px solid #b8c0ca; border-radius: 6px;
+  font: inherit; background: #fff; }
+input:focus, select:focus, button:focus, summary:focus, a:focus { outline: 3px solid #93c5fd; outline-offset: 1px; }
+.has-error input, .has-error select { border-color: var(--danger); }
+.hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; font-weight: 400; }
+.field-error { color: var(--danger); font-size: .9rem; margin: .3rem 0 0; font-weight: 600; }
+.check { display: flex; gap: .5rem; align-items: flex-start; margin: .35rem 0; }
+.check label { font-weight: 400; margin: 0; }
+button, .button { display: inline-block; background: var(--accent); color: var(--accent-fg); border: 0;
+  border-radius: 6px; padding: .5rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
+  text-decoration: none; }
+button.secondary, .button.secondary { background: #e5e9f0; color: var(--fg); }
+button.danger { background: var(--danger); }
+button[disabled] { opacity: .6; cursor: progress; }
+.actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
+.actions form { display: inline; }
+.alert { border-radius: 8px; padding: .75rem 1rem; margin: 0 0 1rem; border: 1px solid; }
+.alert p { margin: 0; }
+.alert ul { margin: .5rem 0 0; }
+.alert.error { background: #fef3f2; border-color: #fecdca; color: #7a271a; }
+.alert.success { background: #ecfdf3; border-color: #abefc6; color: #05603a; }
+.alert.info { background: #eff8ff; border-color: #b2ddff; color: #194185; }
+.alert.warning { background: #fffaeb; border-color: #fedf89; color: #7a2e0e; }
+table { width: 100%; border-collapse: collapse; background: var(--card); border: 1px solid var(--line);
+  border-radius: 8px; overflow: hidden; }
+th, td { text-align: left; padding: .6rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+tr:last-child td { border-bottom: 0; }
+td form { display: inline; }
+.badge { display: inline-block; padding: .1rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600;
+  white-space: nowrap; border: 1px solid transparent; }
+.badge.ready { background: #dcfce7; color: #14532d; }
+.badge.disabled { background: #e5e7eb; color: #374151; }
+.badge.credential_missing, .badge.approval_stale { background: #fef3c7; color: #78350f; }
+.badge.approval_missing { background: #dbeafe; color: #1e3a8a; }
+.badge.no { background: #fee2e2; color: #7f1d1d; }
+.meters { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0 0 1.25rem; }
+.meter { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .6rem 1rem; }
+.meter strong { font-size: 1.25rem; }
+.meter.full strong { color: var(--danger); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+code, pre, .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .875rem; }
+pre { background: #f3f4f6; padding: .75rem; border-radius: 6px; overflow: auto; max-height: 20rem; }
+.secret { display: block; background: #111827; color: #f9fafb; padding: .75rem 1rem; border-radius: 6px;
+  word-break: break-all; user-select: all; }
+.tool-desc { color: var(--muted); font-size: .9rem; margin: .2rem 0; }
+.muted { color: var(--muted); }
+.progress { display: none; align-items: center; gap: .75rem; margin-top: .75rem; }
+form.busy .progress { display: flex; }
+progress { width: 12rem; }
+`;

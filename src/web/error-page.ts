@@ -1,0 +1,60 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, isAppError } from "../errors.ts";
+import type { WebEnv } from "./env.ts";
+import { html } from "./html.ts";
+import { renderPage } from "./layout.ts";
+import { loginUrl } from "./session.ts";
+
+const headings: Partial<Record<number, string>> = {
+  400: "That request could not be understood",
+  403: "Not allowed",
+  404: "Not found",
+  409: "That cannot be done right now",
+  410: "This link no longer works",
+  412: "Changed since you loaded the page",
+  413: "Too much data",
+  429: "Too many attempts",
+};
+
+/** A whole page for an error no form could show next to its fields. */
+export async function errorPage(c: Context<WebEnv>, error: AppError): Promise<Response> {
+  const status = error.status as ContentfulStatusCode;
+  if (error.code === "rate_limited" && typeof error.details?.retryAfterSeconds === "number") {
+    c.header("retry-after", String(error.details.retryAfterSeconds));
+  }
+  return renderPage(c, {
+    title: headings[status] ?? (status >= 500 ? "Something went wrong" : "That did not work"),
+    status,
+    body: html`<div class="card">
+  <p>${error.message}</p>
+  <p class="muted">Error <code>${error.code}</code> · request <code>${c.get("requestId")}</code></p>
+  <p><a href="/">Go to your organisations</a></p>
+</div>`,
+  });
+}
+
+/**
+ * The web pages' error handler: an AppError becomes a page with its message and status (a
+ * signed-out visitor is sent to sign in); an unexpected fault is logged and shown as a 500 page
+ * that names only the request id, never the error's text.
+ */
+export async function handleWebError(error: Error, c: Context<WebEnv>): Promise<Response> {
+  if (isAppError(error)) {
+    if (error.code === "unauthorized" && c.req.method === "GET") {
+      const url = new URL(c.req.url);
+      return c.redirect(loginUrl(`${url.pathname}${url.search}`), 303);
+    }
+    return errorPage(c, error);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    const code = error.status === 413 ? "payload_too_large" : "invalid_request";
+    return errorPage(c, new AppError(code, error.message || "The request could not be read."));
+  }
+  c.get("deps").logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error in web page");
+  return errorPage(
+    c,
+    new AppError("internal", "An internal error occurred; quote the request id to support."),
+  );
+}

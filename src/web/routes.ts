@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { AppError } from "../errors.ts";
+import { registerAssets } from "./assets.ts";
+import { verifyCsrf } from "./csrf.ts";
+import type { WebEnv } from "./env.ts";
+import { handleWebError } from "./error-page.ts";
+import { orgContext } from "./org-context.ts";
+import { registerHomePages } from "./pages/home.ts";
+import { registerInvitationPages } from "./pages/invitation.ts";
+import { registerLoginPages } from "./pages/login.ts";
+import { registerLogoutPage } from "./pages/logout.ts";
+import { registerMemberPages } from "./pages/members.ts";
+import { securityHeaders } from "./security-headers.ts";
+import { requireSignIn, webSession } from "./session.ts";
+
+/** Forms are small; the largest is a tool approval naming up to a thousand tools. */
+const FORM_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * The server-rendered web UI. A transport like REST and /mcp: pages read a form, call a verb
+ * with the signed-in user's actor, and render the result or the verb's refusal. Middleware is
+ * scoped to the UI's own paths, so none of it touches /api/v1, /mcp or /v1.
+ */
+export function createWebRoutes(): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+  web.onError(handleWebError);
+  registerAssets(web);
+
+  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*"];
+  for (const path of pages) {
+    web.use(
+      path,
+      securityHeaders(),
+      bodyLimit({
+        maxSize: FORM_LIMIT_BYTES,
+        onError: () => {
+          throw new AppError("payload_too_large", "That form was too large to accept.");
+        },
+      }),
+      webSession(),
+    );
+  }
+  web.use("/login", verifyCsrf());
+  web.use("/invitations/*", verifyCsrf());
+  web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
+
+  registerHomePages(web);
+  registerLoginPages(web);
+  registerLogoutPage(web);
+  registerInvitationPages(web);
+  registerMemberPages(web);
+
+  web.all("/orgs/*", () => {
+    throw new AppError("not_found", "There is no such page.");
+  });
+  return web;
+}
