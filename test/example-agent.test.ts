@@ -32,7 +32,7 @@ describe("examples/agent.ts", () => {
       expect(stdout).toContain("onboard → 201");
       expect(stdout).toContain("telemetry → 200");
       expect(stdout).toContain('"state": "awaiting-operator"');
-      expect(stdout).toMatch(new RegExp(`${server.url}/approve/\\S+`));
+      expect(stdout).toMatch(new RegExp(`${server.url}/approve\\?token=\\S+`));
       // Exactly signup + onboarding were paid.
       expect(await chain.balanceOf(payer.address)).toBe(before - 100_000n);
     } finally {

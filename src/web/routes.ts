@@ -6,6 +6,7 @@ import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
 import { handleWebError } from "./error-page.ts";
 import { orgContext } from "./org-context.ts";
+import { registerApprovalPages } from "./pages/approve.ts";
 import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
@@ -27,7 +28,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.onError(handleWebError);
   registerAssets(web);
 
-  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*"];
+  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*", "/approve"];
   for (const path of pages) {
     web.use(
       path,
@@ -43,6 +44,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   }
   web.use("/login", verifyCsrf());
   web.use("/invitations/*", verifyCsrf());
+  web.use("/approve", requireSignIn(), verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
 
   registerHomePages(web);
@@ -50,6 +52,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerLogoutPage(web);
   registerInvitationPages(web);
   registerMemberPages(web);
+  registerApprovalPages(web);
 
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");

@@ -8,7 +8,8 @@ import { signToken, verifyToken } from "../vault/signed-token.ts";
  */
 export function approvalUrl(deps: Pick<Deps, "keyring" | "config">, sessionId: string): string {
   const token = signToken(deps.keyring, "onboarding/approval-link", { s: sessionId });
-  return `${deps.config.baseUrl}/approve/${token}`;
+  // In the query: the access log records paths, never query strings.
+  return `${deps.config.baseUrl}/approve?token=${encodeURIComponent(token)}`;
 }
 
 /** The session an approval token names, or undefined when the token is not ours. */

@@ -1,7 +1,7 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { and, count, eq } from "drizzle-orm";
 import type { Hex } from "viem";
-import { test as base, describe, expect } from "../../../test/fixtures.ts";
+import { test as base, describe, expect, newTenant } from "../../../test/fixtures.ts";
 import {
   appFetch,
   payingFetch,
@@ -9,15 +9,13 @@ import {
   startTestChain,
   type TestChain,
 } from "../../../test/lib/dev-chain.ts";
+import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
 import { createApp } from "../../app.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { organizations } from "../../db/schema/organizations.ts";
-import { users } from "../../db/schema/users.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
 import type { Deps } from "../../deps.ts";
-import { newId } from "../../ids.ts";
 import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
-import { claimOrganization } from "./claim-organization.ts";
 
 const SIGNUP = 50_000n; // $0.05
 const ONBOARD = 50_000n;
@@ -203,21 +201,30 @@ describe("onboarding sessions", () => {
       const view = await (await poll(session.sessionToken)).json();
       return view.state === "awaiting-operator" ? view : undefined;
     });
-    expect(operator.approvalUrl).toMatch(new RegExp(`^${paid.base}/approve/`));
+    expect(operator.approvalUrl).toMatch(new RegExp(`^${paid.base}/approve\\?token=`));
     expect(operator.next_actions[0]).toMatchObject({
       action: "request_operator_approval",
       href: operator.approvalUrl,
     });
 
-    const userId = newId("usr");
-    await paid.deps.db.insert(users).values({ id: userId, email: `${userId}@example.test` });
-    const token = operator.approvalUrl.split("/approve/")[1];
-    await claimOrganization({ deps: paid.deps, token, userId, requestId: "req_test" });
-    await expect(
-      claimOrganization({ deps: paid.deps, token, userId, requestId: "req_test" }),
-    ).rejects.toMatchObject({
-      code: "conflict",
-    });
+    // A human opens the link in the web UI, signs in, and claims the organisation.
+    const link = new URL(operator.approvalUrl);
+    const human = await newTenant(paid.deps, paid.app, "operator@example.com");
+    await givePassword(paid.deps, "operator@example.com");
+    const browser = webClient(paid.app);
+    const signedOut = await browser.get(`${link.pathname}${link.search}`);
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("location")).toContain("/login?next=");
+    await browser.signIn("operator@example.com", TEST_PASSWORD);
+    const page = await browser.page(`${link.pathname}${link.search}`);
+    expect(page).toContain(signup.organization.id);
+    const claimed = await browser.post("/approve", { token: link.searchParams.get("token") ?? "" });
+    expect(claimed.status).toBe(303);
+    expect(claimed.headers.get("location")).toBe(`/orgs/${signup.organization.id}`);
+    // The link works once.
+    const again = await browser.post("/approve", { token: link.searchParams.get("token") ?? "" });
+    expect(again.status).toBe(409);
+    expect(human.userId).toBeTruthy();
     const ready = await (await poll(session.sessionToken)).json();
     expect(ready.state).toBe("ready");
     expect(ready.approvalUrl).toBeUndefined();
