@@ -390,6 +390,80 @@ describe("task runtime", () => {
     expect(server.count("tools/call", "loop")).toBe(3);
   });
 
+  test("budgets: tokens past the budget stop the task after that step with budget_exhausted", async ({
+    deps,
+    owner,
+    mcp,
+  }) => {
+    const server = await mcp.start({ tools: [echoTool("loop")] });
+    // Each scripted turn reports 120 tokens: the ninth crosses 1,000.
+    const script = scriptedModel(Array.from({ length: 15 }, () => call("kb__loop")));
+    const { deps: d, api } = withModel(deps, owner, script.model);
+    await ready(api, owner.environmentId, server, "kb");
+    const task = await start(api, owner.environmentId, "Loop.", { maxTokens: 1_000, maxSteps: 50 });
+    const outcome = await runTask(d, task.id);
+    expect(outcome).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    const view = await json<TaskView & { errorMessage: string; usage: { inputTokens: number } }>(
+      api.get(`/environments/${owner.environmentId}/tasks/${task.id}`),
+      200,
+    );
+    expect(view.errorMessage).toContain("Token budget of 1000 exhausted");
+    expect(script.calls).toHaveLength(9);
+    expect(server.count("tools/call", "loop")).toBe(9);
+  });
+
+  test("budgets: a task still thinking when its time runs out fails with budget_exhausted", async ({
+    deps,
+    owner,
+  }) => {
+    const script = scriptedModel([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return call("finish", { summary: "too late" });
+      },
+      finish(),
+    ]);
+    const { deps: d, api } = withModel(deps, owner, script.model);
+    const task = await start(api, owner.environmentId, "Think slowly.", { maxDurationMs: 1_000 });
+    const outcome = await runTask(d, task.id);
+    expect(outcome).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    const view = await json<TaskView & { errorMessage: string }>(
+      api.get(`/environments/${owner.environmentId}/tasks/${task.id}`),
+      200,
+    );
+    expect(view.errorMessage).toContain("Time budget of 1000 ms exhausted");
+  });
+
+  test("cancel: a running task stops after its current step; no later step runs", async ({
+    deps,
+    owner,
+    mcp,
+  }) => {
+    const server = await mcp.start({ tools: [echoTool("loop")] });
+    let api: Client | undefined;
+    let taskId = "";
+    const script = scriptedModel([
+      async () => {
+        // The owner cancels while the model is mid-step.
+        const res = await api?.post(`/environments/${owner.environmentId}/tasks/${taskId}/cancellation`);
+        expect(res?.status).toBe(200);
+        return call("kb__loop");
+      },
+      call("kb__loop"),
+      finish(),
+    ]);
+    const setup = withModel(deps, owner, script.model);
+    api = setup.api;
+    await ready(api, owner.environmentId, server, "kb");
+    const task = await start(api, owner.environmentId, "Loop until told to stop.");
+    taskId = task.id;
+    expect(await runTask(setup.deps, task.id)).toMatchObject({ status: "cancelled" });
+    expect(script.calls).toHaveLength(1);
+    expect(server.count("tools/call", "loop")).toBe(1);
+    const view = await json<TaskView>(api.get(`/environments/${owner.environmentId}/tasks/${task.id}`), 200);
+    expect(view.status).toBe("cancelled");
+  });
+
   test("without a configured model nothing is created: 503 model_not_configured", async ({ owner }) => {
     const res = await owner.api.post(`/environments/${owner.environmentId}/tasks`, { instructions: "x" });
     expect(res.status).toBe(503);
