@@ -39,7 +39,8 @@ describe("MCP tool definitions", () => {
       if (!a.readOnlyHint) {
         expect(properties, tool.name).toHaveProperty("idempotencyKey");
         expect(tool.outputSchema?.properties, tool.name).toHaveProperty("idempotencyKey");
-        if (tool.name !== "create_mcp_connection")
+        // Preparing an upload needs the revision; polling one (requestId) does not.
+        if (tool.name !== "create_mcp_connection" && tool.name !== "prepare_mcp_connection_credential_upload")
           expect(tool.inputSchema.required, tool.name).toContain("revision");
       }
     }

@@ -7,6 +7,7 @@ import type { WebEnv } from "./env.ts";
 import { handleWebError } from "./error-page.ts";
 import { orgContext } from "./org-context.ts";
 import { registerApprovalPages } from "./pages/approve.ts";
+import { registerCredentialUploadPages } from "./pages/credential-upload.ts";
 import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
@@ -28,7 +29,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.onError(handleWebError);
   registerAssets(web);
 
-  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*", "/approve"];
+  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*", "/approve", "/credential-uploads"];
   for (const path of pages) {
     web.use(
       path,
@@ -45,6 +46,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/login", verifyCsrf());
   web.use("/invitations/*", verifyCsrf());
   web.use("/approve", requireSignIn(), verifyCsrf());
+  web.use("/credential-uploads", requireSignIn(), verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
 
   registerHomePages(web);
@@ -53,6 +55,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerInvitationPages(web);
   registerMemberPages(web);
   registerApprovalPages(web);
+  registerCredentialUploadPages(web);
 
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");

@@ -1,5 +1,6 @@
 export * from "./api-keys.ts";
 export * from "./audit-log.ts";
+export * from "./credential-uploads.ts";
 export * from "./deletion-receipts.ts";
 export * from "./environments.ts";
 export * from "./idempotency-keys.ts";

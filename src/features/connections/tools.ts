@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { McpSession, RegistrableTool } from "../../mcp/tool.ts";
 import { createConnectionTool, updateConnectionTool } from "./tools/configure.ts";
+import { prepareCredentialUploadTool } from "./tools/credential-upload.ts";
 import { deleteConnectionTool, previewConnectionDeletionTool } from "./tools/delete.ts";
 import { getConnectionTool, listConnectionsTool } from "./tools/read.ts";
 import {
@@ -10,9 +11,9 @@ import {
 } from "./tools/review.ts";
 
 /**
- * The inbound MCP management tools (spec 4C). Each calls the same verb as its REST route.
- * `prepare_mcp_connection_credential_upload` needs the web UI's signed-in owner and comes
- * with it (issue 6); until then credentials are set through REST or the UI.
+ * The inbound MCP management tools (spec 4C). Each calls the same verb as its REST route;
+ * `prepare_mcp_connection_credential_upload` hands the credential step to the web UI, where the
+ * signed-in owner types it (no tool accepts a credential).
  */
 export const connectionTools: readonly RegistrableTool[] = [
   listConnectionsTool,
@@ -24,6 +25,7 @@ export const connectionTools: readonly RegistrableTool[] = [
   setConnectionEnabledTool,
   previewConnectionDeletionTool,
   deleteConnectionTool,
+  prepareCredentialUploadTool,
 ];
 
 export function registerConnectionTools(server: McpServer, session: McpSession): void {

@@ -1,0 +1,111 @@
+import { and, eq } from "drizzle-orm";
+import type { ServiceContext } from "../../context.ts";
+import { credentialUploads } from "../../db/schema/credential-uploads.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { authorizeConnections } from "../connections/authorize.ts";
+import { assertRevision, findConnection } from "../connections/find-connection.ts";
+import { UPLOAD_TTL_MS, type UploadStatus, uploadStatus } from "./upload-status.ts";
+import { generateUploadToken, uploadUrl } from "./upload-token.ts";
+
+export type PreparedUpload = {
+  requestId: string;
+  status: UploadStatus;
+  connectionId: string;
+  revision: number;
+  expiresAt: string;
+  /** Only when the request is made: the link is shown once. */
+  url?: string;
+  errorCode?: string;
+};
+
+/**
+ * `prepare_mcp_connection_credential_upload` (spec 4C): without `requestId`, creates a
+ * single-use browser action bound to the caller, the connection and its revision, alive ten
+ * minutes, and returns its URL; with `requestId`, reports where that action stands, for the
+ * same caller only. The credential is then typed by the signed-in owner in the browser and never
+ * passes through the MCP client.
+ */
+export async function prepareCredentialUpload(args: {
+  ctx: ServiceContext;
+  input: {
+    environmentId: string;
+    connectionId: string;
+    revision?: number | undefined;
+    requestId?: string | undefined;
+  };
+}): Promise<PreparedUpload> {
+  const { ctx, input } = args;
+  authorizeConnections(ctx, "manage");
+  const now = ctx.deps.clock();
+  if (input.requestId) {
+    const [row] = await ctx.deps.db
+      .select()
+      .from(credentialUploads)
+      .where(
+        and(
+          eq(credentialUploads.id, input.requestId),
+          eq(credentialUploads.organizationId, ctx.actor.organizationId),
+          eq(credentialUploads.environmentId, input.environmentId),
+          eq(credentialUploads.connectionId, input.connectionId),
+          eq(credentialUploads.userId, ctx.actor.userId),
+        ),
+      );
+    if (!row)
+      throw new AppError("not_found", "No such credential upload request for you and this connection.");
+    return {
+      requestId: row.id,
+      status: uploadStatus(row, now),
+      connectionId: row.connectionId,
+      revision: row.revision,
+      expiresAt: row.expiresAt.toISOString(),
+      ...(row.errorCode ? { errorCode: row.errorCode } : {}),
+    };
+  }
+  if (input.revision === undefined) {
+    throw new AppError(
+      "invalid_request",
+      "Send the connection's revision to prepare an upload (or a requestId to poll one).",
+    );
+  }
+  const connection = await findConnection(ctx.deps.db, ctx, input);
+  assertRevision(connection, input.revision);
+  if (connection.authKind === "none") {
+    throw new AppError(
+      "credential_not_applicable",
+      "This connection uses no authentication; change auth.kind first.",
+    );
+  }
+  const { token, hash } = generateUploadToken();
+  const id = newId("cup");
+  const expiresAt = new Date(now.getTime() + UPLOAD_TTL_MS);
+  await ctx.deps.db.transaction(async (tx) => {
+    await tx.insert(credentialUploads).values({
+      id,
+      organizationId: connection.organizationId,
+      environmentId: connection.environmentId,
+      connectionId: connection.id,
+      userId: ctx.actor.userId,
+      revision: connection.revision,
+      tokenHash: hash,
+      state: "pending",
+      createdAt: now,
+      expiresAt,
+    });
+    await recordAudit(tx, ctx, {
+      action: "mcp_connection.credential_upload_prepared",
+      targetType: "mcp_connection",
+      targetId: connection.id,
+      details: { requestId: id, revision: connection.revision },
+    });
+  });
+  return {
+    requestId: id,
+    status: "pending",
+    connectionId: connection.id,
+    revision: connection.revision,
+    expiresAt: expiresAt.toISOString(),
+    url: uploadUrl(ctx.deps.config.baseUrl, token),
+  };
+}
