@@ -122,7 +122,7 @@ describe("/mcp transport and authentication", () => {
     });
   });
 
-  test("the official SDK client connects and lists exactly the nine tools", async ({ app, owner }) => {
+  test("the official SDK client connects and lists exactly the ten tools", async ({ app, owner }) => {
     const client = await connectMcp(app, owner.apiKey);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
@@ -132,6 +132,7 @@ describe("/mcp transport and authentication", () => {
       "discover_mcp_connection_tools",
       "get_mcp_connection",
       "list_mcp_connections",
+      "prepare_mcp_connection_credential_upload",
       "preview_mcp_connection_deletion",
       "set_mcp_connection_enabled",
       "update_mcp_connection",
