@@ -4,8 +4,14 @@ import { AppError } from "../errors.ts";
 import { registerAssets } from "./assets.ts";
 import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
+import { environmentContext } from "./environment-context.ts";
 import { handleWebError } from "./error-page.ts";
 import { orgContext } from "./org-context.ts";
+import { registerApiKeyPages } from "./pages/api-keys.ts";
+import { registerConnectionActions } from "./pages/connection-actions.ts";
+import { registerConnectionCreatePages } from "./pages/connection-create.ts";
+import { registerConnectionDeletePages } from "./pages/connection-delete.ts";
+import { registerConnectionListPage } from "./pages/connections-list.ts";
 import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
@@ -44,12 +50,18 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/login", verifyCsrf());
   web.use("/invitations/*", verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
+  web.use("/orgs/:orgId/environments/:environmentId/*", environmentContext());
 
   registerHomePages(web);
   registerLoginPages(web);
   registerLogoutPage(web);
   registerInvitationPages(web);
   registerMemberPages(web);
+  registerApiKeyPages(web);
+  registerConnectionListPage(web);
+  registerConnectionCreatePages(web);
+  registerConnectionDeletePages(web);
+  registerConnectionActions(web);
 
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");

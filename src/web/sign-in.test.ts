@@ -20,7 +20,7 @@ describe("sign-in", () => {
     expect(browser.token).toMatch(/^[0-9a-z]{40,64}$/);
     expect(browser.cookies.get("patchbay_csrf")).toBe(browser.token);
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
