@@ -1,13 +1,13 @@
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ServiceContext } from "../../context.ts";
 import { isAppError } from "../../errors.ts";
 import { createApiKey } from "../../features/api-keys/create-api-key.ts";
 import { listApiKeys } from "../../features/api-keys/list-api-keys.ts";
 import { apiOnlyPermissions, type Permission, permissions } from "../../features/api-keys/permissions.ts";
 import { revokeApiKey } from "../../features/api-keys/revoke-api-key.ts";
-import { type ApiKey, CreateApiKeyBody } from "../../features/api-keys/schemas.ts";
+import { CreateApiKeyBody } from "../../features/api-keys/schemas.ts";
 import { listMembers } from "../../features/members/list-members.ts";
+import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";
 import {
   checkboxGroup,
@@ -51,21 +51,10 @@ type KeysState = {
   flash?: string;
 };
 
-async function allKeys(ctx: ServiceContext): Promise<ApiKey[]> {
-  const all: ApiKey[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listApiKeys({ ctx, input: { pageSize: 200, cursor } });
-    all.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return all;
-}
-
 async function keysPage(c: Context<WebEnv>, state: KeysState = {}): Promise<Response> {
   const ctx = c.get("ctx");
   const base = `/orgs/${c.get("org").id}/api-keys`;
-  const keys = await allKeys(ctx);
+  const keys = await allPages((cursor) => listApiKeys({ ctx, input: { pageSize: 200, cursor } }));
   const emails = new Map((await listMembers({ ctx })).map((m) => [m.userId, m.email]));
   const rows = keys.map(
     (k) => html`<tr>

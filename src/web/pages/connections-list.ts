@@ -1,28 +1,16 @@
 import type { Context, Hono } from "hono";
-import type { ServiceContext } from "../../context.ts";
 import { MAX_READY_CONNECTIONS, MAX_READY_TOOLS } from "../../features/connections/limits.ts";
 import { listConnections } from "../../features/connections/list-connections.ts";
 import type { Connection } from "../../features/connections/schemas.ts";
+import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";
 import { notice } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { authSummary, connectionsPath, readinessBadge } from "./connection-view.ts";
 
-/** Every connection of the environment (the list verb pages; the counts need them all). */
-export async function allConnections(ctx: ServiceContext, environmentId: string): Promise<Connection[]> {
-  const all: Connection[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listConnections({ ctx, input: { environmentId, pageSize: 200, cursor } });
-    all.push(...page.items);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor);
-  return all;
-}
-
 /** What counts against the environment's limits: ready connections and their approved tools. */
-export function readyCounts(connections: readonly Connection[]): { connections: number; tools: number } {
+function readyCounts(connections: readonly Connection[]): { connections: number; tools: number } {
   const ready = connections.filter((c) => c.readiness === "ready");
   return {
     connections: ready.length,
@@ -38,7 +26,11 @@ const done: Record<string, string> = { deleted: "The connection was deleted." };
 async function listPage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const base = connectionsPath(c.get("org").id, current.id);
-  const connections = await allConnections(c.get("ctx"), current.id);
+  const ctx = c.get("ctx");
+  // All of them: the counts against the limits need every connection, not one page.
+  const connections = await allPages((cursor) =>
+    listConnections({ ctx, input: { environmentId: current.id, pageSize: 200, cursor } }),
+  );
   const counts = readyCounts(connections);
   const rows = connections.map(
     (conn) => html`<tr>
