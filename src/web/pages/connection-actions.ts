@@ -24,7 +24,7 @@ import { connectionsPath } from "./connection-view.ts";
 export const connectionBase = "/orgs/:orgId/environments/:environmentId/connections/:connectionId";
 
 /** Faults of the request itself, shown as whole pages; every other refusal is shown on the connection's page. */
-const pageErrors = new Set(["forbidden", "not_found", "internal", "csrf_rejected"]);
+const pageErrors = new Set(["forbidden", "not_found", "internal"]);
 
 /** Refusals that belong to a field of the page: a refused credential marks the credential input. */
 const actionFields = {
