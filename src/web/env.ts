@@ -1,6 +1,7 @@
 import type { WebUser } from "../features/web-sessions/resolve-web-session.ts";
 import type { WebOrganization } from "../features/web-sessions/web-actor.ts";
 import type { AppEnv } from "../http/env.ts";
+import type { EnvironmentState } from "./environment-context.ts";
 
 /**
  * Hono variables of the web UI's pages, on top of the app's. `webUser` is set by `webSession()`
@@ -16,5 +17,7 @@ export type WebEnv = {
     /** The pre-session CSRF token minted during this request (its cookie is being set). */
     preSessionToken: string | undefined;
     org: WebOrganization;
+    /** Set under `/orgs/:orgId/environments/:environmentId/…`. */
+    environment: EnvironmentState;
   };
 };

@@ -21,6 +21,12 @@ const headings: Partial<Record<number, string>> = {
 /** A whole page for an error no form could show next to its fields. */
 export async function errorPage(c: Context<WebEnv>, error: AppError): Promise<Response> {
   const status = error.status as ContentfulStatusCode;
+  // A person's permissions are their role's (web-actor.ts): a missing one means the role falls
+  // short, which says more to them than the permission's name.
+  const message =
+    error.code === "forbidden" && error.details?.requiredPermission
+      ? "Only an owner or administrator of this organisation may do this. Ask one of them if you need it done."
+      : error.message;
   if (error.code === "rate_limited" && typeof error.details?.retryAfterSeconds === "number") {
     c.header("retry-after", String(error.details.retryAfterSeconds));
   }
@@ -28,7 +34,7 @@ export async function errorPage(c: Context<WebEnv>, error: AppError): Promise<Re
     title: headings[status] ?? (status >= 500 ? "Something went wrong" : "That did not work"),
     status,
     body: html`<div class="card">
-  <p>${error.message}</p>
+  <p>${message}</p>
   <p class="muted">Error <code>${error.code}</code> · request <code>${c.get("requestId")}</code></p>
   <p><a href="/">Go to your organisations</a></p>
 </div>`,

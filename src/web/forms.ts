@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { isAppError } from "../errors.ts";
+import { AppError, isAppError } from "../errors.ts";
 import { csrfToken } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
@@ -122,16 +122,54 @@ export function checkboxGroup(o: {
 </fieldset>`;
 }
 
+/** How the fields are called on the forms, for the summary's links. */
+const fieldLabels: Record<string, string> = {
+  alias: "Alias",
+  authKind: "Authentication",
+  confirm: "Repeat the password",
+  displayName: "Display name",
+  email: "Email",
+  endpointUrl: "Endpoint URL",
+  headerName: "API-key header name",
+  name: "Name",
+  password: "Password",
+  permissions: "Permissions",
+  role: "Role",
+  toolNames: "Tools",
+  value: "Credential",
+};
+
+/** A refusal of one field, worded for the person filling the form (shown next to it). */
+export const fieldError = (field: string, message: string): AppError =>
+  new AppError("invalid_request", message, { errors: [{ path: field, message }] });
+
+/**
+ * What a form's summary says about a refusal: a validation failure is told field by field (the
+ * summary then just asks to correct them); any other refusal by its own message.
+ */
+export function refusalMessage(error: AppError): string | undefined {
+  const errors = error.details?.errors;
+  return error.code === "invalid_request" && Array.isArray(errors) && errors.length > 0
+    ? undefined
+    : error.message;
+}
+
 /** The summary at the top of a form that failed: announced at once, linked to the fields. */
 export function errorSummary(message: string | undefined, fields: FieldErrors = {}): Html {
-  const listed = Object.entries(fields).filter(([name]) => name !== "");
+  // Links to the marked fields, unless the one message already says it all.
+  const listed = Object.entries(fields).filter(([name, text]) => name !== "" && text !== message);
   if (!message && listed.length === 0) return nothing;
   return html`<div class="alert error" role="alert" tabindex="-1">
   <p>${message ?? "Please correct the fields marked below."}</p>
   ${when(
     listed.length > 0,
     () =>
-      html`<ul>${join(listed.map(([name, text]) => html`<li><a href="#${fieldId(name)}">${name}: ${text}</a></li>`))}</ul>`,
+      html`<ul>${join(
+        listed.map(
+          ([name, text]) =>
+            html`<li><a href="#${fieldId(name)}">${fieldLabels[name] ?? name}: ${text}</a></li>`,
+        ),
+      )}</ul>`,
   )}
 </div>`;
 }
@@ -161,7 +199,8 @@ export const readForm = async (c: Context<WebEnv>): Promise<Record<string, unkno
 
 /**
  * Field messages from an error: zod-style `errors: [{ path, message }]` details are tied to
- * their fields; `codeFields` ties whole error codes to a field (e.g. alias_taken → alias).
+ * their fields, as is a `field` detail; `codeFields` ties whole error codes to a field (e.g.
+ * alias_taken → alias).
  */
 export function fieldErrorsOf(error: unknown, codeFields: Record<string, string> = {}): FieldErrors {
   if (!isAppError(error)) return {};
@@ -173,7 +212,9 @@ export function fieldErrorsOf(error: unknown, codeFields: Record<string, string>
       if (typeof item.message === "string" && !(path in out)) out[path] = item.message;
     }
   }
-  const field = codeFields[error.code];
+  // Verbs that name the offending field (`details.field`, e.g. auth.headerName) get it marked too.
+  const named = typeof error.details?.field === "string" ? error.details.field : undefined;
+  const field = named ?? codeFields[error.code];
   if (field && !(field in out)) out[field] = error.message;
   return out;
 }

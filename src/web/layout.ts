@@ -13,8 +13,6 @@ export type PageOptions = {
   /** The page's content, inside <main> after its <h1> (unless `heading` is false). */
   body: Html;
   status?: ContentfulStatusCode;
-  /** The header's environment switcher, on pages that belong to one environment. */
-  environment?: { id: string; name: string; all: readonly { id: string; name: string }[] };
   /** Highlights the organisation's navigation entry. */
   section?: Section;
   /** Set false when the body brings its own <h1>. */
@@ -44,21 +42,18 @@ function switcher(
 
 async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
   const user = c.get("webUser");
+  const environment = c.get("environment");
   if (!user) return html`<header class="top"><a class="brand" href="/">patchbay</a></header>`;
   const org: WebOrganization | undefined = c.get("org");
   const orgs = await listMyOrganizations({ db: c.get("deps").db, input: { userId: user.userId } });
   const base = org ? `/orgs/${org.id}` : "";
   const links: { section: Section; href: string; text: string }[] = org
     ? [
-        ...(opts.environment
-          ? [
-              {
-                section: "connections" as const,
-                href: `${base}/environments/${opts.environment.id}/connections`,
-                text: "Connections",
-              },
-            ]
-          : [{ section: "connections" as const, href: base, text: "Connections" }]),
+        {
+          section: "connections",
+          href: environment ? `${base}/environments/${environment.current.id}/connections` : base,
+          text: "Connections",
+        },
         { section: "api-keys", href: `${base}/api-keys`, text: "API keys" },
         { section: "members", href: `${base}/members`, text: "Members" },
       ]
@@ -76,14 +71,14 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
       })),
     ),
   )}
-  ${when(opts.environment, () =>
+  ${when(environment, () =>
     switcher(
       "Environment",
-      opts.environment?.name ?? "",
-      (opts.environment?.all ?? []).map((e) => ({
+      environment?.current.name ?? "",
+      (environment?.all ?? []).map((e) => ({
         href: `${base}/environments/${e.id}/connections`,
         text: e.name,
-        current: e.id === opts.environment?.id,
+        current: e.id === environment?.current.id,
       })),
     ),
   )}
@@ -116,6 +111,7 @@ export async function renderPage(c: Context<WebEnv>, opts: PageOptions): Promise
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · patchbay</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("app.css")}">
 <script src="${assetPath("app.js")}" defer></script>
 </head>

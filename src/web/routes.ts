@@ -4,9 +4,15 @@ import { AppError } from "../errors.ts";
 import { registerAssets } from "./assets.ts";
 import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
+import { environmentContext } from "./environment-context.ts";
 import { handleWebError } from "./error-page.ts";
 import { orgContext } from "./org-context.ts";
+import { registerApiKeyPages } from "./pages/api-keys.ts";
 import { registerApprovalPages } from "./pages/approve.ts";
+import { registerConnectionActions } from "./pages/connection-actions.ts";
+import { registerConnectionCreatePages } from "./pages/connection-create.ts";
+import { registerConnectionDeletePages } from "./pages/connection-delete.ts";
+import { registerConnectionListPage } from "./pages/connections-list.ts";
 import { registerCredentialUploadPages } from "./pages/credential-upload.ts";
 import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
@@ -48,6 +54,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/approve", requireSignIn(), verifyCsrf());
   web.use("/credential-uploads", requireSignIn(), verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
+  web.use("/orgs/:orgId/environments/:environmentId/*", environmentContext());
 
   registerHomePages(web);
   registerLoginPages(web);
@@ -56,6 +63,11 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerMemberPages(web);
   registerApprovalPages(web);
   registerCredentialUploadPages(web);
+  registerApiKeyPages(web);
+  registerConnectionListPage(web);
+  registerConnectionCreatePages(web);
+  registerConnectionDeletePages(web);
+  registerConnectionActions(web);
 
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");

@@ -6,6 +6,8 @@ import { createApp } from "../app.ts";
 import { users } from "../db/schema/users.ts";
 import { signInThrottle, webSessions } from "../db/schema/web-sessions.ts";
 import { SIGN_IN_MAX_FAILURES_PER_EMAIL } from "../features/web-sessions/session-policy.ts";
+import { startWebSession } from "../features/web-sessions/start-web-session.ts";
+import { sweepWebSessions } from "../features/web-sessions/sweep-web-sessions.ts";
 
 const sessionCookie = "patchbay_session";
 
@@ -20,7 +22,7 @@ describe("sign-in", () => {
     expect(browser.token).toMatch(/^[0-9a-z]{40,64}$/);
     expect(browser.cookies.get("patchbay_csrf")).toBe(browser.token);
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
@@ -189,6 +191,37 @@ describe("sessions", () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(webSessions.userId, jo.userId));
     expect((await old.get(page)).status).toBe(303);
+  });
+
+  test("the hourly sweep deletes ended sessions and stale throttle windows, not live ones", async ({
+    app,
+    deps,
+  }) => {
+    const pat = await newTenant(deps, app, "pat@example.com");
+    await givePassword(deps, "pat@example.com");
+    const now = new Date();
+    const ago = (hours: number) => new Date(now.getTime() - hours * 60 * 60 * 1000);
+    const live = await startWebSession(deps.db, { userId: pat.userId, now });
+    const revoked = await startWebSession(deps.db, { userId: pat.userId, now: ago(30) });
+    await startWebSession(deps.db, { userId: pat.userId, now: ago(40) }); // past its absolute expiry
+    const idle = await startWebSession(deps.db, { userId: pat.userId, now: ago(11) });
+    await deps.db
+      .update(webSessions)
+      .set({ revokedAt: ago(25) })
+      .where(eq(webSessions.id, revoked.id));
+    await deps.db
+      .update(webSessions)
+      .set({ lastSeenAt: ago(27) })
+      .where(eq(webSessions.id, idle.id));
+    await deps.db.insert(signInThrottle).values({ key: "addr:old", failures: 3, windowStartedAt: ago(1) });
+    await sweepWebSessions(deps.db, now);
+    const left = await deps.db
+      .select({ id: webSessions.id })
+      .from(webSessions)
+      .where(eq(webSessions.userId, pat.userId));
+    // The revoked (a day ago), past-expiry and two-day-idle ones are gone.
+    expect(left.map((r) => r.id)).toEqual([live.id]);
+    expect(await deps.db.select().from(signInThrottle).where(eq(signInThrottle.key, "addr:old"))).toEqual([]);
   });
 
   test("/api/v1 refuses a real session cookie", async ({ app, deps }) => {

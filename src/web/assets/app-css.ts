@@ -67,7 +67,13 @@ button[disabled] { opacity: .6; cursor: progress; }
 .alert.warning { background: #fffaeb; border-color: #fedf89; color: #7a2e0e; }
 table { width: 100%; border-collapse: collapse; background: var(--card); border: 1px solid var(--line);
   border-radius: 8px; overflow: hidden; }
-th, td { text-align: left; padding: .6rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: .6rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top;
+  overflow-wrap: break-word; }
+table.tools { table-layout: fixed; }
+table.tools .col-approve { width: 6.5rem; }
+table.tools .col-annotations { width: 13rem; }
+table.tools .col-approvable { width: 11rem; }
+table.tools td { overflow-wrap: anywhere; }
 th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 tr:last-child td { border-bottom: 0; }
 td form { display: inline; }
@@ -89,7 +95,7 @@ code, pre, .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas,
 pre { background: #f3f4f6; padding: .75rem; border-radius: 6px; overflow: auto; max-height: 20rem; }
 .secret { display: block; background: #111827; color: #f9fafb; padding: .75rem 1rem; border-radius: 6px;
   word-break: break-all; user-select: all; }
-.tool-desc { color: var(--muted); font-size: .9rem; margin: .2rem 0; }
+.tool-desc { color: var(--muted); font-size: .9rem; margin: .2rem 0; max-height: 7.5em; overflow: auto; }
 .muted { color: var(--muted); }
 .progress { display: none; align-items: center; gap: .75rem; margin-top: .75rem; }
 form.busy .progress { display: flex; }

@@ -15,6 +15,7 @@ import {
   notice,
   postForm,
   readForm,
+  refusalMessage,
 } from "../forms.ts";
 import { html, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
@@ -121,7 +122,7 @@ export function registerInvitationPages(web: Hono<WebEnv>): void {
       if (!["invalid_request", "unauthorized", "rate_limited"].includes(error.code)) throw error;
       return invitationPage(c, invitation, token, {
         status: error.status as 400 | 401 | 429,
-        error: error.message,
+        error: refusalMessage(error),
         fields: fieldErrorsOf(error),
       });
     }

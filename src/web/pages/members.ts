@@ -11,12 +11,14 @@ import type { WebEnv } from "../env.ts";
 import {
   errorSummary,
   type FieldErrors,
+  fieldError,
   fieldErrorsOf,
   formString,
   inputField,
   notice,
   postForm,
   readForm,
+  refusalMessage,
   selectField,
 } from "../forms.ts";
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
@@ -61,14 +63,13 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
       isOwner
         ? postForm(c, {
             action: `${base}/members/${m.userId}/role`,
-            label: `Role of ${m.email}`,
             body: html`<label class="visually-hidden" for="role-${m.userId}">Role of ${m.email}</label>
           <select id="role-${m.userId}" name="role">${join(
             roles.map(
               (r) =>
                 html`<option value="${r}"${r === m.role ? html` selected` : nothing}>${roleLabel[r]}</option>`,
             ),
-          )}</select> <button type="submit" class="secondary">Set role</button>`,
+          )}</select> <button type="submit" class="secondary">Set role<span class="visually-hidden"> of ${m.email}</span></button>`,
           })
         : roleLabel[m.role]
     }</td>
@@ -109,8 +110,7 @@ ${
               c,
               {
                 action: `${base}/invitations/${i.id}/revoke`,
-                label: `Withdraw the invitation of ${i.email}`,
-                body: html`<button type="submit" class="secondary">Withdraw</button>`,
+                body: html`<button type="submit" class="secondary">Withdraw<span class="visually-hidden"> the invitation of ${i.email}</span></button>`,
               },
             )}</td></tr>`,
         ),
@@ -139,7 +139,7 @@ async function withRefusal(c: Context<WebEnv>, action: () => Promise<Response>, 
     return membersPage(c, {
       ...state,
       status: error.status as MembersState["status"],
-      error: error.message,
+      error: refusalMessage(error),
       fields: fieldErrorsOf(error, { already_member: "email" }),
     });
   }
@@ -157,10 +157,7 @@ export function registerMemberPages(web: Hono<WebEnv>): void {
     return withRefusal(
       c,
       async () => {
-        if (!isRole(role))
-          throw new AppError("invalid_request", "Choose a role.", {
-            errors: [{ path: "role", message: "choose a role" }],
-          });
+        if (!isRole(role)) throw fieldError("role", "Choose a role.");
         const { invitation, token } = await inviteMember({ ctx: c.get("ctx"), input: { email, role } });
         const link = `${c.get("deps").config.baseUrl}${invitationPath(token)}`;
         return membersPage(c, {
@@ -175,7 +172,7 @@ export function registerMemberPages(web: Hono<WebEnv>): void {
   web.post(`${base}/members/:userId/role`, async (c) => {
     const role = formString(await readForm(c), "role");
     return withRefusal(c, async () => {
-      if (!isRole(role)) throw new AppError("invalid_request", "Choose a role.");
+      if (!isRole(role)) throw fieldError("role", "Choose a role.");
       await setMemberRole({ ctx: c.get("ctx"), input: { userId: c.req.param("userId"), role } });
       return c.redirect(`/orgs/${c.get("org").id}/members?done=role_changed`, 303);
     });
