@@ -6,6 +6,7 @@ export * from "./idempotency-keys.ts";
 export * from "./mcp-connections.ts";
 export * from "./mcp-discoveries.ts";
 export * from "./organizations.ts";
+export * from "./problems.ts";
 export * from "./publishable-keys.ts";
 export * from "./secrets.ts";
 export * from "./tasks.ts";

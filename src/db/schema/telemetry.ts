@@ -23,6 +23,28 @@ export type SpanLinkJson = { traceId: string; spanId: string; attributes: JsonOb
 const micros = (name: string) => timestamp(name, { withTimezone: true, precision: 6, mode: "string" });
 
 /**
+ * The resources (service, host, process, SDK attributes) that spans and logs come from. One export
+ * request carries one or a few resources for hundreds of items, so items point here by
+ * `resource_id` (the first 8 bytes of a SHA-256 of the attribute JSON) instead of repeating the
+ * map per row: that halves the bytes PostgreSQL parses per span. `last_seen` is refreshed at most
+ * hourly; retention keeps a resource while anything may still point to it. A row here also tells
+ * that the environment has sent telemetry (`hasTelemetry`).
+ */
+export const telemetryResources = pgTable(
+  "telemetry_resources",
+  {
+    environmentId: uuid("environment_id").notNull(),
+    resourceId: bigint("resource_id", { mode: "bigint" }).notNull(),
+    organizationId: text("organization_id").notNull(),
+    serviceName: text("service_name").notNull(),
+    attributes: jsonb("attributes").$type<JsonObject>().notNull(),
+    firstSeen: micros("first_seen").notNull(),
+    lastSeen: micros("last_seen").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.resourceId] })],
+);
+
+/**
  * Telemetry is high-volume and append-only, so these tables carry no foreign keys (one index probe
  * per inserted row saved) and are pruned by retention (`sweep-telemetry.ts`), not by cascades. BRIN
  * indexes on the time columns serve the retention sweep at almost no write cost.
@@ -44,8 +66,8 @@ export const telemetrySpans = pgTable(
     statusCode: smallint("status_code").notNull(),
     statusMessage: text("status_message"),
     scopeName: text("scope_name"),
+    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(0n),
     attributes: jsonb("attributes").$type<JsonObject>().notNull(),
-    resourceAttributes: jsonb("resource_attributes").$type<JsonObject>().notNull(),
     events: jsonb("events").$type<SpanEventJson[]>().notNull(),
     links: jsonb("links").$type<SpanLinkJson[]>().notNull(),
   },
@@ -54,6 +76,11 @@ export const telemetrySpans = pgTable(
     // this key and are skipped, so a retry never duplicates a span.
     primaryKey({ columns: [t.environmentId, t.traceId, t.spanId] }),
     index("telemetry_spans_env_service_start_idx").on(t.environmentId, t.serviceName, t.startTime),
+    // Service health reads entry spans only (server and consumer spans, and roots): a covering
+    // partial index, so a window's latencies come from the index alone.
+    index("telemetry_spans_entry_idx")
+      .on(t.environmentId, t.serviceName, t.startTime, t.durationNs, t.statusCode)
+      .where(sql`${t.kind} in (2, 5) or ${t.parentSpanId} is null`),
     index("telemetry_spans_start_brin").using("brin", t.startTime),
   ],
 );
@@ -73,8 +100,8 @@ export const telemetryLogs = pgTable(
     spanId: text("span_id"),
     eventName: text("event_name"),
     scopeName: text("scope_name"),
+    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(0n),
     attributes: jsonb("attributes").$type<JsonObject>().notNull(),
-    resourceAttributes: jsonb("resource_attributes").$type<JsonObject>().notNull(),
   },
   (t) => [
     index("telemetry_logs_env_time_idx").on(t.environmentId, t.time),

@@ -34,11 +34,15 @@ describe("telemetry retention", () => {
     owner,
   }) => {
     const now = new Date();
-    const store = createPostgresTelemetryStore({ db: deps.db, logger: deps.logger, clock: deps.clock });
+    const store = createPostgresTelemetryStore({
+      database: deps.database,
+      logger: deps.logger,
+      clock: deps.clock,
+    });
     const tenant = { organizationId: owner.organizationId, environmentId: owner.environmentId };
     // More than one INSERT chunk (500) and several delete batches.
     const old = Array.from({ length: 1_234 }, () => span(daysAgo(8, now)));
-    await store.writeSpans(tenant, [...old, span(daysAgo(6, now)), span(daysAgo(0, now))]);
+    await store.prepareSpans(tenant, [...old, span(daysAgo(6, now)), span(daysAgo(0, now))]).write();
     const log = (time: string) => ({
       time,
       severityNumber: 9,
@@ -52,24 +56,27 @@ describe("telemetry retention", () => {
       attributes: {},
       resourceAttributes: {},
     });
-    await store.writeLogs(tenant, [log(daysAgo(30, now)), log(daysAgo(1, now))]);
+    await store.prepareLogs(tenant, [log(daysAgo(30, now)), log(daysAgo(1, now))]).write();
     const point = (time: string) => ({
       name: "m",
       type: "gauge" as const,
       unit: null,
       serviceName: "svc",
+      resourceAttributes: {},
       time,
       startTime: null,
       value: 1,
       data: null,
       attributes: {},
     });
-    await store.writeMetricPoints(tenant, [point(daysAgo(7.5, now)), point(daysAgo(2, now))]);
+    await store.prepareMetricPoints(tenant, [point(daysAgo(7.5, now)), point(daysAgo(2, now))]).write();
 
     expect(await sweepTelemetry(deps.db, now, 7, { batch: 500 })).toEqual({
       spans: 1_234,
       logs: 1,
       metricPoints: 1,
+      resources: 0,
+      problems: 0,
     });
     const scope = eq(telemetrySpans.environmentId, owner.environmentId);
     expect(await deps.db.select().from(telemetrySpans).where(scope)).toHaveLength(2);
@@ -82,7 +89,13 @@ describe("telemetry retention", () => {
         .from(telemetryMetricPoints)
         .where(eq(telemetryMetricPoints.environmentId, owner.environmentId)),
     ).toHaveLength(1);
-    expect(await sweepTelemetry(deps.db, now, 7)).toEqual({ spans: 0, logs: 0, metricPoints: 0 });
+    expect(await sweepTelemetry(deps.db, now, 7)).toEqual({
+      spans: 0,
+      logs: 0,
+      metricPoints: 0,
+      resources: 0,
+      problems: 0,
+    });
     store.close();
   });
 

@@ -21,7 +21,7 @@ export function telemetryRuntime(
   if (!runtime) {
     runtime = {
       store: createPostgresTelemetryStore({
-        db: deps.db,
+        database: deps.database,
         logger: deps.logger,
         clock: deps.clock,
         retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },

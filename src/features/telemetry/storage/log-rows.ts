@@ -1,0 +1,29 @@
+import type { LogRecordRow, TelemetryTenant } from "../telemetry-store.ts";
+import { copyJson, copyNullable, copyText } from "./copy-text.ts";
+import type { ResourceRef } from "./resources.ts";
+import type { SqlRunner } from "./sql-runner.ts";
+
+const columns =
+  "organization_id, environment_id, time, severity_number, severity_text, body, service_name, trace_id, " +
+  "span_id, event_name, scope_name, resource_id, attributes";
+
+/** Log records as COPY text rows (copy-text.ts), in `columns` order. */
+export function logCopyText(
+  tenant: TelemetryTenant,
+  records: LogRecordRow[],
+  refOf: (record: LogRecordRow) => ResourceRef,
+): string {
+  const prefix = `${copyText(tenant.organizationId)}\t${tenant.environmentId}\t`;
+  let data = "";
+  for (const r of records) {
+    data +=
+      `${prefix}${r.time}\t${r.severityNumber}\t${copyNullable(r.severityText)}\t${copyNullable(r.body)}\t` +
+      `${copyText(r.serviceName)}\t${r.traceId ?? "\\N"}\t${r.spanId ?? "\\N"}\t${copyNullable(r.eventName)}\t` +
+      `${copyNullable(r.scopeName)}\t${refOf(r).id}\t${copyJson(r.attributes)}\n`;
+  }
+  return data;
+}
+
+/** Log records by one COPY (they have no natural key: a retried batch is stored again). */
+export const copyLogs = (run: SqlRunner, data: string): Promise<void> =>
+  run.copyIn(`telemetry_logs (${columns})`, data);

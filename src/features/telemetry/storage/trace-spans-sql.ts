@@ -1,0 +1,40 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { telemetryResources, telemetrySpans } from "../../../db/schema/telemetry.ts";
+import type { StoredSpan } from "../telemetry-store.ts";
+import { isoText } from "./iso-text.ts";
+
+/** One trace's spans (primary-key prefix lookup) with their resources' attributes. */
+export async function queryTraceSpans(
+  db: Db,
+  environmentId: string,
+  traceId: string,
+  limit: number,
+): Promise<StoredSpan[]> {
+  const s = telemetrySpans;
+  const r = telemetryResources;
+  const rows = await db
+    .select({
+      traceId: s.traceId,
+      spanId: s.spanId,
+      parentSpanId: s.parentSpanId,
+      serviceName: s.serviceName,
+      name: s.name,
+      kind: s.kind,
+      startTime: isoText(s.startTime),
+      endTime: isoText(s.endTime),
+      durationNs: s.durationNs,
+      statusCode: s.statusCode,
+      statusMessage: s.statusMessage,
+      scopeName: s.scopeName,
+      attributes: s.attributes,
+      resourceAttributes: r.attributes,
+      events: s.events,
+      links: s.links,
+    })
+    .from(s)
+    .leftJoin(r, and(eq(r.environmentId, s.environmentId), eq(r.resourceId, s.resourceId)))
+    .where(and(eq(s.environmentId, environmentId), eq(s.traceId, traceId)))
+    .limit(limit);
+  return rows.map((row) => ({ ...row, resourceAttributes: row.resourceAttributes ?? {} }));
+}
