@@ -90,7 +90,7 @@ export type TelemetryStore = {
   serviceHealth(environmentId: string, query: ServiceHealthQuery): Promise<ServiceHealthRow[]>;
   /** Log records, newest first, after the keyset position `before` when given. */
   searchLogs(environmentId: string, query: LogSearch): Promise<StoredLog[]>;
-  /** The spans of one trace (at most `limit`), in no particular order. */
+  /** The spans of one trace, earliest first, at most `limit`. */
   traceSpans(environmentId: string, traceId: string, limit: number): Promise<StoredSpan[]>;
   /** Deletes everything older than `cutoff`. */
   sweep(cutoff: Date): Promise<SweepResult>;

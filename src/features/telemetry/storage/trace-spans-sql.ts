@@ -1,10 +1,10 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { telemetryResources, telemetrySpans } from "../../../db/schema/telemetry.ts";
 import type { StoredSpan } from "../telemetry-store.ts";
 import { isoText } from "./iso-text.ts";
 
-/** One trace's spans (primary-key prefix lookup) with their resources' attributes. */
+/** One trace's spans (primary-key prefix lookup), earliest first, with their resources' attributes. */
 export async function queryTraceSpans(
   db: Db,
   environmentId: string,
@@ -35,6 +35,8 @@ export async function queryTraceSpans(
     .from(s)
     .leftJoin(r, and(eq(r.environmentId, s.environmentId), eq(r.resourceId, s.resourceId)))
     .where(and(eq(s.environmentId, environmentId), eq(s.traceId, traceId)))
+    // A trace past the limit keeps its earliest spans, where its roots are.
+    .orderBy(asc(s.startTime), asc(s.spanId))
     .limit(limit);
   return rows.map((row) => ({ ...row, resourceAttributes: row.resourceAttributes ?? {} }));
 }
