@@ -32,7 +32,7 @@ import type { Deps } from "../src/deps.ts";
 import { bootstrapOrganization } from "../src/features/organizations/bootstrap-organization.ts";
 import { decodeExport } from "../src/features/telemetry/decode-export.ts";
 import { createOtlpRouter } from "../src/features/telemetry/routes/otlp.ts";
-import { readTelemetrySettings } from "../src/features/telemetry/settings.ts";
+import { telemetrySettings } from "../src/features/telemetry/settings.ts";
 import { telemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
 import type { AppEnv } from "../src/http/env.ts";
 import { requestId } from "../src/http/request-id.ts";
@@ -152,7 +152,7 @@ async function runTarget(
     clock: () => new Date(),
   } as unknown as Deps;
   // No retention timer: it would only add noise to a 10-second window.
-  const runtime = telemetryRuntime(deps, { ...readTelemetrySettings(), sweepEveryMs: 2 ** 31 - 1 });
+  const runtime = telemetryRuntime(deps, { ...telemetrySettings(deps.config), sweepEveryMs: 2 ** 31 - 1 });
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     c.set("deps", deps);
