@@ -93,7 +93,9 @@ function toSpanRecord(span: Span, context: Context): SpanRecord | string {
 
 /** Exception events (`exception.type`, `.message`, `.stacktrace`) are kept like any other. */
 function toEvents(span: Span, limits: OtlpLimits): SpanEventJson[] {
-  return (span.events ?? []).slice(0, limits.maxEvents).map((event) => ({
+  // Most spans have none: no arrays to allocate for them (hundreds of thousands a second).
+  if (!span.events || span.events.length === 0) return [];
+  return span.events.slice(0, limits.maxEvents).map((event) => ({
     name: cleanText(event.name ?? "", limits.maxNameChars),
     timeUnixNano: nanosToString(toNanos(event.timeUnixNano)),
     attributes: attributesToJson(event.attributes, limits),
@@ -102,6 +104,7 @@ function toEvents(span: Span, limits: OtlpLimits): SpanEventJson[] {
 
 function toLinks(span: Span, limits: OtlpLimits): SpanLinkJson[] {
   const links: SpanLinkJson[] = [];
+  if (!span.links || span.links.length === 0) return links;
   for (const link of span.links ?? []) {
     if (links.length >= limits.maxLinks) break;
     const traceId = idToHex(link.traceId, 16);

@@ -9,8 +9,8 @@ export type Row = Record<string, unknown>;
 export type SqlRunner = {
   /** One statement with positional parameters (`$1`, …). */
   query(text: string, params: unknown[]): Promise<Row[]>;
-  /** `COPY <target> FROM STDIN` of text-format `data` (see copy-text.ts). */
-  copyIn(target: string, data: string): Promise<void>;
+  /** `COPY <target> FROM STDIN` of text-format `data`, UTF-8 (see copy-text.ts). */
+  copyIn(target: string, data: Buffer): Promise<void>;
 };
 
 export type TelemetryDatabase = {
@@ -48,7 +48,7 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
  * and its end callback would wait forever — so a statement queued right behind it carries the
  * news: inside the failed transaction it is refused (25P02), which rejects here.
  */
-async function copyInPostgres(tx: postgres.TransactionSql, target: string, data: string): Promise<void> {
+async function copyInPostgres(tx: postgres.TransactionSql, target: string, data: Buffer): Promise<void> {
   const stream = await tx.unsafe(`copy ${target} from stdin`).writable();
   let failure: unknown;
   const finished = new Promise<void>((resolve, reject) => {
@@ -76,7 +76,7 @@ function pgliteDatabase(pglite: PGlite): TelemetryDatabase {
     query: async (text, params) => (await tx.query<Row>(text, params)).rows,
     // PGlite reads COPY data from a Blob standing in for the file /dev/blob.
     copyIn: async (target, data) => {
-      await tx.query(`copy ${target} from '/dev/blob'`, [], { blob: new Blob([data]) });
+      await tx.query(`copy ${target} from '/dev/blob'`, [], { blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]) });
     },
   });
   return { transaction: (fn) => pglite.transaction((tx) => fn(runner(tx))) };
