@@ -33,8 +33,8 @@ CREATE TABLE "telemetry_resources" (
 	CONSTRAINT "telemetry_resources_environment_id_resource_id_pk" PRIMARY KEY("environment_id","resource_id")
 );
 --> statement-breakpoint
-ALTER TABLE "telemetry_logs" ADD COLUMN "resource_id" bigint DEFAULT '0' NOT NULL;--> statement-breakpoint
-ALTER TABLE "telemetry_spans" ADD COLUMN "resource_id" bigint DEFAULT '0' NOT NULL;--> statement-breakpoint
+ALTER TABLE "telemetry_logs" ADD COLUMN "resource_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "telemetry_spans" ADD COLUMN "resource_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "problems" ADD CONSTRAINT "problems_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "problems" ADD CONSTRAINT "problems_environment_id_environments_id_fk" FOREIGN KEY ("environment_id") REFERENCES "public"."environments"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "problems_env_fingerprint_uq" ON "problems" USING btree ("environment_id","fingerprint");--> statement-breakpoint

@@ -66,7 +66,7 @@ export const telemetrySpans = pgTable(
     statusCode: smallint("status_code").notNull(),
     statusMessage: text("status_message"),
     scopeName: text("scope_name"),
-    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(0n),
+    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(sql`0`),
     attributes: jsonb("attributes").$type<JsonObject>().notNull(),
     events: jsonb("events").$type<SpanEventJson[]>().notNull(),
     links: jsonb("links").$type<SpanLinkJson[]>().notNull(),
@@ -100,7 +100,7 @@ export const telemetryLogs = pgTable(
     spanId: text("span_id"),
     eventName: text("event_name"),
     scopeName: text("scope_name"),
-    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(0n),
+    resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(sql`0`),
     attributes: jsonb("attributes").$type<JsonObject>().notNull(),
   },
   (t) => [
