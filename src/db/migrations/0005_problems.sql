@@ -33,6 +33,11 @@ CREATE TABLE "telemetry_resources" (
 	CONSTRAINT "telemetry_resources_environment_id_resource_id_pk" PRIMARY KEY("environment_id","resource_id")
 );
 --> statement-breakpoint
+DROP INDEX "telemetry_spans_env_service_start_idx";--> statement-breakpoint
+ALTER TABLE "telemetry_logs" ALTER COLUMN "attributes" SET DATA TYPE json;--> statement-breakpoint
+ALTER TABLE "telemetry_spans" ALTER COLUMN "attributes" SET DATA TYPE json;--> statement-breakpoint
+ALTER TABLE "telemetry_spans" ALTER COLUMN "events" SET DATA TYPE json;--> statement-breakpoint
+ALTER TABLE "telemetry_spans" ALTER COLUMN "links" SET DATA TYPE json;--> statement-breakpoint
 ALTER TABLE "telemetry_logs" ADD COLUMN "resource_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "telemetry_spans" ADD COLUMN "resource_id" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "problems" ADD CONSTRAINT "problems_organization_id_organizations_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organizations"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

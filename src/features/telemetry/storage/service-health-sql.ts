@@ -9,10 +9,11 @@ const numOrNull = (value: unknown): number | null =>
 
 /**
  * Services (from spans and logs) in name order after `after`, each with its entry-span figures
- * over the window. Distinct names come from a skip scan of the (environment, service, time)
- * indexes — one index probe per service, not a scan of the window — and the figures from the
- * covering partial index of entry spans (server and consumer spans, and roots): its predicate is
- * repeated here word for word so the planner can use it.
+ * over the window. Spans are read only through the covering partial index of entry spans
+ * (server and consumer spans, and roots — every service's spans start at one), whose predicate
+ * is repeated here word for word so the planner can use it; logs through their (environment,
+ * service, time) index. Distinct names come from a skip scan of those indexes — one index probe
+ * per service, not a scan of the window.
  */
 export async function queryServiceHealth(
   db: Db,
@@ -25,10 +26,12 @@ export async function queryServiceHealth(
     span_services(name) as (
       (select service_name from telemetry_spans
         where environment_id = ${environmentId} and service_name > ${after}
+          and (kind in (2, 5) or parent_span_id is null)
         order by service_name limit 1)
       union all
       select (select t.service_name from telemetry_spans t
                where t.environment_id = ${environmentId} and t.service_name > s.name
+                 and (t.kind in (2, 5) or t.parent_span_id is null)
                order by t.service_name limit 1)
         from span_services s where s.name is not null
     ),
@@ -52,7 +55,8 @@ export async function queryServiceHealth(
     select n.name as service_name,
            to_char(greatest(
              (select max(start_time) from telemetry_spans
-               where environment_id = ${environmentId} and service_name = n.name),
+               where environment_id = ${environmentId} and service_name = n.name
+                 and (kind in (2, 5) or parent_span_id is null)),
              (select max(time) from telemetry_logs
                where environment_id = ${environmentId} and service_name = n.name)
            ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as last_seen,
