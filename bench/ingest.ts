@@ -14,14 +14,16 @@
  * Env: BENCH_SECONDS (measured window per phase, default 10), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONCURRENCY (8), BENCH_SPANS_PER_REQUEST (512), BENCH_ERROR_EVERY (50: one span in 50 has
  * an exception), BENCH_TARGETS (pglite,postgres), BENCH_PG_URL (admin URL, default
- * postgres://postgres@127.0.0.1:5432/postgres).
+ * postgres://postgres@127.0.0.1:5432/postgres), BENCH_FULL_ONLY=1 (skip decode-only),
+ * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest phase there).
  *
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any failed request,
  * lost span or error.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { availableParallelism, cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Hono } from "hono";
 import postgres from "postgres";
@@ -50,8 +52,9 @@ const settings = {
   spansPerRequest: Math.round(positive("BENCH_SPANS_PER_REQUEST", 512) / 8) * 8,
   errorEvery: Math.round(positive("BENCH_ERROR_EVERY", 50)),
   targets: (process.env.BENCH_TARGETS || "pglite,postgres").split(",").map((t) => t.trim()) as Target[],
-  /** Profiling aid: skip the decode-only phase. */
+  /** Profiling aids: skip the decode-only phase; write a CPU profile of each full-ingest window. */
   fullOnly: process.env.BENCH_FULL_ONLY === "1",
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
 };
 
@@ -181,6 +184,12 @@ async function runTarget(
   let spansSent = 0;
   const exceptionsPerRequest = countExceptions(batch.spans, settings.errorEvery);
   log(`${label}: full ingest`);
+  const profiler = settings.cpuProfDir ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+  }
   results.push(
     await measure(target, "full ingest", async (deadline, count) => {
       await Promise.all(
@@ -206,6 +215,14 @@ async function runTarget(
       );
     }),
   );
+  if (profiler && settings.cpuProfDir) {
+    const { profile } = await profiler.post("Profiler.stop");
+    const file = join(settings.cpuProfDir, `ingest-${target}-${Date.now()}.cpuprofile`);
+    mkdirSync(settings.cpuProfDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(profile));
+    profiler.disconnect();
+    log(`CPU profile of the full-ingest phase: ${file}`);
+  }
   runtime.store.close();
 
   const stored = await countStored(handle.db, tenant.environmentId);

@@ -1,5 +1,5 @@
 import type { LogRecordRow, TelemetryTenant } from "../telemetry-store.ts";
-import { copyJson, copyNullable, copyText } from "./copy-text.ts";
+import { copyBuffer, copyJson, copyNullable, copyText } from "./copy-text.ts";
 import type { ResourceRef } from "./resources.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 
@@ -14,17 +14,16 @@ export function logCopyText(
   refOf: (record: LogRecordRow) => ResourceRef,
 ): Buffer {
   const prefix = `${copyText(tenant.organizationId)}\t${tenant.environmentId}\t`;
-  let data = "";
+  const data = copyBuffer(records.length * 384);
   for (const r of records) {
-    data +=
+    data.push(
       `${prefix}${r.time}\t${r.severityNumber}\t${copyNullable(r.severityText)}\t${copyNullable(r.body)}\t` +
-      `${copyText(r.serviceName)}\t${r.traceId ?? "\\N"}\t${r.spanId ?? "\\N"}\t${copyNullable(r.eventName)}\t` +
-      `${copyNullable(r.scopeName)}\t${refOf(r).id}\t${copyJson(r.attributes)}\n`;
+        `${copyText(r.serviceName)}\t${r.traceId ?? "\\N"}\t${r.spanId ?? "\\N"}\t${copyNullable(r.eventName)}\t` +
+        `${copyNullable(r.scopeName)}\t${refOf(r).id}\t${copyJson(r.attributes)}\n`,
+    );
   }
-  // Encoded at once: a Buffer lives outside the JS heap, while the string (a rope of thousands of
-  // pieces until flattened) would be copied by every young-generation GC as the batch waits for
-  // a writer.
-  return Buffer.from(data);
+  // Bytes outside the JS heap: young-generation GCs need not copy them while the batch waits.
+  return data.done();
 }
 
 /** Log records by one COPY (they have no natural key: a retried batch is stored again). */

@@ -76,7 +76,9 @@ function pgliteDatabase(pglite: PGlite): TelemetryDatabase {
     query: async (text, params) => (await tx.query<Row>(text, params)).rows,
     // PGlite reads COPY data from a Blob standing in for the file /dev/blob.
     copyIn: async (target, data) => {
-      await tx.query(`copy ${target} from '/dev/blob'`, [], { blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]) });
+      await tx.query(`copy ${target} from '/dev/blob'`, [], {
+        blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]),
+      });
     },
   });
   return { transaction: (fn) => pglite.transaction((tx) => fn(runner(tx))) };
