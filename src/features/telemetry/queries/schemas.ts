@@ -32,7 +32,7 @@ export type ServiceHealthQueryInput = z.infer<typeof ServiceHealthQuerySchema>;
 export const ServiceHealthSchema = z
   .object({
     service: z.string().openapi({ description: "The resource's `service.name`." }),
-    lastSeen: iso.openapi({ description: "The service's latest span or log record (any time)." }),
+    lastSeen: iso.openapi({ description: "The service's latest entry span or log record (any time)." }),
     requestCount: z.number().int().openapi({
       description: "Entry spans in the window: server and consumer spans, and trace roots.",
     }),

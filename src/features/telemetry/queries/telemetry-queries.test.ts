@@ -3,6 +3,7 @@ import { client, problem } from "../../../../test/http.ts";
 import {
   createKey,
   hexId,
+  JSON_TYPE,
   jsonAttributes,
   jsonLog,
   jsonLogs,
@@ -10,8 +11,10 @@ import {
   jsonTraces,
   keyWith,
   nanosAgo,
+  post,
   sendJson,
 } from "../test-support.ts";
+import { hasTelemetry } from "./has-telemetry.ts";
 import type { LogPage, ServiceHealthPage, Trace } from "./schemas.ts";
 
 const MS = 1_000_000n;
@@ -290,6 +293,24 @@ describe("traces", () => {
     expect((await problem(missing)).code).toBe("not_found");
     const invalid = await owner.api.get(`/environments/${owner.environmentId}/traces/not-a-trace`);
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe("hasTelemetry", () => {
+  test("false until a batch of any signal is stored for the environment, and only for it", async ({
+    app,
+    deps,
+    owner,
+    stranger,
+  }) => {
+    expect(await hasTelemetry(deps.db, owner.environmentId)).toBe(false);
+    const { key } = await createKey(owner);
+    // A refused request stores nothing, so it does not count.
+    await post(app, "/v1/logs", key, "{not json", JSON_TYPE);
+    expect(await hasTelemetry(deps.db, owner.environmentId)).toBe(false);
+    await sendJson(app, "logs", key, jsonLogs([jsonLog()], "first"));
+    expect(await hasTelemetry(deps.db, owner.environmentId)).toBe(true);
+    expect(await hasTelemetry(deps.db, stranger.environmentId)).toBe(false);
   });
 });
 
