@@ -8,6 +8,7 @@ import { registerEnvironmentRoutes } from "./features/environments/routes/index.
 import { registerMeRoute } from "./features/me/route.ts";
 import { registerPublishableKeyRoutes } from "./features/publishable-keys/routes/index.ts";
 import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
+import { registerTelemetryRoutes } from "./features/telemetry/routes/index.ts";
 import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { accessLog } from "./http/access-log.ts";
@@ -33,6 +34,7 @@ export function createApiRoutes() {
   registerConnectionRoutes(api);
   registerTaskRoutes(api);
   registerPublishableKeyRoutes(api);
+  registerTelemetryRoutes(api);
   return api;
 }
 

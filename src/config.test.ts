@@ -10,6 +10,11 @@ describe("config", () => {
     expect(c.baseUrl).toBe("http://127.0.0.1:8787");
   });
 
+  test("telemetry retention: 7 days unless PATCHBAY_TELEMETRY_RETENTION_DAYS says otherwise", () => {
+    expect(loadConfig({}).telemetry.retentionDays).toBe(7);
+    expect(loadConfig({ PATCHBAY_TELEMETRY_RETENTION_DAYS: "30" }).telemetry.retentionDays).toBe(30);
+  });
+
   test("a postgres:// DATABASE_URL switches to PostgreSQL", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h/db" }).database).toEqual({
       kind: "postgres",
@@ -25,6 +30,10 @@ describe("config", () => {
     [{ PATCHBAY_BASE_URL: "ftp://x" }, "PATCHBAY_BASE_URL"],
     [{ NODE_ENV: "production", PATCHBAY_BASE_URL: "https://p.example" }, "PATCHBAY_KEK"],
     [{ NODE_ENV: "staging" }, "NODE_ENV"],
+    [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "0" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
+    [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "1.5" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
+    [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "abc" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
+    [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "3651" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
   ])("%j is refused naming %s", (env, variable) => {
     try {
       loadConfig(env);

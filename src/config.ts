@@ -23,6 +23,12 @@ const schema = z.object({
     .optional(),
   PATCHBAY_KEK: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(logLevels).optional(),
+  PATCHBAY_TELEMETRY_RETENTION_DAYS: z.coerce
+    .number("must be a whole number of days from 1 to 3650")
+    .int("must be a whole number of days from 1 to 3650")
+    .min(1, "must be a whole number of days from 1 to 3650")
+    .max(3650, "must be a whole number of days from 1 to 3650")
+    .default(7),
 });
 
 export type Config = {
@@ -42,6 +48,8 @@ export type Config = {
   model: ModelSettings | undefined;
   /** x402 payments: a remote facilitator, the local dev chain, or none (paid routes answer 503). */
   x402: PaymentSettings;
+  /** Telemetry older than this many days is deleted by the retention sweep. */
+  telemetry: { retentionDays: number };
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -76,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egress,
     model: readModelSettings(env),
     x402: readPaymentSettings(env, e.NODE_ENV),
+    telemetry: { retentionDays: e.PATCHBAY_TELEMETRY_RETENTION_DAYS },
   };
 }
 

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { noDelaySocket } from "./no-delay-socket.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -21,6 +22,8 @@ export type DatabaseHandle = {
   db: Db;
   /** The PGlite client itself (kind "pglite" only): pg-boss's `db` adapter needs PGlite's own API. */
   pglite?: PGlite;
+  /** The postgres.js client itself (kind "postgres" only): telemetry ingest streams COPY through it. */
+  postgres?: postgres.Sql;
   /**
    * Runs `fn` while holding a database-wide advisory lock (PostgreSQL) so two instances
    * starting at once do not both migrate or bootstrap. PGlite is single-process already.
@@ -75,7 +78,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       },
     };
   }
-  const client = postgres(target.url, {
+  const options = {
     max: 10,
     // Server-side prepared statements for queries built with drizzle's `.prepare()` (drizzle
     // passes `prepare: true` for those and `false` for the rest). This is postgres.js's
@@ -83,12 +86,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     prepare: true,
     onnotice: () => {},
     connection: { application_name: "patchbay" },
-  });
+    // TCP_NODELAY (no-delay-socket.ts): COPY paid ~40 ms per statement without it. postgres.js
+    // supports the option; its typings do not declare it, so the object is built first.
+    socket: noDelaySocket,
+  };
+  const client = postgres(target.url, options);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   const subscriptions = new Set<Subscription>();
   return {
     kind: "postgres",
     db,
+    postgres: client,
     async listen(channel, listener) {
       const subscription = await listenPostgres(target.url, channel, listener);
       subscriptions.add(subscription);

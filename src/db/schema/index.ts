@@ -9,6 +9,7 @@ export * from "./mcp-connections.ts";
 export * from "./mcp-discoveries.ts";
 export * from "./onboarding-sessions.ts";
 export * from "./organizations.ts";
+export * from "./problems.ts";
 export * from "./publishable-keys.ts";
 export * from "./secrets.ts";
 export * from "./tasks.ts";

@@ -1,5 +1,6 @@
 /**
- * Every permission an API key (or, later, an OAuth scope) can carry. On `/mcp`,
+ * Every permission an API key (or, later, an OAuth scope) can carry. `telemetry:read` opens
+ * services, logs, traces and problems; `problems:manage` changes a problem's status. On `/mcp`,
  * `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
  * (src/mcp/access.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
  */
@@ -15,6 +16,7 @@ export const permissions = [
   "publishable_keys:read",
   "publishable_keys:manage",
   "telemetry:read",
+  "problems:manage",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

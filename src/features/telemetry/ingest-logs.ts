@@ -2,10 +2,18 @@ import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } 
 import { OTLP_LIMITS } from "./limits.ts";
 import { toLogRecords } from "./log-records.ts";
 import type { LogsRequest } from "./otlp-types.ts";
+import { exceptionsFromLogs } from "./problems/exception-occurrences.ts";
+import { identifyOccurrences } from "./problems/group-occurrences.ts";
 
-/** Stores the valid log records of one export request (all of them or none) and reports the rest. */
+/**
+ * Stores the valid log records of one export request (all of them or none), with the problems
+ * their errors belong to, and reports the rest.
+ */
 export async function ingestLogs(args: IngestArgs<LogsRequest>): Promise<IngestResult> {
   const { records, rejected } = toLogRecords(args.request, args.deps.clock(), OTLP_LIMITS);
-  await writeOrUnavailable(args.deps, () => args.store.writeLogs(args.principal, records));
-  return ingestResult(records.length, rejected, "log records");
+  const exceptions = identifyOccurrences(exceptionsFromLogs(records));
+  const prepared = args.store.prepareLogs(args.principal, records, exceptions);
+  const result = ingestResult(records.length, rejected, "log records");
+  await writeOrUnavailable(args.deps, args.writer, prepared);
+  return result;
 }

@@ -6,6 +6,8 @@ import type { MetricsRequest } from "./otlp-types.ts";
 /** Stores the valid data points of one export request (all of them or none) and reports the rest. */
 export async function ingestMetrics(args: IngestArgs<MetricsRequest>): Promise<IngestResult> {
   const { records, rejected } = toMetricPointRecords(args.request, args.deps.clock(), OTLP_LIMITS);
-  await writeOrUnavailable(args.deps, () => args.store.writeMetricPoints(args.principal, records));
-  return ingestResult(records.length, rejected, "data points");
+  const prepared = args.store.prepareMetricPoints(args.principal, records);
+  const result = ingestResult(records.length, rejected, "data points");
+  await writeOrUnavailable(args.deps, args.writer, prepared);
+  return result;
 }

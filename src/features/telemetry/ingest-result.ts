@@ -2,13 +2,15 @@ import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
 import type { Rejections } from "./rejections.ts";
-import type { TelemetryStore } from "./telemetry-store.ts";
+import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
 
 export type IngestArgs<Request> = {
   deps: Pick<Deps, "clock" | "logger">;
   store: TelemetryStore;
   principal: IngestPrincipal;
   request: Request;
+  /** Runs the storage write once a writer is free (the write queue's `run`). */
+  writer: <T>(write: () => Promise<T>) => Promise<T>;
 };
 
 /** What an ingest verb reports: how many items were stored, and which were refused and why. */
@@ -23,15 +25,17 @@ export const ingestResult = (accepted: number, rejected: Rejections, noun: strin
 const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Runs a store write; a failure is logged and becomes `service_unavailable` (503, retryable with
- * Retry-After): the data was valid, so the exporter should send it again, not drop it.
+ * Runs a prepared write on a free writer; a failure is logged and becomes `service_unavailable`
+ * (503, retryable with Retry-After): the data was valid, so the exporter should send it again,
+ * not drop it.
  */
 export async function writeOrUnavailable(
   deps: Pick<Deps, "logger">,
-  write: () => Promise<void>,
+  writer: IngestArgs<unknown>["writer"],
+  prepared: PreparedWrite,
 ): Promise<void> {
   try {
-    await write();
+    await writer(() => prepared.write());
   } catch (err) {
     deps.logger.error({ err }, "telemetry write failed");
     throw new AppError("service_unavailable", "Telemetry storage is unavailable right now; retry later.", {

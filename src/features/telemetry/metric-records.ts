@@ -31,7 +31,8 @@ export function toMetricPointRecords(
   const rejected = createRejections();
   const latestNanos = BigInt(now.getTime() + limits.maxFutureSkewMs) * 1_000_000n;
   for (const resourceMetrics of request.resourceMetrics ?? []) {
-    const serviceName = serviceNameOf(attributesToJson(resourceMetrics.resource?.attributes, limits), limits);
+    const resourceAttributes = attributesToJson(resourceMetrics.resource?.attributes, limits);
+    const serviceName = serviceNameOf(resourceAttributes, limits);
     for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
       for (const metric of scopeMetrics.metrics ?? []) {
         const shaped = shapePoints(metric, limits);
@@ -50,6 +51,7 @@ export function toMetricPointRecords(
               type: shaped.type,
               unit,
               serviceName,
+              resourceAttributes,
               time: nanosToIso(time),
               startTime: start === 0n ? null : nanosToIso(start),
               value,

@@ -12,9 +12,9 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { telemetryLogs, telemetrySpans } from "../../db/schema/telemetry.ts";
+import { telemetryLogs, telemetryResources, telemetrySpans } from "../../db/schema/telemetry.ts";
 import { createKey, listen } from "./test-support.ts";
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof ProtoTraceExporter>[0]>;
@@ -103,8 +103,23 @@ describe("OTLP ingest with the OpenTelemetry SDK exporters", () => {
       statusCode: 0,
       scopeName: "checkout-tests",
       attributes: { "http.route": "/checkout" },
-      resourceAttributes: { "service.name": service, "deployment.environment": "test" },
     });
+    // The resource is stored once and referred to by id (telemetry_resources).
+    const [resource] = await deps.db
+      .select()
+      .from(telemetryResources)
+      .where(
+        and(
+          eq(telemetryResources.environmentId, owner.environmentId),
+          eq(telemetryResources.resourceId, checkout?.resourceId ?? 0n),
+        ),
+      );
+    expect(resource).toMatchObject({
+      organizationId: owner.organizationId,
+      serviceName: service,
+      attributes: { "service.name": service, "deployment.environment": "test" },
+    });
+    expect(charge?.resourceId).toBe(checkout?.resourceId);
     expect(charge).toMatchObject({
       traceId: rootContext.traceId,
       parentSpanId: rootContext.spanId,

@@ -1,39 +1,67 @@
-import type { Db } from "../../db/client.ts";
-import { telemetryLogs, telemetryMetricPoints, telemetrySpans } from "../../db/schema/telemetry.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import type { JsonObject } from "../../db/schema/telemetry.ts";
+import { telemetryMetricPoints } from "../../db/schema/telemetry.ts";
 import type { Logger } from "../../logger.ts";
+import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
+import { upsertProblems } from "./problems/upsert-problems.ts";
+import { copyLogs, logCopyText } from "./storage/log-rows.ts";
+import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
+import { querySearchLogs } from "./storage/search-logs-sql.ts";
+import { queryServiceHealth } from "./storage/service-health-sql.ts";
+import { copyNewSpans, copySpans, spanCopyText } from "./storage/span-rows.ts";
+import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
+import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
-import type { TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
+import type { PreparedWrite, TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
 
-/** Rows per INSERT: ~20 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
-const CHUNK = 500;
+/** Metric points per INSERT: ~12 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
+const METRIC_CHUNK = 500;
+
+const nothing: PreparedWrite = { write: async () => {} };
+
+/** The batch's resources: one hash per OTLP resource, however many records share it. */
+function refsOf<R extends { resourceAttributes: JsonObject; serviceName: string }>(records: R[]) {
+  const resources = resourceRefs();
+  const refOf = (r: R) => resources.refOf(r.resourceAttributes, r.serviceName);
+  for (const r of records) refOf(r);
+  return { refOf, all: resources.all() };
+}
 
 /**
- * Telemetry in the service database. Each write is one multi-row INSERT, or several chunks in one
- * transaction: all of a request's records or none. A retention sweep runs every `sweepEveryMs`
- * on an unref'd timer (it never keeps the process alive); `close()` stops it.
+ * Telemetry in the service database (PostgreSQL or PGlite). Spans and logs go in by `COPY` (the
+ * cheapest way into PostgreSQL by far: no parameters, no per-row planning), in one transaction
+ * with the batch's problem upserts and resource records: all of a request or nothing. The COPY
+ * text is built when the batch is prepared, before it waits for a writer. A batch holding spans
+ * already stored (a retry) makes the COPY fail; it is then written again through a staging table
+ * with `ON CONFLICT DO NOTHING`, which also tells which spans were new so their exceptions count
+ * once. A retention sweep runs every `sweepEveryMs` on an unref'd timer; `close()` stops it.
  */
 export function createPostgresTelemetryStore(args: {
-  db: Db;
+  database: DatabaseHandle;
   logger: Logger;
   clock: () => Date;
   retention?: { days: number; sweepEveryMs: number };
 }): TelemetryStore {
-  const { db } = args;
-  const insertChunks = async <T>(rows: T[], insert: (tx: Db, chunk: T[]) => Promise<unknown>) => {
-    if (rows.length === 0) return;
-    if (rows.length <= CHUNK) {
-      await insert(db, rows);
-      return;
-    }
-    await db.transaction(async (tx) => {
-      for (let i = 0; i < rows.length; i += CHUNK)
-        await insert(tx as unknown as Db, rows.slice(i, i + CHUNK));
+  const { db } = args.database;
+  const database = telemetryDatabase(args.database);
+  const touches = resourceTouches();
+
+  /** One transaction: the batch's rows, then its problems and its resources not recorded lately. */
+  const write = async (
+    tenant: TelemetryTenant,
+    refs: ResourceRef[],
+    rows: (run: SqlRunner) => Promise<ProblemOccurrence[]>,
+  ) => {
+    const now = args.clock();
+    const due = touches.due(tenant, refs, now.getTime());
+    await database.transaction(async (run) => {
+      const counted = await rows(run);
+      // Problems and resources last: their row locks are then held only until the commit.
+      await upsertProblems(run, tenant, aggregateOccurrences(counted), now.toISOString());
+      await upsertResources(run, tenant, due, now.toISOString());
     });
+    touches.remember(tenant, due, now.getTime());
   };
-  const tenantOf = (tenant: TelemetryTenant) => ({
-    organizationId: tenant.organizationId,
-    environmentId: tenant.environmentId,
-  });
 
   let timer: NodeJS.Timeout | undefined;
   if (args.retention) {
@@ -47,22 +75,64 @@ export function createPostgresTelemetryStore(args: {
   }
 
   return {
-    writeSpans: (tenant, records) =>
-      insertChunks(
-        records.map((r) => ({ ...tenantOf(tenant), ...r })),
-        // Re-sent spans (an exporter retrying after a lost answer) are skipped, never duplicated.
-        (tx, chunk) => tx.insert(telemetrySpans).values(chunk).onConflictDoNothing(),
-      ),
-    writeLogs: (tenant, records) =>
-      insertChunks(
-        records.map((r) => ({ ...tenantOf(tenant), ...r })),
-        (tx, chunk) => tx.insert(telemetryLogs).values(chunk),
-      ),
-    writeMetricPoints: (tenant, records) =>
-      insertChunks(
-        records.map((r) => ({ ...tenantOf(tenant), ...r })),
-        (tx, chunk) => tx.insert(telemetryMetricPoints).values(chunk),
-      ),
+    prepareSpans(tenant, records, exceptions = []) {
+      if (records.length === 0) return nothing;
+      const { refOf, all } = refsOf(records);
+      const data = spanCopyText(tenant, records, refOf);
+      return {
+        async write() {
+          try {
+            await write(tenant, all, async (run) => {
+              await copySpans(run, data);
+              return exceptions;
+            });
+          } catch (fastPathError) {
+            // Most likely spans stored before (an exporter retrying): the slow path skips them.
+            // Any other fault fails there again and is reported from there.
+            args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
+            await write(tenant, all, async (run) => {
+              const fresh = await copyNewSpans(run, data);
+              return exceptions.filter((o) => fresh.has(`${o.traceId}/${o.spanId}`));
+            });
+          }
+        },
+      };
+    },
+    prepareLogs(tenant, records, exceptions = []) {
+      if (records.length === 0) return nothing;
+      const { refOf, all } = refsOf(records);
+      const data = logCopyText(tenant, records, refOf);
+      return {
+        write: () =>
+          write(tenant, all, async (run) => {
+            await copyLogs(run, data);
+            return exceptions;
+          }),
+      };
+    },
+    prepareMetricPoints(tenant, records) {
+      if (records.length === 0) return nothing;
+      const { all } = refsOf(records);
+      const tenantColumns = { organizationId: tenant.organizationId, environmentId: tenant.environmentId };
+      const rows = records.map(({ resourceAttributes: _, ...r }) => ({ ...tenantColumns, ...r }));
+      return {
+        async write() {
+          await db.transaction(async (tx) => {
+            for (let i = 0; i < rows.length; i += METRIC_CHUNK) {
+              await tx.insert(telemetryMetricPoints).values(rows.slice(i, i + METRIC_CHUNK));
+            }
+          });
+          // Points carry no resource id; recording the resource marks the environment as sending
+          // telemetry (hasTelemetry).
+          if (touches.due(tenant, all, args.clock().getTime()).length > 0) {
+            await write(tenant, all, async () => []);
+          }
+        },
+      };
+    },
+    serviceHealth: (environmentId, query) => queryServiceHealth(db, environmentId, query),
+    searchLogs: (environmentId, search) => querySearchLogs(db, environmentId, search),
+    traceSpans: (environmentId, traceId, limit) => queryTraceSpans(db, environmentId, traceId, limit),
     sweep: (cutoff) => sweepTelemetry(db, cutoff, 0),
     close() {
       clearInterval(timer);

@@ -1,4 +1,4 @@
-import { ConfigError } from "../../config-error.ts";
+import type { Config } from "../../config.ts";
 
 export type TelemetrySettings = {
   /** Rows older than this are deleted by the retention sweep. */
@@ -13,23 +13,12 @@ export type TelemetrySettings = {
 };
 
 /**
- * Telemetry settings from the process environment. Lives here until it moves into src/config.ts;
- * only `PATCHBAY_TELEMETRY_RETENTION_DAYS` (default 7, 1–3650) is configurable today.
+ * Telemetry settings: the retention from configuration (`PATCHBAY_TELEMETRY_RETENTION_DAYS`,
+ * src/config.ts), the rest fixed — they bound memory and writer concurrency, not policy.
  */
-export function readTelemetrySettings(env: NodeJS.ProcessEnv = process.env): TelemetrySettings {
-  const raw = env.PATCHBAY_TELEMETRY_RETENTION_DAYS?.trim();
-  let retentionDays = 7;
-  if (raw) {
-    retentionDays = Number(raw);
-    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
-      throw new ConfigError(
-        "PATCHBAY_TELEMETRY_RETENTION_DAYS",
-        "must be a whole number of days from 1 to 3650",
-      );
-    }
-  }
+export function telemetrySettings(config: Pick<Config, "telemetry">): TelemetrySettings {
   return {
-    retentionDays,
+    retentionDays: config.telemetry.retentionDays,
     sweepEveryMs: 60 * 60 * 1000,
     writers: 4,
     maxQueuedRequests: 32,

@@ -1,15 +1,30 @@
-import { lt, sql } from "drizzle-orm";
-import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import { and, isNull, lt, type SQL, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client.ts";
-import { telemetryLogs, telemetryMetricPoints, telemetrySpans } from "../../db/schema/telemetry.ts";
+import { problems } from "../../db/schema/problems.ts";
+import {
+  telemetryLogs,
+  telemetryMetricPoints,
+  telemetryResources,
+  telemetrySpans,
+} from "../../db/schema/telemetry.ts";
 import type { SweepResult } from "./telemetry-store.ts";
 
 /** Rows deleted per statement: short transactions, no long row locks, bounded WAL per step. */
 const DEFAULT_BATCH = 5_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * A resource outlives the retention by this much. Its `last_seen` may lag its latest row by the
+ * refresh interval (1 hour) and rows may be stamped up to 24 hours ahead, so a resource is only
+ * deleted once nothing that points to it can still be kept.
+ */
+const RESOURCE_GRACE_MS = 2 * DAY_MS;
 
 /**
  * Retention: deletes telemetry older than `days` before `now`, batch by batch (located through
- * the BRIN time indexes). Safe to run on several instances at once: deletes are idempotent.
+ * the BRIN time indexes). Problems not seen within the retention go too — their traces and logs
+ * are gone — unless a remediation refers to them. Safe to run on several instances at once:
+ * deletes are idempotent.
  */
 export async function sweepTelemetry(
   db: Db,
@@ -17,25 +32,32 @@ export async function sweepTelemetry(
   days: number,
   options: { batch?: number } = {},
 ): Promise<SweepResult> {
-  const cutoff = new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
+  const cutoffMs = now.getTime() - days * DAY_MS;
+  const cutoff = new Date(cutoffMs).toISOString();
   const batch = options.batch ?? DEFAULT_BATCH;
   return {
-    spans: await sweepTable(db, telemetrySpans, telemetrySpans.startTime, cutoff, batch),
-    logs: await sweepTable(db, telemetryLogs, telemetryLogs.time, cutoff, batch),
-    metricPoints: await sweepTable(db, telemetryMetricPoints, telemetryMetricPoints.time, cutoff, batch),
+    spans: await sweepTable(db, telemetrySpans, lt(telemetrySpans.startTime, cutoff), batch),
+    logs: await sweepTable(db, telemetryLogs, lt(telemetryLogs.time, cutoff), batch),
+    metricPoints: await sweepTable(db, telemetryMetricPoints, lt(telemetryMetricPoints.time, cutoff), batch),
+    resources: await sweepTable(
+      db,
+      telemetryResources,
+      lt(telemetryResources.lastSeen, new Date(cutoffMs - RESOURCE_GRACE_MS).toISOString()),
+      batch,
+    ),
+    problems: await sweepTable(
+      db,
+      problems,
+      and(lt(problems.lastSeen, new Date(cutoffMs)), isNull(problems.remediationState)),
+      batch,
+    ),
   };
 }
 
-async function sweepTable(
-  db: Db,
-  table: PgTable,
-  time: PgColumn,
-  cutoff: string,
-  batch: number,
-): Promise<number> {
+async function sweepTable(db: Db, table: PgTable, expired: SQL | undefined, batch: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const doomed = db.select({ ctid: sql`ctid` }).from(table).where(lt(time, cutoff)).limit(batch);
+    const doomed = db.select({ ctid: sql`ctid` }).from(table).where(expired).limit(batch);
     const deleted = await db
       .delete(table)
       .where(sql`ctid = any(array(${doomed}))`)

@@ -1,6 +1,6 @@
 import type { Deps } from "../../deps.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
-import { readTelemetrySettings, type TelemetrySettings } from "./settings.ts";
+import { type TelemetrySettings, telemetrySettings } from "./settings.ts";
 import type { TelemetryStore } from "./telemetry-store.ts";
 import { createWriteQueue, type WriteQueue } from "./write-queue.ts";
 
@@ -15,13 +15,13 @@ const runtimes = new WeakMap<Deps, TelemetryRuntime>();
  */
 export function telemetryRuntime(
   deps: Deps,
-  settings: TelemetrySettings = readTelemetrySettings(),
+  settings: TelemetrySettings = telemetrySettings(deps.config),
 ): TelemetryRuntime {
   let runtime = runtimes.get(deps);
   if (!runtime) {
     runtime = {
       store: createPostgresTelemetryStore({
-        db: deps.db,
+        database: deps.database,
         logger: deps.logger,
         clock: deps.clock,
         retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },

@@ -1,4 +1,5 @@
 import type { JsonObject, MetricType, SpanEventJson, SpanLinkJson } from "../../db/schema/telemetry.ts";
+import type { ProblemOccurrence } from "./problems/group-occurrences.ts";
 
 /** Whose telemetry a batch is: the publishable key's organisation and environment. */
 export type TelemetryTenant = { organizationId: string; environmentId: string };
@@ -42,6 +43,8 @@ export type MetricPointRecord = {
   type: MetricType;
   unit: string | null;
   serviceName: string;
+  /** Not stored per point: it records the resource (see telemetry_resources). */
+  resourceAttributes: JsonObject;
   time: string;
   startTime: string | null;
   value: number | null;
@@ -49,20 +52,86 @@ export type MetricPointRecord = {
   attributes: JsonObject;
 };
 
-export type SweepResult = { spans: number; logs: number; metricPoints: number };
+export type SweepResult = {
+  spans: number;
+  logs: number;
+  metricPoints: number;
+  resources: number;
+  problems: number;
+};
+
+/**
+ * A batch made ready for storage: what it takes is CPU work done up front, so the decoded request
+ * and its records can be collected before the batch waits for a writer; `write` is the I/O.
+ */
+export type PreparedWrite = { write(): Promise<void> };
 
 /**
  * Where telemetry goes. Each write stores all of its records or none (a failed request is retried
- * by the exporter, so a half-stored batch would duplicate its first half). Spans are keyed by
- * (environment, trace id, span id): writing one again is a no-op. The PostgreSQL implementation
- * is the only one today; docs/telemetry.md describes the column-store one.
+ * by the exporter, so a half-stored batch would duplicate its first half), together with the
+ * problems its exceptions belong to and the resources it came from. Spans are keyed by
+ * (environment, trace id, span id): writing one again is a no-op, and its exceptions are not
+ * counted again. The reads behind the query verbs are here too, so that a column store can take
+ * over spans and logs (docs/telemetry.md). Problems and resources are PostgreSQL state either way.
  */
 export type TelemetryStore = {
-  writeSpans(tenant: TelemetryTenant, records: SpanRecord[]): Promise<void>;
-  writeLogs(tenant: TelemetryTenant, records: LogRecordRow[]): Promise<void>;
-  writeMetricPoints(tenant: TelemetryTenant, records: MetricPointRecord[]): Promise<void>;
+  prepareSpans(
+    tenant: TelemetryTenant,
+    records: SpanRecord[],
+    exceptions?: ProblemOccurrence[],
+  ): PreparedWrite;
+  prepareLogs(
+    tenant: TelemetryTenant,
+    records: LogRecordRow[],
+    exceptions?: ProblemOccurrence[],
+  ): PreparedWrite;
+  prepareMetricPoints(tenant: TelemetryTenant, records: MetricPointRecord[]): PreparedWrite;
+  /** Entry-span statistics per service over a window, and when each service was last seen. */
+  serviceHealth(environmentId: string, query: ServiceHealthQuery): Promise<ServiceHealthRow[]>;
+  /** Log records, newest first, after the keyset position `before` when given. */
+  searchLogs(environmentId: string, query: LogSearch): Promise<StoredLog[]>;
+  /** The spans of one trace, earliest first, at most `limit`. */
+  traceSpans(environmentId: string, traceId: string, limit: number): Promise<StoredSpan[]>;
   /** Deletes everything older than `cutoff`. */
   sweep(cutoff: Date): Promise<SweepResult>;
   /** Stops background work (the retention timer). */
   close(): void;
 };
+
+export type ServiceHealthQuery = {
+  /** Window bounds, ISO 8601. */
+  from: string;
+  to: string;
+  /** Services after this name (keyset), at most `limit`. */
+  after?: string | undefined;
+  limit: number;
+};
+
+export type ServiceHealthRow = {
+  serviceName: string;
+  /** Latest span or log record of the service, ISO 8601. */
+  lastSeen: string;
+  requests: number;
+  errors: number;
+  /** Entry-span durations in nanoseconds; null without requests in the window. */
+  p50Ns: number | null;
+  p95Ns: number | null;
+  p99Ns: number | null;
+};
+
+export type LogSearch = {
+  from: string;
+  to: string;
+  serviceName?: string | undefined;
+  minSeverity?: number | undefined;
+  /** Case-insensitive substring of the body. */
+  text?: string | undefined;
+  traceId?: string | undefined;
+  /** Keyset: only records strictly older than (time, id). */
+  before?: { time: string; id: number } | undefined;
+  limit: number;
+};
+
+export type StoredLog = LogRecordRow & { id: number };
+
+export type StoredSpan = SpanRecord;

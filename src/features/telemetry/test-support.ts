@@ -119,3 +119,45 @@ export function post(
 
 export const JSON_TYPE = { "content-type": "application/json" };
 export const PROTO_TYPE = { "content-type": "application/x-protobuf" };
+
+/** Unix nanoseconds `ms` milliseconds ago, as OTLP/JSON writes int64 (a decimal string). */
+export const nanosAgo = (ms: number): string => (BigInt(Date.now() - ms) * 1_000_000n).toString();
+
+/** One log record in OTLP/JSON shape. */
+export function jsonLog(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { timeUnixNano: nanosAgo(1_000), severityNumber: 9, severityText: "INFO", ...overrides };
+}
+
+export const jsonLogs = (records: Record<string, unknown>[], service = "checkout") => ({
+  resourceLogs: [
+    { resource: resource(service), scopeLogs: [{ scope: { name: "test" }, logRecords: records }] },
+  ],
+});
+
+/** An OTLP/JSON attribute list from a plain object of strings and numbers. */
+export const jsonAttributes = (values: Record<string, string | number>) =>
+  Object.entries(values).map(([key, value]) => ({
+    key,
+    value: typeof value === "number" ? { intValue: String(value) } : { stringValue: value },
+  }));
+
+/** Sends OTLP/JSON traces or logs in-process and insists on a full success. */
+export async function sendJson(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  signal: "traces" | "logs",
+  key: string,
+  body: unknown,
+): Promise<void> {
+  const res = await post(app, `/v1/${signal}`, key, JSON.stringify(body), JSON_TYPE);
+  const text = await res.text();
+  if (res.status !== 200 || (text !== "{}" && text !== "")) {
+    throw new Error(`OTLP ${signal} export failed: ${res.status} ${text}`);
+  }
+}
+
+/** An API key of the tenant's owner with only `permissions`. */
+export async function keyWith(tenant: Tenant, permissions: string[]): Promise<string> {
+  const res = await tenant.api.post("/api-keys", { name: "limited", permissions });
+  if (res.status !== 201) throw new Error(`api key creation failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { secret: string }).secret;
+}

@@ -53,13 +53,18 @@ function gatedStore(fail = false) {
     open = resolve;
   });
   const store: TelemetryStore = {
-    async writeSpans() {
-      await gate;
-      if (fail) throw new Error("connection refused");
-    },
-    writeLogs: async () => {},
-    writeMetricPoints: async () => {},
-    sweep: async () => ({ spans: 0, logs: 0, metricPoints: 0 }),
+    prepareSpans: () => ({
+      async write() {
+        await gate;
+        if (fail) throw new Error("connection refused");
+      },
+    }),
+    prepareLogs: () => ({ write: async () => {} }),
+    prepareMetricPoints: () => ({ write: async () => {} }),
+    serviceHealth: async () => [],
+    searchLogs: async () => [],
+    traceSpans: async () => [],
+    sweep: async () => ({ spans: 0, logs: 0, metricPoints: 0, resources: 0, problems: 0 }),
     close() {},
   };
   return { store, open: () => open() };

@@ -58,7 +58,14 @@ export const exportHandler =
         const request = decodeExport(signal, format, body);
         const deps = c.get("deps");
         const run: (args: IngestArgs<ExportRequests[S]>) => Promise<IngestResult> = ingest[signal];
-        const result = await admission.run(() => run({ deps, store: runtime.store, principal, request }));
+        // Conversion runs first; only the storage write waits for one of the writers.
+        const result = await run({
+          deps,
+          store: runtime.store,
+          principal,
+          request,
+          writer: (write) => admission.run(write),
+        });
         return exportResponse(signal, format, result.rejected);
       } finally {
         admission.release();

@@ -1,0 +1,384 @@
+/**
+ * `npm run bench:ingest`: OTLP trace ingest throughput in spans/s — decode-only next to full
+ * ingest (key check, admission, body read, decode, validate, store, group problems) — on PGlite and
+ * on PostgreSQL, in one run, with peak memory. See docs/performance.md.
+ *
+ * Each engine gets a fresh database (a temporary PGlite data directory; a PostgreSQL database
+ * created and dropped by the bench). Requests are SDK-shaped protobuf export bodies of 512 spans
+ * (bench/lib/otlp-batches.ts, ~2 % of spans with an exception event), each with fresh ids. Full
+ * ingest runs them through the real OTLP route handler in-process (`app.request`, no sockets),
+ * with `BENCH_CONCURRENCY` requests in flight, as that many exporters would keep. Decode-only
+ * runs the same bodies through the protobuf decoder alone, in a loop. After each full-ingest
+ * phase the bench checks that every span was stored and every exception counted in a problem.
+ *
+ * Env: BENCH_SECONDS (measured window per phase, default 10), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONCURRENCY (8), BENCH_SPANS_PER_REQUEST (512), BENCH_ERROR_EVERY (50: one span in 50 has
+ * an exception), BENCH_TARGETS (pglite,postgres), BENCH_PG_URL (admin URL, default
+ * postgres://postgres@127.0.0.1:5432/postgres), BENCH_FULL_ONLY=1 (skip decode-only),
+ * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest phase there).
+ *
+ * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any failed request,
+ * lost span or error.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { availableParallelism, cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { Hono } from "hono";
+import postgres from "postgres";
+import { loadConfig } from "../src/config.ts";
+import { type DatabaseHandle, openDatabase } from "../src/db/client.ts";
+import { migrateDatabase } from "../src/db/migrate.ts";
+import type { Deps } from "../src/deps.ts";
+import { bootstrapOrganization } from "../src/features/organizations/bootstrap-organization.ts";
+import { decodeExport } from "../src/features/telemetry/decode-export.ts";
+import { createOtlpRouter } from "../src/features/telemetry/routes/otlp.ts";
+import { telemetrySettings } from "../src/features/telemetry/settings.ts";
+import { telemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
+import type { AppEnv } from "../src/http/env.ts";
+import { requestId } from "../src/http/request-id.ts";
+import { createLogger } from "../src/logger.ts";
+import { countStored, createPublishableKeyRow } from "./lib/ingest-setup.ts";
+import { traceBatch } from "./lib/otlp-batches.ts";
+import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
+
+type Target = "pglite" | "postgres";
+
+const settings = {
+  seconds: positive("BENCH_SECONDS", 10),
+  warmupSeconds: positive("BENCH_WARMUP_SECONDS", 2),
+  concurrency: Math.round(positive("BENCH_CONCURRENCY", 8)),
+  spansPerRequest: Math.round(positive("BENCH_SPANS_PER_REQUEST", 512) / 8) * 8,
+  errorEvery: Math.round(positive("BENCH_ERROR_EVERY", 50)),
+  targets: (process.env.BENCH_TARGETS || "pglite,postgres").split(",").map((t) => t.trim()) as Target[],
+  /** Profiling aids: skip the decode-only phase; write a CPU profile of each full-ingest window. */
+  fullOnly: process.env.BENCH_FULL_ONLY === "1",
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
+  pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+};
+
+type Phase = {
+  target: Target;
+  phase: "decode-only" | "full ingest";
+  spans: number;
+  seconds: number;
+  spansPerSecond: number;
+  peakRssMiB: number;
+  peakHeapMiB: number;
+  /** % of one core over the window. */
+  cpu: { bench: number | null; db: number | null; other: number | null };
+};
+
+const t0 = performance.now();
+const log = (message: string) =>
+  process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
+
+const cleanups: (() => Promise<void>)[] = [];
+
+async function main(): Promise<number> {
+  console.log(
+    `patchbay bench:ingest — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}\n` +
+      `${settings.spansPerRequest} spans per request (1 in ${settings.errorEvery} with an exception), ` +
+      `${settings.concurrency} requests in flight, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per phase\n`,
+  );
+  const batch = traceBatch({ spans: settings.spansPerRequest, errorEvery: settings.errorEvery });
+  log(`request body: ${(batch.bytes / 1024).toFixed(0)} KiB protobuf`);
+  const results: Phase[] = [];
+  let failures = 0;
+  for (const target of settings.targets) {
+    const database = await openTarget(target);
+    try {
+      const phases = await runTarget(target, database, batch);
+      results.push(...phases.results);
+      failures += phases.failures;
+    } finally {
+      await database.close();
+    }
+  }
+  report(results);
+  return failures > 0 ? 1 : 0;
+}
+
+async function openTarget(target: Target): Promise<{ handle: DatabaseHandle; close(): Promise<void> }> {
+  if (target === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "patchbay-bench-ingest-"));
+    log(`PGlite: fresh data directory ${dir}`);
+    const handle = await openDatabase({ kind: "pglite", dataDir: dir });
+    await migrateDatabase(handle);
+    return {
+      handle,
+      close: async () => {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `patchbay_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(settings.pgUrl, { max: 1, onnotice: () => {} });
+  log(`PostgreSQL: creating database ${name}`);
+  await admin.unsafe(`create database "${name}"`);
+  const drop = async () => {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`).catch((error: unknown) => {
+      log(`could not drop database ${name}: ${String(error)}`);
+    });
+    await admin.end({ timeout: 5 });
+  };
+  cleanups.push(drop);
+  const url = new URL(settings.pgUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ kind: "postgres", url: url.toString() });
+  await migrateDatabase(handle);
+  return {
+    handle,
+    close: async () => {
+      await handle.close();
+      cleanups.splice(cleanups.indexOf(drop), 1);
+      await drop();
+    },
+  };
+}
+
+async function runTarget(
+  target: Target,
+  database: { handle: DatabaseHandle },
+  batch: ReturnType<typeof traceBatch>,
+): Promise<{ results: Phase[]; failures: number }> {
+  const { handle } = database;
+  const tenant = await bootstrapOrganization({ db: handle.db, input: {} });
+  const key = await createPublishableKeyRow(handle.db, tenant);
+  const deps = {
+    config: loadConfig({ NODE_ENV: "development", PATCHBAY_DATA_DIR: "/nonexistent" }),
+    db: handle.db,
+    database: handle,
+    logger: createLogger({ level: "warn" }),
+    clock: () => new Date(),
+  } as unknown as Deps;
+  // No retention timer: it would only add noise to a 10-second window.
+  const runtime = telemetryRuntime(deps, { ...telemetrySettings(deps.config), sweepEveryMs: 2 ** 31 - 1 });
+  const app = new Hono<AppEnv>();
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use("*", requestId());
+  app.route("/v1", createOtlpRouter(runtime));
+  const label = target === "pglite" ? "PGlite" : "PostgreSQL";
+
+  const results: Phase[] = [];
+  log(`${label}: decode-only`);
+  if (!settings.fullOnly)
+    results.push(
+      await measure(target, "decode-only", async (deadline, count) => {
+        while (performance.now() < deadline) {
+          decodeExport("traces", "protobuf", batch.fresh());
+          count(batch.spans);
+          // Yield now and then so the memory sampler and timers run.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }),
+    );
+
+  let failures = 0;
+  let exceptionsSent = 0;
+  let spansSent = 0;
+  const exceptionsPerRequest = countExceptions(batch.spans, settings.errorEvery);
+  log(`${label}: full ingest`);
+  const profiler = settings.cpuProfDir ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+  }
+  results.push(
+    await measure(target, "full ingest", async (deadline, count) => {
+      await Promise.all(
+        Array.from({ length: settings.concurrency }, async () => {
+          while (performance.now() < deadline) {
+            const res = await app.request("/v1/traces", {
+              method: "POST",
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/x-protobuf" },
+              body: batch.fresh(),
+            });
+            const body = new Uint8Array(await res.arrayBuffer());
+            // 200 with an empty body: everything accepted (a partial success would have a body).
+            if (res.status !== 200 || body.byteLength !== 0) {
+              failures++;
+              if (failures <= 3) log(`request failed: ${res.status} ${Buffer.from(body).toString("utf8")}`);
+              continue;
+            }
+            spansSent += batch.spans;
+            exceptionsSent += exceptionsPerRequest;
+            count(batch.spans);
+          }
+        }),
+      );
+    }),
+  );
+  if (profiler && settings.cpuProfDir) {
+    const { profile } = await profiler.post("Profiler.stop");
+    const file = join(settings.cpuProfDir, `ingest-${target}-${Date.now()}.cpuprofile`);
+    mkdirSync(settings.cpuProfDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(profile));
+    profiler.disconnect();
+    log(`CPU profile of the full-ingest phase: ${file}`);
+  }
+  runtime.store.close();
+
+  const stored = await countStored(handle.db, tenant.environmentId);
+  const ok = stored.spans === spansSent && stored.problemOccurrences === exceptionsSent;
+  log(
+    `${label}: stored ${stored.spans} of ${spansSent} spans; ${stored.problems} problems counting ` +
+      `${stored.problemOccurrences} of ${exceptionsSent} exceptions — ${ok ? "complete" : "MISMATCH"}`,
+  );
+  if (!ok) failures++;
+  return { results, failures };
+}
+
+/** Runs `work` for warm-up + window; counts spans only inside the window; samples memory. */
+async function measure(
+  target: Target,
+  phase: Phase["phase"],
+  work: (deadline: number, count: (spans: number) => void) => Promise<void>,
+): Promise<Phase> {
+  let spans = 0;
+  let counting = false;
+  let peakRss = 0;
+  let peakHeap = 0;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  };
+  const sampler = setInterval(sample, 25);
+  const start = performance.now();
+  const measureFrom = start + settings.warmupSeconds * 1000;
+  const deadline = measureFrom + settings.seconds * 1000;
+  // The window opens at the first count after the warm-up (not on a timer: PGlite runs on this
+  // thread and can hold it for a while).
+  let cpu0: ReturnType<typeof cpuNow> | undefined;
+  let opened = 0;
+  await work(deadline, (n) => {
+    if (!counting && performance.now() >= measureFrom) {
+      counting = true;
+      opened = performance.now();
+      cpu0 = cpuNow();
+      return;
+    }
+    if (counting) spans += n;
+  });
+  const end = performance.now();
+  clearInterval(sampler);
+  sample();
+  const cpu1 = cpuNow();
+  const seconds = (end - opened) / 1000;
+  const percent = (a: number | null | undefined, b: number | null | undefined) =>
+    a === null || a === undefined || b === null || b === undefined ? null : ((b - a) / seconds) * 100;
+  const bench = percent(cpu0?.bench, cpu1.bench);
+  const db = target === "postgres" ? percent(cpu0?.db, cpu1.db) : null;
+  const machine = percent(cpu0?.machine, cpu1.machine);
+  return {
+    target,
+    phase,
+    spans,
+    seconds,
+    spansPerSecond: spans / seconds,
+    peakRssMiB: peakRss / 2 ** 20,
+    peakHeapMiB: peakHeap / 2 ** 20,
+    cpu: {
+      bench,
+      db,
+      other: machine === null || bench === null ? null : Math.max(0, machine - bench - (db ?? 0)),
+    },
+  };
+}
+
+function cpuNow() {
+  return {
+    bench: processCpuSeconds(process.pid),
+    db: postgresCpuSeconds(),
+    machine: machineCpuSeconds()?.busy ?? null,
+  };
+}
+
+/** Spans with an exception event in one request (see otlp-batches.ts: index % errorEvery === 7). */
+function countExceptions(spans: number, errorEvery: number): number {
+  let n = 0;
+  for (let i = 0; i < spans; i++) if (i % errorEvery === 7) n++;
+  return n;
+}
+
+function report(results: Phase[]) {
+  const fmt = (n: number | null, digits = 0) => (n === null ? "—" : n.toFixed(digits));
+  const header = [
+    "engine",
+    "phase",
+    "spans/s",
+    "vs decode",
+    "peak RSS MiB",
+    "peak heap MiB",
+    "CPU bench",
+    "db",
+    "other",
+  ];
+  const rows = results.map((r) => {
+    const decode = results.find((d) => d.target === r.target && d.phase === "decode-only");
+    return [
+      r.target === "pglite" ? "PGlite" : "PostgreSQL",
+      r.phase,
+      fmt(r.spansPerSecond),
+      decode ? `${((r.spansPerSecond / decode.spansPerSecond) * 100).toFixed(1)} %` : "—",
+      fmt(r.peakRssMiB),
+      fmt(r.peakHeapMiB),
+      r.cpu.bench === null ? "—" : `${fmt(r.cpu.bench)} %`,
+      r.cpu.db === null ? "—" : `${fmt(r.cpu.db)} %`,
+      r.cpu.other === null ? "—" : `${fmt(r.cpu.other)} %`,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(row));
+  console.log("");
+  const pgFull = results.find((r) => r.target === "postgres" && r.phase === "full ingest");
+  const pgDecode = results.find((r) => r.target === "postgres" && r.phase === "decode-only");
+  if (pgFull && pgDecode) {
+    const share = pgFull.spansPerSecond / pgDecode.spansPerSecond;
+    console.log(
+      `Goal 1 (PostgreSQL full ingest ≥ 50,000 spans/s): ${pgFull.spansPerSecond >= 50_000 ? "MET" : "NOT MET"} — ${fmt(pgFull.spansPerSecond)} spans/s`,
+    );
+    console.log(
+      `Goal 2 (full ingest ≥ 25 % of decode-only, same run): ${share >= 0.25 ? "MET" : "NOT MET"} — ${(share * 100).toFixed(1)} %`,
+    );
+    if ((pgFull.cpu.other ?? 0) > 25) {
+      console.log(`Warning: other processes used ${fmt(pgFull.cpu.other)} % of a core during the window.`);
+    }
+  }
+}
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+const interrupted = () => {
+  void Promise.all(cleanups.map((c) => c())).finally(() => process.exit(130));
+};
+process.on("SIGINT", interrupted);
+process.on("SIGTERM", interrupted);
+
+main()
+  .then(async (code) => {
+    await Promise.all(cleanups.map((c) => c()));
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    console.error(error);
+    await Promise.all(cleanups.map((c) => c()));
+    process.exit(1);
+  });

@@ -1,0 +1,44 @@
+import { count, eq, sum } from "drizzle-orm";
+import type { Db } from "../../src/db/client.ts";
+import { problems } from "../../src/db/schema/problems.ts";
+import { publishableKeys } from "../../src/db/schema/publishable-keys.ts";
+import { telemetrySpans } from "../../src/db/schema/telemetry.ts";
+import {
+  generatePublishableKey,
+  newPublishableKeyId,
+} from "../../src/features/publishable-keys/key-value.ts";
+
+/** A publishable key for the tenant's environment, written directly (no API, no actor). */
+export async function createPublishableKeyRow(
+  db: Db,
+  tenant: { organizationId: string; environmentId: string; userId: string },
+): Promise<string> {
+  const generated = generatePublishableKey();
+  await db.insert(publishableKeys).values({
+    id: newPublishableKeyId(),
+    organizationId: tenant.organizationId,
+    environmentId: tenant.environmentId,
+    name: "bench",
+    prefix: generated.prefix,
+    keyHash: generated.hash,
+    createdBy: tenant.userId,
+  });
+  return generated.key;
+}
+
+/** What the environment holds after a run: spans, problems and the occurrences they counted. */
+export async function countStored(db: Db, environmentId: string) {
+  const [spans] = await db
+    .select({ n: count() })
+    .from(telemetrySpans)
+    .where(eq(telemetrySpans.environmentId, environmentId));
+  const [grouped] = await db
+    .select({ problems: count(), occurrences: sum(problems.count) })
+    .from(problems)
+    .where(eq(problems.environmentId, environmentId));
+  return {
+    spans: spans?.n ?? 0,
+    problems: grouped?.problems ?? 0,
+    problemOccurrences: Number(grouped?.occurrences ?? 0),
+  };
+}

@@ -1,0 +1,73 @@
+import { MAX_SAMPLE_TRACE_IDS } from "../../../db/schema/problems.ts";
+import { newId } from "../../../ids.ts";
+import type { SqlRunner } from "../storage/sql-runner.ts";
+import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { ProblemDelta } from "./group-occurrences.ts";
+
+// An occurrence newer than the resolution reopens a resolved problem as `regressed` (one more
+// revision, so a stale If-Match from before the regression is refused). Late data from before the
+// resolution only counts. Ignored problems stay ignored; counts and samples always move on.
+const regresses = "p.status = 'resolved' and excluded.last_seen > coalesce(p.resolved_at, '-infinity')";
+
+/**
+ * Adds a batch's deltas to the environment's problems in one statement: new fingerprints become
+ * `open` problems, known ones add their count, widen first/last seen, put their sample trace ids
+ * in front (distinct, bounded) and take the newer message and stack.
+ */
+export async function upsertProblems(
+  run: SqlRunner,
+  tenant: TelemetryTenant,
+  deltas: ProblemDelta[],
+  now: string,
+): Promise<void> {
+  if (deltas.length === 0) return;
+  const rows = deltas.map((d) => ({
+    id: newId("prb"),
+    fingerprint: d.fingerprint,
+    title: d.title,
+    culprit: d.culprit,
+    service_name: d.service,
+    exception_type: d.exceptionType,
+    count: d.count,
+    first_seen: d.firstSeen,
+    last_seen: d.lastSeen,
+    sample_trace_ids: d.sampleTraceIds,
+    sample_message: d.sampleMessage,
+    sample_stacktrace: d.sampleStacktrace,
+  }));
+  await run.query(
+    `insert into problems as p (id, organization_id, environment_id, fingerprint, title, culprit,
+            service_name, exception_type, count, first_seen, last_seen, sample_trace_ids,
+            sample_message, sample_stacktrace, created_at, updated_at)
+     select d.id, $1, $2::uuid, d.fingerprint, d.title, d.culprit, d.service_name, d.exception_type,
+            d.count, d.first_seen, d.last_seen, d.sample_trace_ids, d.sample_message,
+            d.sample_stacktrace, $4::timestamptz, $4::timestamptz
+       from jsonb_to_recordset($3::text::jsonb) as d(id text, fingerprint text, title text,
+            culprit text, service_name text, exception_type text, count bigint,
+            first_seen timestamptz, last_seen timestamptz, sample_trace_ids text[],
+            sample_message text, sample_stacktrace text)
+      order by d.fingerprint
+     on conflict (environment_id, fingerprint) do update set
+       count = p.count + excluded.count,
+       first_seen = least(p.first_seen, excluded.first_seen),
+       last_seen = greatest(p.last_seen, excluded.last_seen),
+       sample_trace_ids = (
+         select coalesce(array_agg(s.id order by s.position), '{}')
+           from (select u.id, min(u.position) as position
+                   from unnest(excluded.sample_trace_ids || p.sample_trace_ids)
+                        with ordinality as u(id, position)
+                  group by u.id
+                  order by min(u.position)
+                  limit ${MAX_SAMPLE_TRACE_IDS}) as s),
+       sample_message = case when excluded.last_seen >= p.last_seen
+                             then excluded.sample_message else p.sample_message end,
+       sample_stacktrace = case when excluded.sample_stacktrace is not null
+                                 and (excluded.last_seen >= p.last_seen or p.sample_stacktrace is null)
+                                then excluded.sample_stacktrace else p.sample_stacktrace end,
+       status = case when ${regresses} then 'regressed' else p.status end,
+       revision = case when ${regresses} then p.revision + 1 else p.revision end,
+       status_changed_at = case when ${regresses} then excluded.updated_at else p.status_changed_at end,
+       updated_at = excluded.updated_at`,
+    [tenant.organizationId, tenant.environmentId, JSON.stringify(rows), now],
+  );
+}

@@ -1,0 +1,19 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+
+/**
+ * A timestamp as ISO 8601 text with microseconds, formatted by the database: the drivers would
+ * otherwise answer in their own formats (postgres.js under drizzle passes PostgreSQL's text
+ * through; PGlite builds a Date, which keeps milliseconds only).
+ */
+export const isoText = (column: AnyPgColumn | SQL): SQL<string> =>
+  sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** postgres.js answers a row array, PGlite a `{ rows }` result. */
+export function rowsOf(result: unknown): Record<string, unknown>[] {
+  if (Array.isArray(result)) return result;
+  if (typeof result === "object" && result !== null && "rows" in result && Array.isArray(result.rows)) {
+    return result.rows;
+  }
+  throw new Error("Unexpected result from the database driver: neither a row list nor { rows }.");
+}

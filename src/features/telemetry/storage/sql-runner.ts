@@ -1,0 +1,85 @@
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type postgres from "postgres";
+import type { DatabaseHandle } from "../../../db/client.ts";
+
+/** One statement's rows, as the driver decoded them. */
+export type Row = Record<string, unknown>;
+
+/** The few operations the telemetry writer needs, on either engine, inside one transaction. */
+export type SqlRunner = {
+  /** One statement with positional parameters (`$1`, …). */
+  query(text: string, params: unknown[]): Promise<Row[]>;
+  /** `COPY <target> FROM STDIN` of text-format `data`, UTF-8 (see copy-text.ts). */
+  copyIn(target: string, data: Buffer): Promise<void>;
+};
+
+export type TelemetryDatabase = {
+  /** Runs `fn` in a transaction: everything it wrote is committed together, or nothing. */
+  transaction<T>(fn: (run: SqlRunner) => Promise<T>): Promise<T>;
+};
+
+/**
+ * The raw drivers under drizzle, for the ingest write path: COPY has no drizzle API, and the
+ * statements here are few and fixed, so they are plain SQL text for both engines.
+ */
+export function telemetryDatabase(handle: DatabaseHandle): TelemetryDatabase {
+  if (handle.postgres) return postgresDatabase(handle.postgres);
+  if (handle.pglite) return pgliteDatabase(handle.pglite);
+  throw new Error("telemetryDatabase: the database handle carries neither a postgres.js nor a PGlite client");
+}
+
+function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
+  return {
+    async transaction(fn) {
+      const result = await sql.begin((tx) =>
+        fn({
+          query: (text, params) => tx.unsafe(text, params as postgres.ParameterOrJSON<never>[]),
+          copyIn: (target, data) => copyInPostgres(tx, target, data),
+        }),
+      );
+      return result as Awaited<ReturnType<typeof fn>>;
+    },
+  };
+}
+
+/**
+ * COPY through postgres.js. A failure the server reports after the client ended the COPY (a
+ * duplicate key, say) never reaches the COPY's own stream — postgres.js has detached it by then
+ * and its end callback would wait forever — so a statement queued right behind it carries the
+ * news: inside the failed transaction it is refused (25P02), which rejects here.
+ */
+async function copyInPostgres(tx: postgres.TransactionSql, target: string, data: Buffer): Promise<void> {
+  const stream = await tx.unsafe(`copy ${target} from stdin`).writable();
+  let failure: unknown;
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on("error", (error) => {
+      failure = error;
+      reject(error);
+    });
+    stream.on("finish", resolve);
+  });
+  finished.catch(() => {});
+  await new Promise<void>((resolve, reject) =>
+    stream.write(data, (error) => (error ? reject(error) : resolve())),
+  );
+  if (failure) throw failure;
+  // With no write pending, end() runs the stream's final step at once, which takes the
+  // connection out of COPY mode; only then may another statement be queued on it.
+  stream.end();
+  const probe = tx.unsafe("select 1");
+  await Promise.race([finished, probe]);
+  await probe;
+}
+
+function pgliteDatabase(pglite: PGlite): TelemetryDatabase {
+  const runner = (tx: Transaction): SqlRunner => ({
+    query: async (text, params) => (await tx.query<Row>(text, params)).rows,
+    // PGlite reads COPY data from a Blob standing in for the file /dev/blob.
+    copyIn: async (target, data) => {
+      await tx.query(`copy ${target} from '/dev/blob'`, [], {
+        blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]),
+      });
+    },
+  });
+  return { transaction: (fn) => pglite.transaction((tx) => fn(runner(tx))) };
+}
