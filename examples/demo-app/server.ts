@@ -17,16 +17,17 @@ import { findOrder, parseQuantity } from "./orders.ts";
 
 const logger = logs.getLogger("demo-shop");
 
-function route(req: IncomingMessage, res: ServerResponse): void {
+/** The answer for a request: [status, body]; a failing route throws. */
+function route(req: IncomingMessage): [number, unknown] {
   const url = new URL(req.url ?? "/", "http://demo");
   const order = /^\/orders\/([^/]+)$/.exec(url.pathname);
-  if (order?.[1]) return json(res, 200, findOrder(decodeURIComponent(order[1])));
+  if (order?.[1]) return [200, findOrder(decodeURIComponent(order[1]))];
   if (url.pathname === "/checkout") {
     const quantity = parseQuantity(url.searchParams.get("qty") ?? "");
-    return json(res, 200, { quantity, totalCents: quantity * 1_250 });
+    return [200, { quantity, totalCents: quantity * 1_250 }];
   }
-  if (url.pathname === "/healthz") return json(res, 200, { status: "ok" });
-  json(res, 404, { error: "no such route" });
+  if (url.pathname === "/healthz") return [200, { status: "ok" }];
+  return [404, { error: "no such route" }];
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -36,7 +37,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 const server = createServer((req, res) => {
   try {
-    route(req, res);
+    const [status, body] = route(req);
+    json(res, status, body);
     logger.emit({
       severityNumber: SeverityNumber.INFO,
       severityText: "INFO",
