@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { onboardingAssumption } from "../features/agent-onboarding/onboarding-assumption.ts";
 import { onboardingRoutes } from "../features/agent-onboarding/routes/x402.ts";
+import { telemetryRoutes } from "../features/telemetry/routes/x402.ts";
 import { paymentGate } from "../features/x402/payment-gate.ts";
 import { resourceServerLoader } from "../features/x402/server-loader.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
@@ -13,7 +14,7 @@ import { paidTable } from "./paid-table.ts";
 import type { X402Route } from "./route.ts";
 
 /** Every /x402 route, from the features that own them. */
-export const x402Routes: readonly X402Route[] = [...onboardingRoutes];
+export const x402Routes: readonly X402Route[] = [...onboardingRoutes, ...telemetryRoutes];
 
 /** Subjects an `x_assumed_state` may name, by kind. */
 const assumptionKinds = { onboarding: onboardingAssumption };

@@ -83,7 +83,22 @@ export async function sessionActions(
         pollOnboardingAction(deps, session.id),
       ];
     case "ready":
-      return [];
+      return [
+        {
+          action: "check_health",
+          method: "GET",
+          href: `${deps.config.baseUrl}/x402/services?environmentId=${session.environmentId}`,
+          price: priceOf(deps, "read"),
+          description: "Health of your services: request rate, error rate and latency percentiles.",
+        },
+        {
+          action: "list_problems",
+          method: "GET",
+          href: `${deps.config.baseUrl}/x402/problems?environmentId=${session.environmentId}`,
+          price: priceOf(deps, "read"),
+          description: "Problems detected in your telemetry, most recent first.",
+        },
+      ];
     case "expired":
       return [await startOnboardingAction(deps, session.organizationId, session.environmentId)];
   }

@@ -1,7 +1,6 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
-import { telemetryLogs, telemetryMetricPoints, telemetrySpans } from "../../db/schema/telemetry.ts";
 import { memberships } from "../../db/schema/users.ts";
 
 /** A wallet organisation is claimed once a human owns it (through an approval link). */
@@ -12,19 +11,6 @@ export async function isClaimed(db: Db, organizationId: string): Promise<boolean
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")))
     .limit(1);
   return row !== undefined;
-}
-
-/** True once the environment has received any telemetry; each probe is one index lookup. */
-export async function hasTelemetry(db: Db, environmentId: string): Promise<boolean> {
-  for (const table of [telemetrySpans, telemetryLogs, telemetryMetricPoints]) {
-    const [row] = await db
-      .select({ one: sql<number>`1` })
-      .from(table)
-      .where(eq(table.environmentId, environmentId))
-      .limit(1);
-    if (row) return true;
-  }
-  return false;
 }
 
 /** Sessions of the organisation that have not expired, oldest first. */

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
-import { hasTelemetry, isClaimed } from "./organization-progress.ts";
+import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
+import { isClaimed } from "./organization-progress.ts";
 
 export type SessionFacts = { organizationId: string; environmentId: string; expiresAt: Date };
 

@@ -1,16 +1,12 @@
-import { and, eq } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log.ts";
-import { environments } from "../../db/schema/environments.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { OnboardInput, StartedOnboarding } from "./schemas.ts";
 import { generateSessionToken } from "./session-token.ts";
 import { viewSession } from "./session-view.ts";
-import { firstEnvironmentId } from "./sign-up-wallet.ts";
-import { signupRequired } from "./signup-required.ts";
-import { findWalletOrganization, type Wallet } from "./wallet.ts";
+import type { Wallet } from "./wallet.ts";
+import { walletScope } from "./wallet-environment.ts";
 
 /** Sessions last a day: long enough for a human to answer an approval link. */
 export const SESSION_TTL_MS = 24 * 60 * 60_000;
@@ -26,16 +22,7 @@ export async function startOnboarding(args: {
   requestId: string;
 }): Promise<StartedOnboarding> {
   const { deps, wallet } = args;
-  const org = await findWalletOrganization(deps.db, wallet);
-  if (!org) throw signupRequired(deps);
-  const environmentId = args.input.environmentId ?? (await firstEnvironmentId(deps.db, org.id));
-  const [environment] = environmentId
-    ? await deps.db
-        .select({ id: environments.id })
-        .from(environments)
-        .where(and(eq(environments.id, environmentId), eq(environments.organizationId, org.id)))
-    : [];
-  if (!environment) throw new AppError("not_found", "The organisation has no such environment.");
+  const scope = await walletScope(deps, wallet, args.input.environmentId);
   const now = deps.clock();
   const { token, hash } = generateSessionToken();
   const id = newId("obs");
@@ -44,8 +31,8 @@ export async function startOnboarding(args: {
       .insert(onboardingSessions)
       .values({
         id,
-        organizationId: org.id,
-        environmentId: environment.id,
+        organizationId: scope.organizationId,
+        environmentId: scope.environmentId,
         tokenHash: hash,
         startedBy: wallet.address,
         state: "awaiting-telemetry",
@@ -55,14 +42,14 @@ export async function startOnboarding(args: {
       })
       .returning();
     await tx.insert(auditLog).values({
-      organizationId: org.id,
+      organizationId: scope.organizationId,
       actorType: "wallet",
       actorId: wallet.address,
       action: "onboarding.started",
       targetType: "onboarding_session",
       targetId: id,
       requestId: args.requestId,
-      details: { environmentId: environment.id },
+      details: { environmentId: scope.environmentId },
     });
     return inserted;
   });

@@ -307,7 +307,15 @@ describe("catalog and llms.txt", () => {
     expect(catalog.x402Version).toBe(2);
     expect(
       catalog.items.map((i: { method: string; path: string }) => `${i.method} ${i.path}`).sort(),
-    ).toEqual(["POST /x402/onboard", "POST /x402/signup"]);
+    ).toEqual([
+      "GET /x402/logs",
+      "GET /x402/problems",
+      "GET /x402/problems/{id}",
+      "GET /x402/services",
+      "GET /x402/traces/{traceId}",
+      "POST /x402/onboard",
+      "POST /x402/signup",
+    ]);
     for (const item of catalog.items) {
       const challenge = await appFetch(paid.app)(item.resource, { method: item.method });
       expect(challenge.status).toBe(402);
@@ -322,7 +330,7 @@ describe("catalog and llms.txt", () => {
   test("without payments the catalog still lists the routes, and paid routes answer 503", async ({ app }) => {
     const catalog = await (await app.request("/x402")).json();
     expect(catalog.paymentsAvailable).toBe(false);
-    expect(catalog.items).toHaveLength(2);
+    expect(catalog.items).toHaveLength(7);
     const res = await app.request("/x402/signup", json({}));
     expect(res.status).toBe(503);
     expect((await res.json()).code).toBe("payments_unavailable");

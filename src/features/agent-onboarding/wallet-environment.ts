@@ -1,0 +1,32 @@
+import { and, eq } from "drizzle-orm";
+import { environments } from "../../db/schema/environments.ts";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { firstEnvironmentId } from "./sign-up-wallet.ts";
+import { signupRequired } from "./signup-required.ts";
+import { findWalletOrganization, type Wallet } from "./wallet.ts";
+
+export type WalletScope = { organizationId: string; environmentId: string };
+
+/**
+ * Tenancy of a paid call: the verified payer's organisation and one of its environments (the one
+ * asked for, or its first). Another organisation's environment reads as `not_found`; a wallet
+ * without an organisation is `signup_required` — both refusals, so the payment is not taken.
+ */
+export async function walletScope(
+  deps: Deps,
+  wallet: Wallet,
+  environmentId: string | undefined,
+): Promise<WalletScope> {
+  const org = await findWalletOrganization(deps.db, wallet);
+  if (!org) throw signupRequired(deps);
+  const id = environmentId ?? (await firstEnvironmentId(deps.db, org.id));
+  const [environment] = id
+    ? await deps.db
+        .select({ id: environments.id })
+        .from(environments)
+        .where(and(eq(environments.id, id), eq(environments.organizationId, org.id)))
+    : [];
+  if (!environment) throw new AppError("not_found", "Your organisation has no such environment.");
+  return { organizationId: org.id, environmentId: environment.id };
+}

@@ -1,0 +1,186 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Deps } from "../../../deps.ts";
+import type { AppEnv } from "../../../http/env.ts";
+import { validate } from "../../../x402/parse-input.ts";
+import type { X402Route } from "../../../x402/route.ts";
+import type { NextAction } from "../../agent-onboarding/next-action.ts";
+import { sendTelemetryAction } from "../../agent-onboarding/next-actions.ts";
+import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
+import { walletOf } from "../../agent-onboarding/wallet.ts";
+import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
+import { formatUsd } from "../../x402/prices.ts";
+import { paymentOf } from "../../x402/verified-payment.ts";
+import { getProblem } from "../problems/get-problem.ts";
+import { listProblems } from "../problems/list-problems.ts";
+import { ProblemListQuerySchema, ProblemPageSchema, ProblemSchema } from "../problems/schemas.ts";
+import { getServiceHealth } from "../queries/get-service-health.ts";
+import { getTrace } from "../queries/get-trace.ts";
+import { hasTelemetry } from "../queries/has-telemetry.ts";
+import {
+  LogPageSchema,
+  LogSearchQuerySchema,
+  ServiceHealthPageSchema,
+  ServiceHealthQuerySchema,
+  TraceParamsSchema,
+  TraceSchema,
+} from "../queries/schemas.ts";
+import { searchLogs } from "../queries/search-logs.ts";
+import { telemetryRuntime } from "../telemetry-runtime.ts";
+
+/**
+ * Step 4 of the agent flow (spec 1B): the paid reads of the wallet organisation's telemetry —
+ * the same verbs as the REST routes, scoped by the verified payer instead of an API key. Each
+ * query takes an optional `environmentId` (default: the organisation's first environment).
+ */
+const environment = {
+  environmentId: z.uuid().optional().describe("Default: the organisation's first environment"),
+};
+const nextActions = { next_actions: NextActionsSchema };
+
+const ServicesQuery = ServiceHealthQuerySchema.extend(environment);
+const LogsQuery = LogSearchQuerySchema.extend(environment);
+const ProblemsQuery = ProblemListQuerySchema.extend(environment);
+const EnvironmentQuery = z.object(environment);
+const ProblemParams = z.object({ id: z.string().min(1).max(64) });
+
+const read = (deps: Deps) => formatUsd(deps.payments.prices.read);
+const query = (c: Context<AppEnv>) => c.req.query();
+
+function action(deps: Deps, name: string, path: string, description: string, price = read(deps)): NextAction {
+  return { action: name, method: "GET", href: `${deps.config.baseUrl}${path}`, price, description };
+}
+
+async function scoped(c: Context<AppEnv>, environmentId: string | undefined) {
+  const deps = c.get("deps");
+  return { deps, scope: await walletScope(deps, walletOf(paymentOf(c)), environmentId) };
+}
+
+/** Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at. */
+async function afterOverview(deps: Deps, environmentId: string): Promise<NextAction[]> {
+  if (!(await hasTelemetry(deps.db, environmentId))) return [sendTelemetryAction(deps)];
+  return [
+    action(
+      deps,
+      "list_problems",
+      `/x402/problems?environmentId=${environmentId}`,
+      "Problems detected in your telemetry, most recent first.",
+    ),
+  ];
+}
+
+export const telemetryRoutes: X402Route[] = [
+  {
+    method: "GET",
+    path: "/x402/services",
+    description:
+      "Service health over a window: request rate, error rate and p50/p95/p99 latency per service, and when each was last seen.",
+    paid: { price: "read", input: ServicesQuery, output: ServiceHealthPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(ServicesQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const store = telemetryRuntime(deps).store;
+      const page = await getServiceHealth({
+        store,
+        environmentId: scope.environmentId,
+        input,
+        now: deps.clock(),
+      });
+      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/logs",
+    description:
+      "Log records in a time range (default: the last hour), filtered by service, minimum severity, text and trace id; newest first, paginated.",
+    paid: { price: "read", input: LogsQuery, output: LogPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(LogsQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const store = telemetryRuntime(deps).store;
+      const page = await searchLogs({ store, environmentId: scope.environmentId, input, now: deps.clock() });
+      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/traces/:traceId",
+    description: "One trace as its span tree (depth first, each span after its parent).",
+    paid: {
+      price: "read",
+      input: EnvironmentQuery,
+      pathParams: TraceParamsSchema,
+      output: TraceSchema.extend(nextActions),
+    },
+    async handle(c) {
+      const input = validate(EnvironmentQuery, query(c), "query");
+      const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const trace = await getTrace({
+        store: telemetryRuntime(deps).store,
+        environmentId: scope.environmentId,
+        input: { traceId },
+      });
+      return c.json({ ...trace, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/problems",
+    description:
+      "Problems detected in the organisation's telemetry (exceptions and error logs grouped by fingerprint), most recently seen first; filter by status and service; paginated.",
+    paid: { price: "read", input: ProblemsQuery, output: ProblemPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(ProblemsQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const page = await listProblems({ db: deps.db, environmentId: scope.environmentId, input });
+      const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
+      const next_actions = worst
+        ? [
+            action(
+              deps,
+              "inspect_problem",
+              `/x402/problems/${worst.id}?environmentId=${scope.environmentId}`,
+              `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
+            ),
+          ]
+        : await afterOverview(deps, scope.environmentId);
+      return c.json({ ...page, next_actions });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/problems/:id",
+    description:
+      "One problem with its stack trace, sample trace ids (resolvable with /x402/traces/{traceId}) and remediation state.",
+    paid: {
+      price: "read",
+      input: EnvironmentQuery,
+      pathParams: ProblemParams,
+      output: ProblemSchema.extend(nextActions),
+    },
+    async handle(c) {
+      const input = validate(EnvironmentQuery, query(c), "query");
+      const { id } = validate(ProblemParams, { id: c.req.param("id") }, "path");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const problem = await getProblem({
+        db: deps.db,
+        environmentId: scope.environmentId,
+        input: { problemId: id },
+      });
+      const sample = problem.sampleTraceIds[0];
+      const next_actions = sample
+        ? [
+            action(
+              deps,
+              "get_trace",
+              `/x402/traces/${sample}?environmentId=${scope.environmentId}`,
+              "The span tree of a trace in which this problem occurred.",
+            ),
+          ]
+        : [];
+      return c.json({ ...problem, next_actions });
+    },
+  },
+];

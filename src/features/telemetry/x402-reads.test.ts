@@ -1,0 +1,211 @@
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { Hex } from "viem";
+import { test as base, describe, expect } from "../../../test/fixtures.ts";
+import { appFetch, payingFetch, startTestChain, type TestChain } from "../../../test/lib/dev-chain.ts";
+import { createApp } from "../../app.ts";
+import type { Deps } from "../../deps.ts";
+import { hexId, jsonSpan, jsonTraces } from "./test-support.ts";
+
+const READ = 10_000n; // $0.01
+
+type Paid = { deps: Deps; app: ReturnType<typeof createApp>; base: string };
+
+const test = base.extend<{ chain: TestChain; paid: Paid }>({
+  chain: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
+    async ({}, use) => {
+      const chain = await startTestChain();
+      await use(chain);
+      await chain.close();
+    },
+    { scope: "file" },
+  ],
+  paid: [
+    async ({ deps, chain }, use) => {
+      const paidDeps: Deps = { ...deps, payments: chain.payments };
+      await use({ deps: paidDeps, app: createApp(paidDeps), base: paidDeps.config.baseUrl });
+    },
+    { scope: "file" },
+  ],
+});
+
+const json = (body: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+/** An exception event as the OpenTelemetry SDK records one (`span.recordException`). */
+const exception = (type: string, message: string) => ({
+  name: "exception",
+  timeUnixNano: (BigInt(Date.now()) * 1_000_000n).toString(),
+  attributes: [
+    { key: "exception.type", value: { stringValue: type } },
+    { key: "exception.message", value: { stringValue: message } },
+    {
+      key: "exception.stacktrace",
+      value: {
+        stringValue: `${type}: ${message}\n    at findOrder (/app/src/orders.ts:12:11)\n    at route (/app/src/server.ts:20:5)`,
+      },
+    },
+  ],
+});
+
+async function signedUpAgent(paid: Paid, chain: TestChain, index: number) {
+  const payer = await chain.fundedPayer(index, "1");
+  const pay = payingFetch(paid.app, chain.payments, payer.privateKey as Hex);
+  const signup = await (await pay(`${paid.base}/x402/signup`, json({}))).json();
+  return { payer, pay, signup };
+}
+
+describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => {
+  test("an agent reads health, problems, one problem and its trace; each call costs exactly the read price", async ({
+    paid,
+    chain,
+  }) => {
+    const { payer, pay, signup } = await signedUpAgent(paid, chain, 13);
+    const auth = {
+      "content-type": "application/json",
+      authorization: signup.telemetry.headers.authorization,
+    };
+
+    // Before any telemetry: health is empty and the next action is to send some.
+    const empty = await (await pay(`${paid.base}/x402/services`)).json();
+    expect(empty.items).toEqual([]);
+    expect(empty.next_actions[0].action).toBe("send_telemetry");
+
+    const traceId = hexId(16);
+    const spans = [
+      jsonSpan({
+        traceId,
+        status: { code: 2 },
+        events: [exception("OrderNotFoundError", "order ord_8812 not found")],
+      }),
+      jsonSpan({ events: [exception("OrderNotFoundError", "order ord_19 not found")], status: { code: 2 } }),
+      jsonSpan(),
+    ];
+    expect(
+      (
+        await paid.app.request("/v1/traces", {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify(jsonTraces(spans)),
+        })
+      ).status,
+    ).toBe(200);
+
+    const before = await chain.balanceOf(payer.address);
+    const health = await waitFor(async () => {
+      const body = await (await pay(`${paid.base}/x402/services?window=1h`)).json();
+      return body.items.length > 0 ? body : undefined;
+    });
+    expect(health.items[0]).toMatchObject({ service: "checkout", requestCount: 3, errorCount: 2 });
+    expect(health.next_actions[0].action).toBe("list_problems");
+
+    const problems = await waitFor(async () => {
+      const body = await (await pay(health.next_actions[0].href)).json();
+      return body.items.length > 0 ? body : undefined;
+    });
+    expect(problems.items).toHaveLength(1);
+    expect(problems.items[0]).toMatchObject({
+      exceptionType: "OrderNotFoundError",
+      count: 2,
+      status: "open",
+    });
+    const inspect = problems.next_actions[0];
+    expect(inspect.action).toBe("inspect_problem");
+
+    const res = await pay(inspect.href);
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get("payment-response") ?? "").success).toBe(true);
+    const problem = await res.json();
+    expect(problem.sampleTraceIds).toContain(traceId);
+    expect(problem.next_actions[0].action).toBe("get_trace");
+
+    const trace = await (await pay(`${paid.base}/x402/traces/${traceId}`)).json();
+    expect(trace.traceId).toBe(traceId);
+    expect(trace.spanCount).toBe(1);
+
+    const logs = await pay(`${paid.base}/x402/logs?severity=error`);
+    expect(logs.status).toBe(200);
+    expect((await logs.json()).items).toEqual(expect.any(Array));
+
+    // health ×n (polling) + problems ×m + problem + trace + logs: every call paid exactly $0.01.
+    const spent = before - (await chain.balanceOf(payer.address));
+    expect(spent % READ).toBe(0n);
+    expect(spent).toBeGreaterThanOrEqual(READ * 5n);
+  });
+
+  test("tenancy: another wallet's problem and environment are not_found, and cost nothing", async ({
+    paid,
+    chain,
+  }) => {
+    const owner = await signedUpAgent(paid, chain, 14);
+    const auth = {
+      "content-type": "application/json",
+      authorization: owner.signup.telemetry.headers.authorization,
+    };
+    const traceId = hexId(16);
+    await paid.app.request("/v1/traces", {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify(
+        jsonTraces([jsonSpan({ traceId, events: [exception("TypeError", "x is undefined")] })]),
+      ),
+    });
+    const mine = await waitFor(async () => {
+      const body = await (await owner.pay(`${paid.base}/x402/problems`)).json();
+      return body.items[0];
+    });
+
+    const other = await signedUpAgent(paid, chain, 15);
+    const before = await chain.balanceOf(other.payer.address);
+    for (const path of [
+      `/x402/problems/${mine.id}`,
+      `/x402/traces/${traceId}`,
+      `/x402/problems?environmentId=${owner.signup.environment.id}`,
+    ]) {
+      const res = await other.pay(`${paid.base}${path}`);
+      expect(res.status, path).toBe(404);
+      expect((await res.json()).code).toBe("not_found");
+    }
+    expect(await chain.balanceOf(other.payer.address)).toBe(before);
+  });
+
+  test("without signup the reads are signup_required and free; bad queries are 400 and free", async ({
+    paid,
+    chain,
+  }) => {
+    const payer = await chain.fundedPayer(16, "1");
+    const pay = payingFetch(paid.app, chain.payments, payer.privateKey as Hex);
+    const before = await chain.balanceOf(payer.address);
+    const res = await pay(`${paid.base}/x402/problems`);
+    expect(res.status).toBe(409);
+    expect((await res.json()).code).toBe("signup_required");
+    await pay(`${paid.base}/x402/signup`, json({}));
+    const afterSignup = await chain.balanceOf(payer.address);
+    expect(afterSignup).toBe(before - 50_000n);
+    for (const path of [
+      "/x402/services?window=forever",
+      "/x402/logs?severity=loud",
+      "/x402/traces/not-hex",
+    ]) {
+      const bad = await pay(`${paid.base}${path}`);
+      expect(bad.status, path).toBe(400);
+      expect((await bad.json()).code).toBe("invalid_request");
+    }
+    expect(await chain.balanceOf(payer.address)).toBe(afterSignup);
+    // Unpaid: a 402 challenge, as for every paid route.
+    expect((await appFetch(paid.app)(`${paid.base}/x402/services`)).status).toBe(402);
+  });
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
