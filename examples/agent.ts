@@ -6,7 +6,8 @@
  *   2. signs up its wallet (POST /x402/signup) — or, if it already has, follows next_actions,
  *   3. starts guided onboarding, echoing x_assumed_state,
  *   4. sends a little OpenTelemetry with the publishable key,
- *   5. polls the session (free, with the session token) until a human is needed or it is ready.
+ *   5. polls the session (free, with the session token) until a human is needed or it is ready,
+ *   6. finds the problem its telemetry revealed (paid reads) and inspects it.
  *
  * Run against `npm start` (the banner prints the command):
  *   PATCHBAY_URL=http://localhost:8787 AGENT_PRIVATE_KEY=0x… npm run example:agent
@@ -139,10 +140,29 @@ if (publishableKey) {
                 {
                   traceId: randomBytes(16).toString("hex"),
                   spanId: randomBytes(8).toString("hex"),
-                  name: "GET /hello",
+                  name: "GET /orders/{id}",
                   kind: 2,
                   startTimeUnixNano: (now - 5_000_000n).toString(),
                   endTimeUnixNano: now.toString(),
+                  status: { code: 2 },
+                  // What the OpenTelemetry SDK records for `span.recordException(error)`.
+                  events: [
+                    {
+                      name: "exception",
+                      timeUnixNano: now.toString(),
+                      attributes: [
+                        { key: "exception.type", value: { stringValue: "OrderNotFoundError" } },
+                        { key: "exception.message", value: { stringValue: "order ord_4711 not found" } },
+                        {
+                          key: "exception.stacktrace",
+                          value: {
+                            stringValue:
+                              "OrderNotFoundError: order ord_4711 not found\n    at findOrder (/srv/shop/orders.ts:14:11)",
+                          },
+                        },
+                      ],
+                    },
+                  ],
                 },
               ],
             },
@@ -167,4 +187,32 @@ if (poll && sessionToken) {
   if (session?.state === "awaiting-operator") {
     log("a human must approve: open this link, sign in and claim the organisation", session.approvalUrl);
   }
+}
+
+// 6. The problem the telemetry revealed: list (paid), then inspect the first, as next_actions say.
+for (let attempt = 0; attempt < 10; attempt++) {
+  const res = await paidFetch(`${base}/x402/problems`);
+  const page = (await res.json()) as {
+    items?: { id: string; title: string; count: number }[];
+    next_actions?: NextAction[];
+  };
+  const inspect = page.next_actions?.find((a) => a.action === "inspect_problem");
+  if (inspect) {
+    log(
+      "problems",
+      page.items?.map((p) => `${p.title} ×${p.count}`),
+    );
+    const problem = (await (await follow(inspect)).json()) as {
+      title: string;
+      sampleTraceIds: string[];
+      culprit: string;
+    };
+    log("problem", {
+      title: problem.title,
+      culprit: problem.culprit,
+      sampleTraceIds: problem.sampleTraceIds,
+    });
+    break;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
 }
