@@ -7,6 +7,8 @@ import { registerConnectionRoutes } from "./features/connections/routes/index.ts
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
 import { registerPublishableKeyRoutes } from "./features/publishable-keys/routes/index.ts";
+import { registerRemediationRoutes } from "./features/remediations/routes/index.ts";
+import { registerRepositoryRoutes } from "./features/repositories/routes/index.ts";
 import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
 import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
@@ -32,6 +34,8 @@ export function createApiRoutes() {
   registerConnectionRoutes(api);
   registerTaskRoutes(api);
   registerPublishableKeyRoutes(api);
+  registerRepositoryRoutes(api);
+  registerRemediationRoutes(api);
   return api;
 }
 

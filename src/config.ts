@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "./config-error.ts";
 import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
+import { type RemediationSettings, readRemediationSettings } from "./features/remediations/settings.ts";
 import { type ModelSettings, readModelSettings } from "./features/tasks/model-config.ts";
 import { type PaymentSettings, readPaymentSettings } from "./features/x402/payment-settings.ts";
 
@@ -42,6 +43,8 @@ export type Config = {
   model: ModelSettings | undefined;
   /** x402 payments: a remote facilitator, the local dev chain, or none (paid routes answer 503). */
   x402: PaymentSettings;
+  /** Remediation: the sandbox, where local-git repositories may live, the GitHub App. */
+  remediation: RemediationSettings;
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -76,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     egress,
     model: readModelSettings(env),
     x402: readPaymentSettings(env, e.NODE_ENV),
+    remediation: readRemediationSettings(env, e.NODE_ENV),
   };
 }
 

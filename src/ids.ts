@@ -33,7 +33,8 @@ export type IdPrefix =
   | "ses"
   | "pbk"
   | "sec"
-  | "obs";
+  | "obs"
+  | "rep";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

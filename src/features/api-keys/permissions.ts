@@ -15,6 +15,10 @@ export const permissions = [
   "publishable_keys:read",
   "publishable_keys:manage",
   "telemetry:read",
+  "repositories:read",
+  "repositories:manage",
+  "remediations:read",
+  "remediations:manage",
 ] as const;
 
 export type Permission = (typeof permissions)[number];
