@@ -20,14 +20,25 @@ function cli(baseUrl: string, apiKey: string, args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       [bin, ...args],
-      { env: { PATH: process.env.PATH, HOME: "/nonexistent", PATCHBAY_BASE_URL: baseUrl, PATCHBAY_API_KEY: apiKey } },
-      (error, stdout, stderr) => resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: "/nonexistent",
+          PATCHBAY_BASE_URL: baseUrl,
+          PATCHBAY_API_KEY: apiKey,
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
     );
   });
 }
 
 describe("patchbay environment repository", () => {
-  test("create, list, get, delete; usage errors exit 2; conflicts exit 5; not found exit 4", async ({ app, owner }) => {
+  test("create, list, get, delete; usage errors exit 2; conflicts exit 5; not found exit 4", async ({
+    app,
+    owner,
+  }) => {
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
     await new Promise((r) => server.once("listening", r));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -35,7 +46,13 @@ describe("patchbay environment repository", () => {
       const repo = makeGitRepo({ "index.js": "module.exports = 1;\n" });
       repos.push(repo);
       const run = (...args: string[]) =>
-        cli(baseUrl, owner.apiKey, ["environment", "repository", ...args, "--environment", owner.environmentId]);
+        cli(baseUrl, owner.apiKey, [
+          "environment",
+          "repository",
+          ...args,
+          "--environment",
+          owner.environmentId,
+        ]);
 
       const created = await run(
         "create",
@@ -65,7 +82,17 @@ describe("patchbay environment repository", () => {
       const got = await run("get", body.id);
       expect(got.stdout).toContain(`Path            ${repo.path}`);
 
-      const again = await run("create", "--provider", "local-git", "--path", repo.path, "--test-command", "x", "--service", "b");
+      const again = await run(
+        "create",
+        "--provider",
+        "local-git",
+        "--path",
+        repo.path,
+        "--test-command",
+        "x",
+        "--service",
+        "b",
+      );
       expect(again.code).toBe(5);
       expect(again.stderr).toContain("error: repository_taken");
 
@@ -73,7 +100,9 @@ describe("patchbay environment repository", () => {
       expect(usage.code).toBe(2);
       const noEnv = await cli(baseUrl, owner.apiKey, ["environment", "repository", "list"]);
       expect(noEnv.code).toBe(2);
-      expect(noEnv.stderr).toContain("--environment <uuid> is required on every environment repository command");
+      expect(noEnv.stderr).toContain(
+        "--environment <uuid> is required on every environment repository command",
+      );
 
       const refused = await run("delete", body.id);
       expect(refused.code).toBe(2);
