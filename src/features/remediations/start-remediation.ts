@@ -37,7 +37,8 @@ export async function startRemediation(args: {
     );
   }
   const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
-  const [env] = await deps.db
+  // Inside the caller's transaction on PGlite, a read outside it would wait for it forever.
+  const [env] = await (args.tx ?? deps.db)
     .select({ id: environments.id })
     .from(environments)
     .where(
