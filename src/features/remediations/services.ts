@@ -1,6 +1,7 @@
 import type { Deps } from "../../deps.ts";
 import { createSandbox } from "../sandbox/create-sandbox.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
@@ -34,7 +35,7 @@ export function remediationServices(deps: Deps): RemediationServices {
         logger: deps.logger,
       }),
       localGit: localGitHost({ baseUrl: deps.config.baseUrl }),
-      github: undefined,
+      github: deps.config.remediation.github ? githubIntegration(deps.config.remediation.github) : undefined,
     };
     built.set(deps, services);
   }

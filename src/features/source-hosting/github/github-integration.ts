@@ -18,7 +18,7 @@ export interface GithubIntegration {
   /** `https://github.com/apps/<slug>/installations/new?state=…` */
   installUrl(state: string): string;
   /** The installation's account login, checked through the App's own credentials. */
-  getInstallation(installationId: number): Promise<{ account: string }>;
+  getInstallation(installationId: number): Promise<{ account: string; createdAt: string }>;
   getRepository(args: {
     installationId: number;
     fullName: string;
