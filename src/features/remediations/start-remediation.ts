@@ -36,6 +36,13 @@ export async function startRemediation(args: {
       "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
     );
   }
+  const services = remediationServices(deps);
+  if (services.sandbox.kind === "unavailable") {
+    throw new AppError(
+      "sandbox_unavailable",
+      "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
+    );
+  }
   const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
   // Inside the caller's transaction on PGlite, a read outside it would wait for it forever.
   const [env] = await (args.tx ?? deps.db)
@@ -45,7 +52,7 @@ export async function startRemediation(args: {
       and(eq(environments.id, args.environmentId), eq(environments.organizationId, args.organizationId)),
     );
   if (!env) throw new AppError("not_found", `Environment ${args.environmentId} was not found.`);
-  const problem = await remediationServices(deps).evidence.getProblem(scope, args.problemId);
+  const problem = await services.evidence.getProblem(scope, args.problemId);
   if (!problem)
     throw new AppError("not_found", `Problem ${args.problemId} was not found in this environment.`);
 

@@ -15,10 +15,12 @@ export function createSandbox(args: {
   mode: SandboxMode;
   nodeEnv: "development" | "test" | "production";
   logger: Logger;
+  /** Whether bubblewrap works here (default: probed once). */
+  bwrapAvailable?: boolean;
 }): Sandbox {
   const { mode } = args;
   if (mode === "process") return localSandbox(processRunner);
-  if (bwrapWorks()) return localSandbox(bwrapRunner);
+  if (args.bwrapAvailable ?? bwrapWorks()) return localSandbox(bwrapRunner);
   const why =
     "bubblewrap (bwrap) is not installed or cannot create namespaces here (e.g. a container without user namespaces)";
   if (mode === "bwrap" || args.nodeEnv === "production") {

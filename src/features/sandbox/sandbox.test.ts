@@ -4,6 +4,9 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createLogger } from "../../logger.ts";
+import type { SandboxMode } from "../remediations/settings.ts";
+import { createSandbox } from "./create-sandbox.ts";
 import { localSandbox } from "./local-sandbox.ts";
 import { bwrapRunner, bwrapWorks, processRunner } from "./runners.ts";
 import type { Sandbox } from "./sandbox.ts";
@@ -153,5 +156,26 @@ describe.skipIf(!hasBwrap)("bubblewrap isolation (skipped where bwrap cannot cre
     } finally {
       await ws.dispose();
     }
+  });
+});
+
+describe("choosing the sandbox", () => {
+  const logger = createLogger({ level: "silent" });
+  test.each<[SandboxMode, "development" | "production", boolean, string]>([
+    ["auto", "development", true, "bwrap"],
+    ["auto", "development", false, "process"],
+    ["auto", "production", false, "unavailable"],
+    ["bwrap", "development", false, "unavailable"],
+    ["process", "production", false, "process"],
+    ["process", "production", true, "process"],
+  ])("%s in %s with bwrap=%s → %s", async (mode, nodeEnv, bwrapAvailable, kind) => {
+    const sandbox = createSandbox({ mode, nodeEnv, logger, bwrapAvailable });
+    expect(sandbox.kind).toBe(kind);
+    if (kind === "unavailable") {
+      await expect(sandbox.createWorkspace({ archive: Buffer.alloc(0) })).rejects.toMatchObject({
+        code: "sandbox_unavailable",
+      });
+    }
+    if (kind === "process") expect(sandbox.isolation).toContain("NO network or filesystem isolation");
   });
 });
