@@ -225,7 +225,7 @@ export async function waitForRun(
   environmentId: string,
   id: string,
   statuses: string[] = TERMINAL,
-  timeoutMs = 25_000,
+  timeoutMs = 90_000,
 ): Promise<RunView> {
   const deadline = Date.now() + timeoutMs;
   let last: RunView | undefined;

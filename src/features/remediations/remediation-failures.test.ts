@@ -1,4 +1,4 @@
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
@@ -13,6 +13,9 @@ import {
   waitForRun,
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+
+// Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 afterAll(removeFixtureRepos);
 
@@ -148,6 +151,40 @@ describe("remediation failure paths", () => {
     expect(done.status).toBe("cancelled");
     expect(script.calls).toHaveLength(2);
     expect(done.events.map((e) => e.type)).toEqual(expect.arrayContaining(["cancel_requested", "cancelled"]));
+  });
+
+  test("a cancellation requested during validation wins over opening the pull request", async ({
+    deps,
+    owner,
+  }) => {
+    const h = await remediationHarness(deps);
+    const { api, repo } = h.forTenant(owner);
+    h.setModel(
+      scriptedModel([
+        call("get_problem"),
+        call("write_file", { path: "src/order-id.js", content: FIXED }),
+        call("finish", { summary: "fixed the prefix" }),
+      ]).model,
+    );
+    await api.post(`/environments/${owner.environmentId}/repositories`, {
+      provider: "local-git",
+      path: repo.path,
+      defaultBranch: "main",
+      testCommand: "sleep 3 && node --test",
+      services: ["checkout"],
+    });
+    const run = await start(api, owner.environmentId);
+    await waitForRun(api, owner.environmentId, run.id, ["validating"]);
+    const res = await api.post(`/environments/${owner.environmentId}/remediations/${run.id}/cancellation`);
+    expect(((await res.json()) as RunView).status).toBe("validating");
+    const done = await waitForRun(api, owner.environmentId, run.id, [
+      "cancelled",
+      "awaiting-review",
+      "failed",
+    ]);
+    expect(done.status).toBe("cancelled");
+    expect(done.prUrl).toBeNull();
+    expect(repo.git("branch", "--list", "patchbay/*").trim()).toBe("");
   });
 
   test("a high-risk change waits for a human's approval, then proceeds", async ({ deps, owner }) => {

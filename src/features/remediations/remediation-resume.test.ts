@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { databaseUrls, describe, expect, test } from "../../../test/fixtures.ts";
 import {
   FIXED,
@@ -16,6 +16,9 @@ import { createJobs } from "../../jobs/queue.ts";
 import { createLogger } from "../../logger.ts";
 import { jobQueues } from "../tasks/task-queue.ts";
 import { registerRemediationWorker } from "./remediation-worker.ts";
+
+// Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 afterAll(removeFixtureRepos);
 

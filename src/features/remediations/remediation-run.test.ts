@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import type { GitRepo } from "../../../test/lib/git-repo.ts";
 import {
@@ -15,6 +15,9 @@ import {
   waitForRun,
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
+
+// Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 afterAll(removeFixtureRepos);
 

@@ -124,6 +124,18 @@ export async function advance(
   return deps.db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
     const now = deps.clock();
+    // A cancellation requested while the step ran wins over moving on to more work.
+    const [held] = await tx
+      .select({ cancelRequestedAt: remediations.cancelRequestedAt })
+      .from(remediations)
+      .where(holds(claim))
+      .for("update");
+    if (!held) throw new LostClaim(claim.id);
+    if (held.cancelRequestedAt && workingStatuses.includes(status)) {
+      patch = {};
+      event = { type: "cancelled", message: "Cancelled on request." };
+      status = "cancelled";
+    }
     const [row] = await tx
       .update(remediations)
       .set({

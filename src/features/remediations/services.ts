@@ -27,17 +27,29 @@ export function remediationServices(deps: Deps): RemediationServices {
   if (deps.remediation) return deps.remediation;
   let services = built.get(deps);
   if (!services) {
-    services = {
-      evidence: noEvidence,
-      sandbox: createSandbox({
-        mode: deps.config.remediation.sandbox,
-        nodeEnv: deps.config.nodeEnv,
-        logger: deps.logger,
-      }),
-      localGit: localGitHost({ baseUrl: deps.config.baseUrl }),
-      github: deps.config.remediation.github ? githubIntegration(deps.config.remediation.github) : undefined,
-    };
+    services = buildRemediationServices(deps);
     built.set(deps, services);
   }
   return services;
+}
+
+/**
+ * The services from configuration, with `overrides` — e.g. the telemetry problem store as
+ * `evidence` — for `deps.remediation` at start-up.
+ */
+export function buildRemediationServices(
+  deps: Pick<Deps, "config" | "logger">,
+  overrides: Partial<RemediationServices> = {},
+): RemediationServices {
+  return {
+    evidence: noEvidence,
+    sandbox: createSandbox({
+      mode: deps.config.remediation.sandbox,
+      nodeEnv: deps.config.nodeEnv,
+      logger: deps.logger,
+    }),
+    localGit: localGitHost({ baseUrl: deps.config.baseUrl }),
+    github: deps.config.remediation.github ? githubIntegration(deps.config.remediation.github) : undefined,
+    ...overrides,
+  };
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { describe, expect, test } from "../../../../test/fixtures.ts";
 import { problem } from "../../../../test/http.ts";
 import {
@@ -26,6 +26,9 @@ import {
 import { scriptedModel } from "../../../../test/lib/scripted-model.ts";
 import { GITHUB_APP_PERMISSIONS, githubAppManifest } from "./app-manifest.ts";
 import { githubIntegration } from "./github-app.ts";
+
+// Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const replays: GithubReplay[] = [];
 afterAll(async () => {
