@@ -10,7 +10,7 @@ import { remediationTools } from "./agent-tools.ts";
 import { REMEDIATION_SYSTEM } from "./instructions.ts";
 import { type Claim, LostClaim, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
-import { transcriptMessages } from "./transcript-messages.ts";
+import { committedFinish, transcriptMessages } from "./transcript-messages.ts";
 
 /** How the agent's loop ended. `lost`: another worker holds the run now; write nothing more. */
 export type Ending =
@@ -38,6 +38,8 @@ export async function runAgentLoop(args: {
   const { deps, claim, task, run } = args;
   const model = deps.languageModel;
   if (!model) return { kind: "failed", code: "model_not_configured", reason: "No model is configured." };
+  const finished = committedFinish(task.transcript);
+  if (finished !== undefined) return { kind: "finished", summary: finished };
   const transcript: TranscriptEntry[] = [...task.transcript];
   const usage: TaskUsage = { ...task.usage };
   const budgets = run.budgets;

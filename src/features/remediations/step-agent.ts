@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import { remediations } from "../../db/schema/remediations.ts";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
 import { runAgentLoop, settleTask } from "./agent-loop.ts";
@@ -26,7 +25,7 @@ export async function agentStep(args: {
   signal: AbortSignal;
 }): Promise<void> {
   const { deps, services, claim } = args;
-  let run = args.run;
+  const { run } = args;
   const fail = (code: string, reason: string) =>
     advance(
       deps,
@@ -57,7 +56,6 @@ export async function agentStep(args: {
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
     const ending = await runAgentLoop({ ...args, task, workspace, testCommand: repo.testCommand, scope });
-    run = (await deps.db.select().from(remediations).where(eq(remediations.id, run.id)))[0] ?? run;
     if (ending.kind === "lost") return;
     await settleTask(deps.db, task.id, ending, deps.clock());
     if (ending.kind === "cancelled") {

@@ -62,3 +62,15 @@ export function committedWrites(entries: TranscriptEntry[]): { path: string; con
   }
   return writes;
 }
+
+/**
+ * The summary of a `finish` call that was already committed: a worker that died after the
+ * agent's last step but before the run moved on must not ask the model again.
+ */
+export function committedFinish(entries: TranscriptEntry[]): string | undefined {
+  const call = entries.findLast((e) => e.type === "tool_call" && e.tool === "finish");
+  if (call?.type !== "tool_call") return undefined;
+  const done = entries.some((e) => e.type === "tool_result" && e.callId === call.callId);
+  const summary = (call.input as { summary?: unknown }).summary;
+  return done && typeof summary === "string" ? summary : undefined;
+}
