@@ -7,6 +7,10 @@ import { registerConnectionRoutes } from "./features/connections/routes/index.ts
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
 import { registerPublishableKeyRoutes } from "./features/publishable-keys/routes/index.ts";
+import { registerRemediationRoutes } from "./features/remediations/routes/index.ts";
+import { registerRepositoryRoutes } from "./features/repositories/routes/index.ts";
+import { githubCallbacks } from "./features/source-hosting/github/routes/callbacks.ts";
+import { registerGithubRoutes } from "./features/source-hosting/github/routes/install-links.ts";
 import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
 import { registerTelemetryRoutes } from "./features/telemetry/routes/index.ts";
 import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
@@ -35,6 +39,9 @@ export function createApiRoutes() {
   registerTaskRoutes(api);
   registerPublishableKeyRoutes(api);
   registerTelemetryRoutes(api);
+  registerRepositoryRoutes(api);
+  registerRemediationRoutes(api);
+  registerGithubRoutes(api);
   return api;
 }
 
@@ -70,6 +77,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.route("/api/v1", api);
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
+  // GitHub's setup callback (a browser) and webhook (signed): not bearer-authenticated.
+  app.route("/integrations/github", githubCallbacks(deps));
   mountMcp(app);
   // Agents pay per call (x402); the catalog and /llms.txt are free.
   const x402 = createX402Router(deps);

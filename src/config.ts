@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError } from "./config-error.ts";
 import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
+import { type RemediationSettings, readRemediationSettings } from "./features/remediations/settings.ts";
 import { type ModelSettings, readModelSettings } from "./features/tasks/model-config.ts";
 import { type PaymentSettings, readPaymentSettings } from "./features/x402/payment-settings.ts";
 
@@ -50,6 +51,8 @@ export type Config = {
   x402: PaymentSettings;
   /** Telemetry older than this many days is deleted by the retention sweep. */
   telemetry: { retentionDays: number };
+  /** Remediation: the sandbox, where local-git repositories may live, the GitHub App. */
+  remediation: RemediationSettings;
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -85,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     model: readModelSettings(env),
     x402: readPaymentSettings(env, e.NODE_ENV),
     telemetry: { retentionDays: e.PATCHBAY_TELEMETRY_RETENTION_DAYS },
+    remediation: readRemediationSettings(env, e.NODE_ENV),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { DatabaseHandle, Db } from "./db/client.ts";
 import type { AuthCache } from "./features/api-keys/auth-cache.ts";
 import type { Egress } from "./features/egress/egress-fetch.ts";
+import type { RemediationServices } from "./features/remediations/services.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
 import type { Payments } from "./features/x402/payments.ts";
 import type { Jobs } from "./jobs/queue.ts";
@@ -33,4 +34,9 @@ export type Deps = {
   languageModel: LanguageModel | undefined;
   /** x402: ready to charge (remote facilitator or the local dev chain) or unavailable (503). */
   payments: Payments;
+  /**
+   * Remediation's evidence, sandbox and source hosting. Absent: built from configuration on
+   * first use (`remediationServices`), with no problem evidence until the store is wired.
+   */
+  remediation?: RemediationServices | undefined;
 };

@@ -36,7 +36,8 @@ export type IdPrefix =
   | "obs"
   | "wss"
   | "inv"
-  | "cup";
+  | "cup"
+  | "rep";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

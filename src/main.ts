@@ -3,6 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
@@ -21,6 +22,7 @@ export async function runServer(config: Config): Promise<void> {
   });
   const deps = await buildDeps(config, logger);
   await registerTaskWorker(deps);
+  await registerRemediationWorker(deps);
   // pg-boss creates its schema and queues at start; two instances doing so at once can deadlock
   // inside PostgreSQL, so start-up work is serialised under the same advisory lock as migrations.
   await deps.database.withStartupLock(() => deps.jobs.start());

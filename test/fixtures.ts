@@ -23,6 +23,9 @@ import { type McpServerOptions, type McpTestServer, startMcpServer } from "./lib
 
 export type Tenant = BootstrapResult & { api: Client };
 
+/** The PostgreSQL URL behind a file's deps (test:pg lane), for tests that start a second job queue. */
+export const databaseUrls = new WeakMap<Deps, string>();
+
 /** Every log line the app wrote during the file, for "no secret in logs" assertions. */
 export type LogCapture = { chunks: string[]; text(): string };
 
@@ -106,6 +109,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         // Paid-route tests start their own chain (src/features/x402/*.test.ts).
         payments: paymentsUnavailable("no dev chain in tests", config.x402.prices),
       };
+      if (database.url) databaseUrls.set(deps, database.url);
       await listenForAuthChanges(database.handle, authCache, deps.logger);
       await deps.jobs.start();
       await use(deps);

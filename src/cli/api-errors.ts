@@ -76,6 +76,16 @@ export function nextStepFor(problem: Problem, context: HintContext): string | un
     case "remote_unreachable":
     case "remote_timeout":
       return "check that the remote MCP server is up and reachable from patchbay, then retry";
+    case "service_taken":
+    case "repository_taken":
+      return `remove the other registration first (patchbay environment repository list${env} shows it)`;
+    case "repository_in_use":
+      return "cancel the remediation that works on it, or wait until it finishes";
+    case "invalid_repository_path":
+    case "invalid_repository":
+      return "give the absolute path of a git work tree's top level whose --default-branch exists";
+    case "provider_unavailable":
+      return "the server does not offer this provider; ask its operator (see docs/remediation.md)";
     case "rate_limited":
       return "wait a little and retry";
     default:

@@ -6,10 +6,13 @@ import { registerMcpDiscoverCommands } from "./mcp-discover-commands.ts";
 import { registerMcpReadCommands } from "./mcp-read-commands.ts";
 import { registerMcpWriteCommands } from "./mcp-write-commands.ts";
 import { registerProfileCommands } from "./profile-commands.ts";
+import { registerRepositoryCommands } from "./repository-commands.ts";
 
 /** The REST client commands (docs/cli.md). They load nothing of the server, so they start fast. */
 export function registerClientCommands(program: Command): void {
-  const environment = program.command("environment").description("Environments and their MCP connections");
+  const environment = program
+    .command("environment")
+    .description("Environments, their MCP connections and repositories");
   registerIdentityCommands(program, environment);
   registerProfileCommands(program);
 
@@ -23,4 +26,5 @@ export function registerClientCommands(program: Command): void {
   registerMcpDiscoverCommands(mcp);
   registerMcpCredentialCommand(mcp);
   registerMcpDeleteCommand(mcp);
+  registerRepositoryCommands(environment);
 }

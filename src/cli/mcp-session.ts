@@ -56,11 +56,19 @@ export function addMutationOptions(command: Command): Command {
   );
 }
 
-export function openMcpSession(flags: McpFlags, connectionId?: string): McpSession {
+/**
+ * `collection` (default `mcp-connections`) and `group` (default `mcp`) let other environment
+ * resources (`environment repository …`) share the same options, errors and key handling.
+ */
+export function openMcpSession(
+  flags: McpFlags,
+  connectionId?: string,
+  opts: { collection?: string; group?: string } = {},
+): McpSession {
   const environmentId = flags.environment;
   if (environmentId === undefined || environmentId === "") {
     throw usageError(
-      "--environment <uuid> is required on every environment mcp command",
+      `--environment <uuid> is required on every environment ${opts.group ?? "mcp"} command`,
       "find the environment's id with: patchbay environment list",
     );
   }
@@ -69,7 +77,7 @@ export function openMcpSession(flags: McpFlags, connectionId?: string): McpSessi
   let generatedKey: string | undefined;
   let revision: number | undefined;
   const isJson = flags.json === true;
-  const base = `/environments/${environmentId}/mcp-connections`;
+  const base = `/environments/${environmentId}/${opts.collection ?? "mcp-connections"}`;
   const session: McpSession = {
     environmentId,
     connectionId,

@@ -11,6 +11,8 @@ export * from "./onboarding-sessions.ts";
 export * from "./organizations.ts";
 export * from "./problems.ts";
 export * from "./publishable-keys.ts";
+export * from "./remediations.ts";
+export * from "./repositories.ts";
 export * from "./secrets.ts";
 export * from "./tasks.ts";
 export * from "./telemetry.ts";

@@ -17,6 +17,10 @@ export const permissions = [
   "publishable_keys:manage",
   "telemetry:read",
   "problems:manage",
+  "repositories:read",
+  "repositories:manage",
+  "remediations:read",
+  "remediations:manage",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

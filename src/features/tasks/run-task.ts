@@ -141,7 +141,7 @@ const budgetExhausted = (errorMessage: string): TaskOutcome => ({
 });
 
 /** The task's frozen tools, each routed through the per-call gate (`callSnapshotTool`). */
-function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Record<string, Tool> {
+export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Record<string, Tool> {
   return Object.fromEntries(
     task.snapshot.tools.map((t) => [
       t.modelName,
@@ -162,7 +162,7 @@ function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Re
 }
 
 /** Adds one finished step's usage and messages to the task's running totals and transcript. */
-function recordStep(step: StepResult<ToolSet>, transcript: TranscriptEntry[], usage: TaskUsage): void {
+export function recordStep(step: StepResult<ToolSet>, transcript: TranscriptEntry[], usage: TaskUsage): void {
   usage.steps += 1;
   usage.inputTokens += step.usage.inputTokens ?? 0;
   usage.outputTokens += step.usage.outputTokens ?? 0;

@@ -1,0 +1,114 @@
+import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { environments } from "./environments.ts";
+import { organizations } from "./organizations.ts";
+import { repositories } from "./repositories.ts";
+import { tasks } from "./tasks.ts";
+
+/** DESIGN §7. `awaiting-review` carries `prUrl`; `failed` carries a reason. */
+export const remediationStatuses = [
+  "queued",
+  "investigating",
+  "awaiting-approval",
+  "coding",
+  "validating",
+  "opening-pr",
+  "awaiting-review",
+  "merged",
+  "closed",
+  "failed",
+  "cancelled",
+] as const;
+export type RemediationStatus = (typeof remediationStatuses)[number];
+
+/** No step ever runs again once a run is in one of these. */
+export const terminalRemediationStatuses = ["merged", "closed", "failed", "cancelled"] as const;
+
+export type ApprovalKind = "repository_access" | "high_risk_change";
+export type RemediationApproval = {
+  kind: ApprovalKind;
+  requestedAt: string;
+  message: string;
+  grantedAt?: string;
+  grantedBy?: string;
+};
+
+/** One file of the proposed change: its new content, or null when the agent deleted it. */
+export type ChangedFile = { path: string; content: string | null };
+export type RemediationChange = {
+  summary: string;
+  files: ChangedFile[];
+  /** Unified diff against the base commit, bounded. */
+  diff: string;
+  risk: { high: boolean; reasons: string[] };
+};
+
+export type TestRun = {
+  exitCode: number | null;
+  timedOut: boolean;
+  outputTail: string;
+  durationMs: number;
+};
+
+export type RemediationBudgets = { maxSteps: number; maxTokens: number; maxDurationMs: number };
+
+export const remediations = pgTable(
+  "remediations",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    environmentId: uuid("environment_id")
+      .notNull()
+      .references(() => environments.id, { onDelete: "cascade" }),
+    problemId: text("problem_id").notNull(),
+    service: text("service"),
+    repositoryId: text("repository_id").references(() => repositories.id, { onDelete: "set null" }),
+    status: text("status", { enum: remediationStatuses }).notNull().default("queued"),
+    /** Stable code of a `failed` run (`tests_failed`, `model_error`, `budget_exhausted`, …). */
+    reasonCode: text("reason_code"),
+    reason: text("reason"),
+    approval: jsonb("approval").$type<RemediationApproval>(),
+    /** `usr_…` for people, `wallet:<network>:<address>` for paying agents. */
+    requestedBy: text("requested_by").notNull(),
+    taskId: text("task_id").references(() => tasks.id, { onDelete: "set null" }),
+    budgets: jsonb("budgets").$type<RemediationBudgets>().notNull(),
+    branch: text("branch"),
+    baseCommit: text("base_commit"),
+    headCommit: text("head_commit"),
+    change: jsonb("change").$type<RemediationChange>(),
+    validation: jsonb("validation").$type<TestRun>(),
+    prUrl: text("pr_url"),
+    prNumber: integer("pr_number"),
+    /** +1 on every transition that enqueues the next step; a job for another value is stale. */
+    stepSeq: integer("step_seq").notNull().default(0),
+    /** Fencing token: +1 whenever a worker takes the run; writes of an older holder are refused. */
+    lease: integer("lease").notNull().default(0),
+    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index("remediations_env_page_idx").on(t.environmentId, t.createdAt, t.id),
+    index("remediations_env_status_idx").on(t.environmentId, t.status),
+    index("remediations_problem_idx").on(t.environmentId, t.problemId),
+  ],
+);
+
+/** The run's progress, in order: every status change and every notable step, shown to people and agents. */
+export const remediationEvents = pgTable(
+  "remediation_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    remediationId: text("remediation_id")
+      .notNull()
+      .references(() => remediations.id, { onDelete: "cascade" }),
+    at: timestamp("at", { withTimezone: true, precision: 3 }).notNull(),
+    type: text("type").notNull(),
+    status: text("status", { enum: remediationStatuses }),
+    message: text("message").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>(),
+  },
+  (t) => [index("remediation_events_run_idx").on(t.remediationId, t.id)],
+);

@@ -1,0 +1,55 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { remediations } from "../../db/schema/remediations.ts";
+import { repositories } from "../../db/schema/repositories.ts";
+import type { Deps } from "../../deps.ts";
+import type { PullRequestOutcome } from "../source-hosting/github/github-integration.ts";
+import { appendEvent } from "./run-state.ts";
+
+/**
+ * A pull request of a run was closed on GitHub (verified webhook): the run moves from
+ * `awaiting-review` to `merged` or `closed`. A person merged it; patchbay only records that.
+ * Returns the runs moved (none for an unknown branch or a run already ended).
+ */
+export async function applyReviewOutcome(deps: Deps, outcome: PullRequestOutcome): Promise<string[]> {
+  return deps.db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const repos = await tx
+      .select({ id: repositories.id })
+      .from(repositories)
+      .where(
+        and(
+          eq(repositories.provider, "github"),
+          eq(repositories.installationId, outcome.installationId),
+          eq(repositories.fullName, outcome.fullName),
+        ),
+      );
+    if (repos.length === 0) return [];
+    const status = outcome.merged ? "merged" : "closed";
+    const now = deps.clock();
+    const moved = await tx
+      .update(remediations)
+      .set({ status, finishedAt: now, updatedAt: now })
+      .where(
+        and(
+          inArray(
+            remediations.repositoryId,
+            repos.map((r) => r.id),
+          ),
+          eq(remediations.branch, outcome.branch),
+          eq(remediations.status, "awaiting-review"),
+        ),
+      )
+      .returning({ id: remediations.id });
+    for (const run of moved) {
+      await appendEvent(tx, deps, run.id, {
+        type: status,
+        status,
+        message: outcome.merged
+          ? `The pull request was merged on GitHub: ${outcome.prUrl}`
+          : `The pull request was closed without merging: ${outcome.prUrl}`,
+      });
+    }
+    return moved.map((r) => r.id);
+  });
+}

@@ -1,0 +1,72 @@
+import { eq } from "drizzle-orm";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
+import { remediations } from "../../db/schema/remediations.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { findEnvironment } from "../environments/find-environment.ts";
+import { findRemediation, getRemediation } from "./get-remediation.ts";
+import { appendEvent, moveIdle } from "./run-state.ts";
+import type { Remediation } from "./schemas.ts";
+
+/**
+ * Cancels a run. One that no worker holds (queued, waiting for approval) is cancelled at once;
+ * a working one is asked to stop and ends after the step in progress (its worker checks after
+ * every model step and before every transition). A run in review is ended by closing its pull
+ * request, not here; finished runs cannot be cancelled.
+ */
+export async function cancelRemediation(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; remediationId: string };
+}): Promise<Remediation> {
+  const { ctx, input } = args;
+  requirePermission(ctx, "remediations:manage");
+  requireOwnerOrAdmin(ctx);
+  await findEnvironment(ctx.deps.db, ctx, input.environmentId);
+  const scope = { organizationId: ctx.actor.organizationId, ...input };
+  await withTransaction(ctx, async (tx) => {
+    const row = await findRemediation(ctx.deps, scope, { forUpdate: true, tx });
+    if (["merged", "closed", "failed", "cancelled", "awaiting-review"].includes(row.status)) {
+      throw new AppError(
+        "remediation_not_cancellable",
+        row.status === "awaiting-review"
+          ? "The run is waiting for review; close its pull request (or delete its branch) instead."
+          : `The run has already ${row.status === "failed" || row.status === "cancelled" ? "ended" : "finished"} (${row.status}).`,
+        { status: row.status },
+      );
+    }
+    if (row.status === "queued" || row.status === "awaiting-approval") {
+      await moveIdle(
+        tx,
+        ctx.deps,
+        row,
+        "cancelled",
+        { cancelRequestedAt: ctx.deps.clock() },
+        {
+          type: "cancelled",
+          message: "Cancelled on request.",
+        },
+      );
+    } else if (!row.cancelRequestedAt) {
+      await tx
+        .update(remediations)
+        .set({ cancelRequestedAt: ctx.deps.clock() })
+        .where(eq(remediations.id, row.id));
+      await appendEvent(tx, ctx.deps, row.id, {
+        type: "cancel_requested",
+        message: "Cancellation requested; the run stops after the step in progress.",
+      });
+    }
+    await recordAudit(tx, ctx, {
+      action: "remediation.cancel_requested",
+      targetType: "remediation",
+      targetId: row.id,
+      details: { status: row.status },
+    });
+  });
+  return getRemediation({ deps: ctx.deps, ...scope });
+}

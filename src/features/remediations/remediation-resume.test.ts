@@ -1,0 +1,162 @@
+import { eq } from "drizzle-orm";
+import { afterAll, vi } from "vitest";
+import { databaseUrls, describe, expect, test } from "../../../test/fixtures.ts";
+import {
+  FIXED,
+  investigationScript,
+  PROBLEM_ID,
+  type RunView,
+  remediationHarness,
+  removeFixtureRepos,
+  waitForRun,
+} from "../../../test/lib/remediation.ts";
+import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { tasks } from "../../db/schema/tasks.ts";
+import { createJobs } from "../../jobs/queue.ts";
+import { createLogger } from "../../logger.ts";
+import { jobQueues } from "../tasks/task-queue.ts";
+import { registerRemediationWorker } from "./remediation-worker.ts";
+
+// Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
+
+afterAll(removeFixtureRepos);
+
+describe("a worker that stops mid-run", () => {
+  test("another instance resumes after the last committed step; no step runs twice; the old worker is fenced out", async ({
+    deps,
+    owner,
+  }) => {
+    const h = await remediationHarness(deps, { worker: false });
+    const { api, repo } = h.forTenant(owner);
+    const script = investigationScript();
+    // Turn 5 (read_file) is in flight when instance A goes away; A's model answers only later,
+    // after B has finished — its late step must not land.
+    let entered!: () => void;
+    const inFlight = new Promise<void>((r) => {
+      entered = r;
+    });
+    let release!: () => void;
+    const late = new Promise<void>((r) => {
+      release = r;
+    });
+    const hang = async (): Promise<Turn> => {
+      entered();
+      await late;
+      return {
+        toolCalls: [
+          { name: "write_file", input: { path: "src/order-id.js", content: "// from the dead worker\n" } },
+        ],
+      };
+    };
+    const model = scriptedModel([...script.slice(0, 4), hang, ...script.slice(4)]);
+    h.setModel(model.model);
+
+    // Instance A: the file's queue.
+    await registerRemediationWorker(h.deps, { concurrency: 1 });
+    await api.post(`/environments/${owner.environmentId}/repositories`, {
+      provider: "local-git",
+      path: repo.path,
+      defaultBranch: "main",
+      testCommand: "node --test",
+      services: ["checkout"],
+    });
+    const res = await api.post(
+      `/environments/${owner.environmentId}/problems/${PROBLEM_ID}/remediations`,
+      {},
+    );
+    const run = (await res.json()) as RunView;
+    await inFlight;
+    // A shuts down while the step is active: pg-boss records the run as abandoned.
+    await deps.jobs.stop({ timeoutMs: 300 });
+
+    // Instance B on the same database picks the abandoned job up at start.
+    const b = createJobs({
+      database: deps.database,
+      pglite: deps.database.pglite,
+      postgresUrl: databaseUrls.get(deps),
+      logger: createLogger({ level: "silent" }),
+      queues: jobQueues,
+      pollingIntervalSeconds: 0.5,
+    });
+    await registerRemediationWorker({ ...h.deps, jobs: b }, { concurrency: 1 });
+    await b.start();
+    try {
+      const done = await waitForRun(api, owner.environmentId, run.id, [
+        "awaiting-review",
+        "failed",
+        "cancelled",
+      ]);
+      expect(done.status, JSON.stringify(done.events, null, 2)).toBe("awaiting-review");
+      release();
+      await new Promise((r) => setTimeout(r, 1_000));
+
+      const [task] = await deps.db
+        .select()
+        .from(tasks)
+        .where(eq(tasks.id, done.taskId ?? ""));
+      const calls = (task?.transcript ?? []).filter((e) => e.type === "tool_call").map((e) => e.tool);
+      // Steps 1–4 once (committed by A), the interrupted step once (by B), then the rest once.
+      expect(calls).toEqual([
+        "get_problem",
+        "get_trace",
+        "search_logs",
+        "search_files",
+        "read_file",
+        "run_tests",
+        "write_file",
+        "run_tests",
+        "finish",
+      ]);
+      const after = await waitForRun(api, owner.environmentId, run.id);
+      expect(after.events.filter((e) => e.type === "agent_step")).toHaveLength(9);
+      expect(after.events.filter((e) => e.status === "investigating")).toHaveLength(1);
+      expect(after.events.filter((e) => e.type === "review_opened")).toHaveLength(1);
+      // The dead worker's late write reached neither the branch nor the run.
+      expect(repo.git("show", `${after.headCommit}:src/order-id.js`)).toBe(FIXED);
+      expect(repo.git("rev-list", "--count", `main..patchbay/${run.id}`).trim()).toBe("1");
+    } finally {
+      release();
+      await b.stop({ timeoutMs: 5_000 });
+      await deps.jobs.start();
+    }
+  });
+});
+
+describe("claims", () => {
+  test("a newer claim of the same step fences the older holder's writes; a stale job does nothing", async ({
+    deps,
+    owner,
+  }) => {
+    const h = await remediationHarness(deps, { worker: false });
+    const { api } = h.forTenant(owner);
+    h.setModel(scriptedModel([]).model);
+    const { claimStep, updateHeld, advance, LostClaim } = await import("./run-state.ts");
+    const res = await api.post(
+      `/environments/${owner.environmentId}/problems/${PROBLEM_ID}/remediations`,
+      {},
+    );
+    const run = (await res.json()) as RunView;
+    const first = await claimStep(deps.db, { remediationId: run.id, stepSeq: 1 });
+    const second = await claimStep(deps.db, { remediationId: run.id, stepSeq: 1 });
+    if (!first || !second) throw new Error("not claimed");
+    expect(second.lease).toBe(first.lease + 1);
+    const old = { id: run.id, stepSeq: 1, lease: first.lease };
+    await expect(updateHeld(h.deps, old, { service: "x" })).rejects.toBeInstanceOf(LostClaim);
+    await expect(
+      advance(h.deps, old, "failed", { reasonCode: "x", reason: "x" }, { type: "failed", message: "x" }),
+    ).rejects.toBeInstanceOf(LostClaim);
+    const moved = await advance(
+      h.deps,
+      { id: run.id, stepSeq: 1, lease: second.lease },
+      "cancelled",
+      {},
+      {
+        type: "cancelled",
+        message: "test",
+      },
+    );
+    expect(moved).toMatchObject({ status: "cancelled", stepSeq: 2 });
+    expect(await claimStep(deps.db, { remediationId: run.id, stepSeq: 1 })).toBeUndefined();
+  });
+});

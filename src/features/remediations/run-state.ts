@@ -1,0 +1,201 @@
+import { and, eq, notInArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import {
+  type RemediationStatus,
+  remediationEvents,
+  remediations,
+  terminalRemediationStatuses,
+} from "../../db/schema/remediations.ts";
+import type { Deps } from "../../deps.ts";
+import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
+
+export type RemediationRow = typeof remediations.$inferSelect;
+
+/** Statuses in which a worker has a step to run. */
+export const workingStatuses: readonly RemediationStatus[] = [
+  "queued",
+  "investigating",
+  "coding",
+  "validating",
+  "opening-pr",
+];
+
+/** The worker's hold on a run: the step it runs and its fencing token. */
+export type Claim = { id: string; stepSeq: number; lease: number };
+
+/** Thrown when another worker has taken the run (a newer lease) or the step already moved on. */
+export class LostClaim extends Error {
+  constructor(id: string) {
+    super(`remediation ${id}: another worker holds this run now`);
+    this.name = "LostClaim";
+  }
+}
+
+export type RemediationEvent = {
+  type: string;
+  message: string;
+  status?: RemediationStatus | undefined;
+  data?: Record<string, unknown> | undefined;
+};
+
+type Patch = Partial<Omit<typeof remediations.$inferInsert, "id" | "stepSeq" | "lease">>;
+
+/**
+ * Takes the run for step `stepSeq`: raises the lease (fencing out any earlier holder of the same
+ * step — a worker that pg-boss gave up on) and returns the row. Undefined when the job is stale:
+ * the run moved past that step, or ended.
+ */
+export async function claimStep(
+  db: Db,
+  job: { remediationId: string; stepSeq: number },
+): Promise<RemediationRow | undefined> {
+  const [row] = await db
+    .update(remediations)
+    .set({ lease: sql`${remediations.lease} + 1` })
+    .where(
+      and(
+        eq(remediations.id, job.remediationId),
+        eq(remediations.stepSeq, job.stepSeq),
+        notInArray(remediations.status, [...terminalRemediationStatuses]),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+const holds = (claim: Claim) =>
+  and(
+    eq(remediations.id, claim.id),
+    eq(remediations.stepSeq, claim.stepSeq),
+    eq(remediations.lease, claim.lease),
+  );
+
+/**
+ * Writes within the current step (no step change) only while the claim holds, with an optional
+ * progress event, in one transaction. Returns the row; throws LostClaim when fenced out.
+ */
+export async function updateHeld(
+  deps: Deps,
+  claim: Claim,
+  patch: Patch,
+  event?: RemediationEvent,
+): Promise<RemediationRow> {
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(remediations)
+      .set({ ...patch, updatedAt: deps.clock() })
+      .where(holds(claim))
+      .returning();
+    if (!row) throw new LostClaim(claim.id);
+    if (event) await appendEvent(tx as unknown as Db, deps, claim.id, event);
+    return row;
+  });
+}
+
+/** Inside the caller's transaction: keeps the claim alive (or throws LostClaim) and logs an event. */
+export async function touchHeld(
+  tx: Db,
+  deps: Deps,
+  claim: Claim,
+  event?: RemediationEvent,
+): Promise<RemediationRow> {
+  const [row] = await tx
+    .update(remediations)
+    .set({ updatedAt: deps.clock() })
+    .where(holds(claim))
+    .returning();
+  if (!row) throw new LostClaim(claim.id);
+  if (event) await appendEvent(tx, deps, claim.id, event);
+  return row;
+}
+
+/**
+ * Ends the current step: moves the run to `status` with `patch`, records the event, and — when
+ * the new status has work — enqueues the next step's job, all in one transaction under the
+ * claim. A step's effects and its successor's job therefore commit together or not at all.
+ */
+export async function advance(
+  deps: Deps,
+  claim: Claim,
+  status: RemediationStatus,
+  patch: Patch,
+  event: RemediationEvent,
+): Promise<RemediationRow> {
+  return deps.db.transaction(async (raw) => {
+    const tx = raw as unknown as Db;
+    const now = deps.clock();
+    // A cancellation requested while the step ran wins over moving on to more work.
+    const [held] = await tx
+      .select({ cancelRequestedAt: remediations.cancelRequestedAt })
+      .from(remediations)
+      .where(holds(claim))
+      .for("update");
+    if (!held) throw new LostClaim(claim.id);
+    if (held.cancelRequestedAt && workingStatuses.includes(status)) {
+      patch = {};
+      event = { type: "cancelled", message: "Cancelled on request." };
+      status = "cancelled";
+    }
+    const [row] = await tx
+      .update(remediations)
+      .set({
+        ...patch,
+        status,
+        stepSeq: sql`${remediations.stepSeq} + 1`,
+        updatedAt: now,
+        ...((terminalRemediationStatuses as readonly string[]).includes(status) ? { finishedAt: now } : {}),
+      })
+      .where(holds(claim))
+      .returning();
+    if (!row) throw new LostClaim(claim.id);
+    await appendEvent(tx, deps, claim.id, { ...event, status });
+    if (workingStatuses.includes(status)) await enqueueStep(tx, deps, row);
+    return row;
+  });
+}
+
+/** Moves a run that no worker holds (queued, waiting) inside the caller's transaction. */
+export async function moveIdle(
+  tx: Db,
+  deps: Deps,
+  run: RemediationRow,
+  status: RemediationStatus,
+  patch: Patch,
+  event: RemediationEvent,
+): Promise<RemediationRow> {
+  const now = deps.clock();
+  const [row] = await tx
+    .update(remediations)
+    .set({
+      ...patch,
+      status,
+      stepSeq: sql`${remediations.stepSeq} + 1`,
+      updatedAt: now,
+      ...((terminalRemediationStatuses as readonly string[]).includes(status) ? { finishedAt: now } : {}),
+    })
+    .where(and(eq(remediations.id, run.id), eq(remediations.stepSeq, run.stepSeq)))
+    .returning();
+  if (!row) throw new LostClaim(run.id);
+  await appendEvent(tx, deps, run.id, { ...event, status });
+  if (workingStatuses.includes(status)) await enqueueStep(tx, deps, row);
+  return row;
+}
+
+export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Promise<void> {
+  await deps.jobs.send(
+    REMEDIATION_QUEUE,
+    { remediationId: row.id, stepSeq: row.stepSeq },
+    { tx, singletonKey: row.id },
+  );
+}
+
+export async function appendEvent(tx: Db, deps: Deps, remediationId: string, event: RemediationEvent) {
+  await tx.insert(remediationEvents).values({
+    remediationId,
+    at: deps.clock(),
+    type: event.type,
+    status: event.status ?? null,
+    message: event.message,
+    data: event.data ?? null,
+  });
+}

@@ -1,0 +1,62 @@
+import type { Deps } from "../../deps.ts";
+import { isAppError } from "../../errors.ts";
+import { advance, type Claim, claimStep, LostClaim } from "./run-state.ts";
+import { remediationServices } from "./services.ts";
+import { agentStep } from "./step-agent.ts";
+import { openReviewStep } from "./step-open-review.ts";
+import { startStep } from "./step-start.ts";
+import { validateStep } from "./step-validate.ts";
+
+/**
+ * One job: one step of one run. The job names the step (`stepSeq`); a job for a step the run
+ * has left is stale and does nothing, and claiming raises the run's lease so an earlier holder
+ * of the same step (a worker pg-boss gave up on) can no longer write. Each step ends by moving
+ * the run and enqueueing its successor in one transaction (`advance`).
+ */
+export async function runRemediationStep(
+  deps: Deps,
+  job: { remediationId: string; stepSeq: number },
+  signal: AbortSignal = new AbortController().signal,
+): Promise<void> {
+  const run = await claimStep(deps.db, job);
+  if (!run) return;
+  const claim: Claim = { id: run.id, stepSeq: run.stepSeq, lease: run.lease };
+  const services = remediationServices(deps);
+  try {
+    if (run.cancelRequestedAt) {
+      await advance(deps, claim, "cancelled", {}, { type: "cancelled", message: "Cancelled on request." });
+      return;
+    }
+    const step = { deps, services, run, claim };
+    switch (run.status) {
+      case "queued":
+        return await startStep(step);
+      case "investigating":
+      case "coding":
+        return await agentStep({ ...step, signal });
+      case "validating":
+        return await validateStep(step);
+      case "opening-pr":
+        return await openReviewStep(step);
+      default:
+        // Waiting and review states have no step: a job here is stale.
+        return;
+    }
+  } catch (error) {
+    if (error instanceof LostClaim) return;
+    deps.logger.error({ err: error, remediationId: run.id, status: run.status }, "remediation step failed");
+    const code = isAppError(error) ? error.code : "internal";
+    const reason = isAppError(error)
+      ? error.message
+      : `The ${run.status} step failed unexpectedly; see the service log (remediation ${run.id}).`;
+    await advance(
+      deps,
+      claim,
+      "failed",
+      { reasonCode: code, reason },
+      { type: "failed", message: reason, data: { code } },
+    ).catch((e: unknown) => {
+      if (!(e instanceof LostClaim)) throw e;
+    });
+  }
+}

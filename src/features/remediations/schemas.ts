@@ -1,0 +1,134 @@
+import { z } from "@hono/zod-openapi";
+import { remediationStatuses } from "../../db/schema/remediations.ts";
+import { EnvironmentParams } from "../environments/schemas.ts";
+
+const iso = z.iso.datetime();
+
+export const RemediationBudgetsSchema = z
+  .object({
+    maxSteps: z.number().int().min(1).max(100),
+    maxTokens: z.number().int().min(1_000).max(2_000_000),
+    maxDurationMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(60 * 60 * 1000),
+  })
+  .openapi("RemediationBudgets");
+
+export const DEFAULT_REMEDIATION_BUDGETS = {
+  maxSteps: 30,
+  maxTokens: 400_000,
+  maxDurationMs: 20 * 60 * 1000,
+};
+
+export const RemediationEventSchema = z
+  .object({
+    at: iso,
+    type: z.string(),
+    status: z.enum(remediationStatuses).nullable(),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi("RemediationEvent");
+
+export const RemediationSchema = z
+  .object({
+    id: z.string(),
+    remediationId: z.string().openapi({ description: "Same as `id` (the name the agent routes use)." }),
+    environmentId: z.uuid(),
+    problemId: z.string(),
+    service: z.string().nullable(),
+    status: z.enum(remediationStatuses),
+    threadUrl: z.url().openapi({ description: "The run's page in the web UI." }),
+    prUrl: z
+      .url()
+      .nullable()
+      .openapi({ description: "The pull request (or local review page) once opened." }),
+    reasonCode: z.string().nullable().openapi({ description: "Set when `failed`: a stable code." }),
+    reason: z.string().nullable(),
+    approval: z
+      .object({
+        kind: z.enum(["repository_access", "high_risk_change"]),
+        message: z.string(),
+        approvalUrl: z.url(),
+        requestedAt: iso,
+      })
+      .nullable()
+      .openapi({ description: "While `awaiting-approval`: what a human must do, and where." }),
+    repositoryId: z.string().nullable(),
+    branch: z.string().nullable(),
+    baseCommit: z.string().nullable(),
+    headCommit: z.string().nullable(),
+    change: z
+      .object({
+        summary: z.string(),
+        files: z.array(z.string()),
+        risk: z.object({ high: z.boolean(), reasons: z.array(z.string()) }),
+      })
+      .nullable(),
+    validation: z
+      .object({
+        exitCode: z.number().int().nullable(),
+        timedOut: z.boolean(),
+        outputTail: z.string(),
+        durationMs: z.number().int(),
+      })
+      .nullable(),
+    taskId: z.string().nullable(),
+    budgets: RemediationBudgetsSchema,
+    requestedBy: z.string(),
+    events: z
+      .array(RemediationEventSchema)
+      .openapi({ description: "Progress, oldest first (the latest 200)." }),
+    createdAt: iso,
+    updatedAt: iso,
+    finishedAt: iso.nullable(),
+  })
+  .openapi("Remediation");
+export type Remediation = z.infer<typeof RemediationSchema>;
+
+export const RemediationSummarySchema = RemediationSchema.omit({ events: true }).openapi(
+  "RemediationSummary",
+);
+export type RemediationSummary = z.infer<typeof RemediationSummarySchema>;
+
+export const CreateRemediationBody = z
+  .object({ budgets: RemediationBudgetsSchema.partial().optional() })
+  .strict()
+  .openapi("CreateRemediation");
+
+export const ProblemParams = EnvironmentParams.extend({
+  problemId: z
+    .string()
+    .min(1)
+    .max(64)
+    .openapi({ param: { name: "problemId", in: "path" }, example: "prb_5t7v9x1z3b5d7f9h1k3m5p7r" }),
+});
+
+export const RemediationParams = EnvironmentParams.extend({
+  remediationId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "remediationId", in: "path" }, example: "rem_2e1y0zqtv97tr8rz3w838kpb" }),
+});
+
+export const RemediationReviewSchema = z
+  .object({
+    remediationId: z.string(),
+    status: z.enum(remediationStatuses),
+    provider: z.enum(["local-git", "github"]),
+    repository: z.string(),
+    baseBranch: z.string(),
+    baseCommit: z.string(),
+    branch: z.string(),
+    headCommit: z.string(),
+    prUrl: z.url().nullable(),
+    summary: z.string(),
+    files: z.array(z.string()),
+    diff: z.string(),
+    validation: RemediationSchema.shape.validation,
+    mergeSteps: z.array(z.string()).openapi({ description: "How a human merges it; patchbay never does." }),
+  })
+  .openapi("RemediationReview");
+export type RemediationReview = z.infer<typeof RemediationReviewSchema>;

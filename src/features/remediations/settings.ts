@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, normalize } from "node:path";
+import { ConfigError } from "../../config-error.ts";
+
+export type SandboxMode = "auto" | "bwrap" | "process";
+
+export type GithubAppSettings = {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+  /** The App's URL name: the install link is `https://github.com/apps/<slug>/installations/new`. */
+  slug: string;
+  /** REST API base (GitHub Enterprise Server, or a replay server in tests). */
+  apiUrl: string;
+  /** Where people install the App (differs from apiUrl on GitHub Enterprise Server). */
+  webUrl: string;
+};
+
+export type RemediationSettings = {
+  /**
+   * `auto`: bubblewrap when `bwrap` works on this machine, else the process fallback (refused in
+   * production). `bwrap`: bubblewrap or no remediation. `process`: the fallback, explicitly.
+   */
+  sandbox: SandboxMode;
+  /** local-git repositories must lie under one of these directories; undefined: anywhere (not in production). */
+  localGitRoots: string[] | undefined;
+  /** Whether local-git repositories may be registered at all. */
+  localGitEnabled: boolean;
+  github: GithubAppSettings | undefined;
+};
+
+/**
+ * `PATCHBAY_SANDBOX`, `PATCHBAY_LOCAL_GIT_ROOTS` (colon-separated absolute directories) and the
+ * GitHub App (`PATCHBAY_GITHUB_APP_ID`, `PATCHBAY_GITHUB_APP_PRIVATE_KEY` or `…_FILE`,
+ * `PATCHBAY_GITHUB_WEBHOOK_SECRET`, `PATCHBAY_GITHUB_APP_SLUG`, optional `PATCHBAY_GITHUB_API_URL`
+ * and `PATCHBAY_GITHUB_WEB_URL`). In production local-git needs explicit roots: a hosted service
+ * must not let an admin point it at arbitrary directories of its own machine.
+ */
+export function readRemediationSettings(
+  env: Record<string, string | undefined>,
+  nodeEnv: "development" | "test" | "production",
+): RemediationSettings {
+  const sandbox = (env.PATCHBAY_SANDBOX?.trim() || "auto") as SandboxMode;
+  if (!["auto", "bwrap", "process"].includes(sandbox)) {
+    throw new ConfigError("PATCHBAY_SANDBOX", "must be auto, bwrap or process");
+  }
+  const rawRoots = env.PATCHBAY_LOCAL_GIT_ROOTS?.trim();
+  const localGitRoots = rawRoots
+    ? rawRoots.split(":").map((root) => {
+        if (!isAbsolute(root) || normalize(root) !== root.replace(/(.)\/$/, "$1")) {
+          throw new ConfigError("PATCHBAY_LOCAL_GIT_ROOTS", `"${root}" is not an absolute, normalised path`);
+        }
+        return root.replace(/(.)\/$/, "$1");
+      })
+    : undefined;
+  return {
+    sandbox,
+    localGitRoots,
+    localGitEnabled: nodeEnv !== "production" || localGitRoots !== undefined,
+    github: readGithub(env),
+  };
+}
+
+function readGithub(env: Record<string, string | undefined>): GithubAppSettings | undefined {
+  const appId = env.PATCHBAY_GITHUB_APP_ID?.trim();
+  if (!appId) return undefined;
+  const need = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new ConfigError(name, "is required with PATCHBAY_GITHUB_APP_ID");
+    return value;
+  };
+  let privateKey = env.PATCHBAY_GITHUB_APP_PRIVATE_KEY?.trim();
+  const keyFile = env.PATCHBAY_GITHUB_APP_PRIVATE_KEY_FILE?.trim();
+  if (!privateKey && keyFile) {
+    try {
+      privateKey = readFileSync(keyFile, "utf8");
+    } catch {
+      throw new ConfigError("PATCHBAY_GITHUB_APP_PRIVATE_KEY_FILE", "cannot be read");
+    }
+  }
+  if (!privateKey)
+    throw new ConfigError("PATCHBAY_GITHUB_APP_PRIVATE_KEY", "is required with PATCHBAY_GITHUB_APP_ID");
+  const url = (name: string, fallback: string) => {
+    const value = env[name]?.trim() || fallback;
+    if (!/^https?:\/\//.test(value)) throw new ConfigError(name, "must be an http(s) URL");
+    return value.replace(/\/+$/, "");
+  };
+  return {
+    appId,
+    privateKey: privateKey.replace(/\\n/g, "\n"),
+    webhookSecret: need("PATCHBAY_GITHUB_WEBHOOK_SECRET"),
+    slug: need("PATCHBAY_GITHUB_APP_SLUG"),
+    apiUrl: url("PATCHBAY_GITHUB_API_URL", "https://api.github.com"),
+    webUrl: url("PATCHBAY_GITHUB_WEB_URL", "https://github.com"),
+  };
+}

@@ -1,0 +1,120 @@
+import { and, eq, notInArray } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { environments } from "../../db/schema/environments.ts";
+import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import { threadUrlFor } from "./approval-request.ts";
+import { appendEvent, enqueueStep } from "./run-state.ts";
+import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";
+import { remediationServices } from "./services.ts";
+
+export type StartedRemediation = { remediationId: string; threadUrl: string; status: "queued" };
+
+/**
+ * Starts an asynchronous remediation run for a problem of an environment. Transport-neutral:
+ * the REST route calls it for a person (after permission checks), the paid x402 route for a
+ * wallet principal; `requestedBy` names who (`usr_…` or `wallet:<network>:<address>`). The run
+ * and its first job commit together. One unfinished run per problem: a second request while
+ * one works is `remediation_in_progress` naming it.
+ */
+export async function startRemediation(args: {
+  deps: Deps;
+  organizationId: string;
+  environmentId: string;
+  problemId: string;
+  requestedBy: string;
+  budgets?: Partial<typeof DEFAULT_REMEDIATION_BUDGETS> | undefined;
+  /** Runs inside this transaction (e.g. with an audit entry) instead of its own. */
+  tx?: Db;
+}): Promise<StartedRemediation> {
+  const { deps } = args;
+  if (!deps.languageModel) {
+    throw new AppError(
+      "model_not_configured",
+      "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
+    );
+  }
+  const services = remediationServices(deps);
+  if (services.sandbox.kind === "unavailable") {
+    throw new AppError(
+      "sandbox_unavailable",
+      "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
+    );
+  }
+  const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
+  // Inside the caller's transaction on PGlite, a read outside it would wait for it forever.
+  const [env] = await (args.tx ?? deps.db)
+    .select({ id: environments.id })
+    .from(environments)
+    .where(
+      and(eq(environments.id, args.environmentId), eq(environments.organizationId, args.organizationId)),
+    );
+  if (!env) throw new AppError("not_found", `Environment ${args.environmentId} was not found.`);
+  const problem = await services.evidence.getProblem(scope, args.problemId);
+  if (!problem)
+    throw new AppError("not_found", `Problem ${args.problemId} was not found in this environment.`);
+
+  const run = async (tx: Db) => {
+    // The environment row lock serialises starts, so two requests cannot both start a run.
+    await tx
+      .select({ id: environments.id })
+      .from(environments)
+      .where(eq(environments.id, env.id))
+      .for("update");
+    const [busy] = await tx
+      .select({ id: remediations.id, status: remediations.status })
+      .from(remediations)
+      .where(
+        and(
+          eq(remediations.environmentId, env.id),
+          eq(remediations.problemId, args.problemId),
+          notInArray(remediations.status, [...terminalRemediationStatuses, "awaiting-review"]),
+        ),
+      )
+      .limit(1);
+    if (busy) {
+      throw new AppError(
+        "remediation_in_progress",
+        `Remediation ${busy.id} is already working on this problem.`,
+        {
+          remediationId: busy.id,
+          status: busy.status,
+          threadUrl: threadUrlFor(deps.config.baseUrl, busy.id),
+        },
+      );
+    }
+    const now = deps.clock();
+    const [row] = await tx
+      .insert(remediations)
+      .values({
+        id: newId("rem"),
+        organizationId: args.organizationId,
+        environmentId: env.id,
+        problemId: args.problemId,
+        service: problem.service,
+        status: "queued",
+        requestedBy: args.requestedBy,
+        budgets: { ...DEFAULT_REMEDIATION_BUDGETS, ...args.budgets },
+        stepSeq: 1,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error("insert returned no row");
+    await appendEvent(tx, deps, row.id, {
+      type: "created",
+      status: "queued",
+      message: `Remediation of ${problem.id} (${problem.title}) requested.`,
+      data: { requestedBy: args.requestedBy },
+    });
+    await enqueueStep(tx, deps, row);
+    return {
+      remediationId: row.id,
+      threadUrl: threadUrlFor(deps.config.baseUrl, row.id),
+      status: "queued" as const,
+    };
+  };
+  return args.tx ? run(args.tx) : deps.db.transaction((tx) => run(tx as unknown as Db));
+}

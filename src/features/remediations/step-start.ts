@@ -1,0 +1,72 @@
+import type { Deps } from "../../deps.ts";
+import { repositoryForService } from "../repositories/find-repository.ts";
+import { approvalRequest } from "./approval-request.ts";
+import { hostFor } from "./host-for.ts";
+import { advance, type Claim, type RemediationRow } from "./run-state.ts";
+import type { RemediationServices } from "./services.ts";
+
+/**
+ * `queued`: finds the repository that fixes the problem's service and fixes the base commit.
+ * Without a repository — none registered, or its provider refuses access — the run waits in
+ * `awaiting-approval` for a human to register or grant one; registering resumes it.
+ */
+export async function startStep(args: {
+  deps: Deps;
+  services: RemediationServices;
+  run: RemediationRow;
+  claim: Claim;
+}): Promise<void> {
+  const { deps, services, run, claim } = args;
+  const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
+  const problem = await services.evidence.getProblem(scope, run.problemId);
+  if (!problem) {
+    const reason = `Problem ${run.problemId} no longer exists in this environment.`;
+    await advance(
+      deps,
+      claim,
+      "failed",
+      { reasonCode: "problem_not_found", reason },
+      { type: "failed", message: reason },
+    );
+    return;
+  }
+  const repo = await repositoryForService(deps.db, scope, problem.service);
+  const wait = (message: string) =>
+    advance(
+      deps,
+      claim,
+      "awaiting-approval",
+      { service: problem.service, approval: approvalRequest(deps, "repository_access", message) },
+      { type: "approval_requested", message, data: { kind: "repository_access", service: problem.service } },
+    );
+  if (!repo) {
+    await wait(
+      `No repository is registered for service "${problem.service}". An operator must install the source-hosting app or register the repository (POST /api/v1/environments/${run.environmentId}/repositories with services ["${problem.service}"]); the run resumes then.`,
+    );
+    return;
+  }
+  let baseCommit: string;
+  try {
+    baseCommit = await hostFor(services, repo).resolveBase(repo);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, remediationId: run.id, repositoryId: repo.id },
+      "repository not accessible",
+    );
+    await wait(
+      `Repository ${repo.fullName ?? repo.path} (${repo.id}) cannot be read (branch "${repo.defaultBranch}"). An operator must grant access or fix the registration; the run resumes when a repository is registered again.`,
+    );
+    return;
+  }
+  await advance(
+    deps,
+    claim,
+    "investigating",
+    { service: problem.service, repositoryId: repo.id, baseCommit, approval: null },
+    {
+      type: "status",
+      message: `Investigating ${problem.title} in ${repo.fullName ?? repo.path} at ${baseCommit.slice(0, 12)}.`,
+      data: { repositoryId: repo.id, baseCommit },
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { remediationEvents } from "../../db/schema/remediations.ts";
+import { approvalUrlFor, threadUrlFor } from "./approval-request.ts";
+import type { RemediationRow } from "./run-state.ts";
+import type { Remediation, RemediationSummary } from "./schemas.ts";
+
+export function toRemediationSummary(baseUrl: string, row: RemediationRow): RemediationSummary {
+  return {
+    id: row.id,
+    remediationId: row.id,
+    environmentId: row.environmentId,
+    problemId: row.problemId,
+    service: row.service,
+    status: row.status,
+    threadUrl: threadUrlFor(baseUrl, row.id),
+    prUrl: row.prUrl,
+    reasonCode: row.reasonCode,
+    reason: row.reason,
+    approval:
+      row.status === "awaiting-approval" && row.approval
+        ? {
+            kind: row.approval.kind,
+            message: row.approval.message,
+            approvalUrl: approvalUrlFor(baseUrl, row.id),
+            requestedAt: row.approval.requestedAt,
+          }
+        : null,
+    repositoryId: row.repositoryId,
+    branch: row.branch,
+    baseCommit: row.baseCommit,
+    headCommit: row.headCommit,
+    change: row.change
+      ? { summary: row.change.summary, files: row.change.files.map((f) => f.path), risk: row.change.risk }
+      : null,
+    validation: row.validation,
+    taskId: row.taskId,
+    budgets: row.budgets,
+    requestedBy: row.requestedBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export function toRemediation(
+  baseUrl: string,
+  row: RemediationRow,
+  events: (typeof remediationEvents.$inferSelect)[],
+): Remediation {
+  return {
+    ...toRemediationSummary(baseUrl, row),
+    events: events.map((e) => ({
+      at: e.at.toISOString(),
+      type: e.type,
+      status: e.status,
+      message: e.message,
+      data: e.data,
+    })),
+  };
+}

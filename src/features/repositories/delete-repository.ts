@@ -1,0 +1,52 @@
+import { and, eq, notInArray } from "drizzle-orm";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
+import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
+import { repositories } from "../../db/schema/repositories.ts";
+import { AppError } from "../../errors.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { findRepository } from "./find-repository.ts";
+
+/**
+ * Removes a registration. patchbay's own branches in the repository stay (they are the human's
+ * to delete). A repository that an unfinished run is working on cannot go: cancel the run first.
+ */
+export async function deleteRepository(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; repositoryId: string };
+}): Promise<void> {
+  const { ctx } = args;
+  requirePermission(ctx, "repositories:manage");
+  requireOwnerOrAdmin(ctx);
+  await withTransaction(ctx, async (tx) => {
+    const row = await findRepository(tx, ctx, args.input);
+    const [busy] = await tx
+      .select({ id: remediations.id })
+      .from(remediations)
+      .where(
+        and(
+          eq(remediations.repositoryId, row.id),
+          notInArray(remediations.status, [...terminalRemediationStatuses, "awaiting-review"]),
+        ),
+      )
+      .limit(1);
+    if (busy) {
+      throw new AppError(
+        "repository_in_use",
+        `Remediation ${busy.id} is working on this repository; cancel it or let it finish first.`,
+        { remediationId: busy.id },
+      );
+    }
+    await tx.delete(repositories).where(eq(repositories.id, row.id));
+    await recordAudit(tx, ctx, {
+      action: "repository.deleted",
+      targetType: "repository",
+      targetId: row.id,
+      details: { environmentId: row.environmentId, provider: row.provider },
+    });
+  });
+}

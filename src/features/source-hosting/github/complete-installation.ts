@@ -1,0 +1,70 @@
+import { eq } from "drizzle-orm";
+import { auditLog } from "../../../db/schema/audit-log.ts";
+import { githubInstallations } from "../../../db/schema/repositories.ts";
+import type { Deps } from "../../../deps.ts";
+import { AppError } from "../../../errors.ts";
+import { remediationServices } from "../../remediations/services.ts";
+import { readInstallState } from "./install-link.ts";
+
+/** Clock skew allowed between GitHub's `created_at` and our own clock. */
+const SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * GitHub's setup callback after a person installed the App (or changed its repositories).
+ * The installation is bound to the organisation named in the signed state, and only if GitHub
+ * says it was created after that link was issued: a callback replayed with someone else's
+ * installation id (created earlier) cannot bind it. A binding to another organisation stays.
+ */
+export async function completeGithubInstallation(args: {
+  deps: Deps;
+  installationId: number;
+  state: string;
+}): Promise<{ organizationId: string; installationId: number; account: string }> {
+  const { deps } = args;
+  const github = remediationServices(deps).github;
+  if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
+  const state = readInstallState(deps, args.state);
+  if (!state)
+    throw new AppError("not_found", "This install link is not valid or has expired; ask for a new one.");
+  const [bound] = await deps.db
+    .select()
+    .from(githubInstallations)
+    .where(eq(githubInstallations.installationId, args.installationId));
+  if (bound) {
+    if (bound.organizationId !== state.o) {
+      throw new AppError("conflict", "This installation is linked to another organisation.");
+    }
+    return {
+      organizationId: bound.organizationId,
+      installationId: bound.installationId,
+      account: bound.account,
+    };
+  }
+  const installation = await github.getInstallation(args.installationId);
+  if (Date.parse(installation.createdAt) < state.iat - SKEW_MS) {
+    throw new AppError(
+      "conflict",
+      "This installation existed before the install link was issued; install through a fresh link from your organisation.",
+    );
+  }
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(githubInstallations).values({
+      installationId: args.installationId,
+      organizationId: state.o,
+      account: installation.account,
+      installedBy: state.u,
+      createdAt: deps.clock(),
+    });
+    await tx.insert(auditLog).values({
+      organizationId: state.o,
+      actorType: "user",
+      actorId: state.u,
+      action: "github_installation.linked",
+      targetType: "github_installation",
+      targetId: String(args.installationId),
+      requestId: "github-callback",
+      details: { account: installation.account },
+    });
+  });
+  return { organizationId: state.o, installationId: args.installationId, account: installation.account };
+}

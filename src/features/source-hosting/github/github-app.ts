@@ -1,0 +1,97 @@
+import { App } from "@octokit/app";
+// @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
+import { Octokit } from "@octokit/core";
+import { AppError } from "../../../errors.ts";
+import type { GithubAppSettings } from "../../remediations/settings.ts";
+import { githubHost } from "./github-host.ts";
+import type { GithubIntegration, PullRequestOutcome } from "./github-integration.ts";
+
+type RequestError = { status?: number };
+const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
+
+/** The GitHub App through `@octokit/app`: App JWT for installations, installation tokens for repositories. */
+export function githubIntegration(settings: GithubAppSettings): GithubIntegration {
+  const app = new App({
+    appId: settings.appId,
+    privateKey: settings.privateKey,
+    webhooks: { secret: settings.webhookSecret },
+    Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
+  });
+  const installation = (installationId: number) => app.getInstallationOctokit(installationId);
+
+  return {
+    installUrl(state) {
+      return `${settings.webUrl}/apps/${encodeURIComponent(settings.slug)}/installations/new?state=${encodeURIComponent(state)}`;
+    },
+
+    async getInstallation(installationId) {
+      try {
+        const { data } = await app.octokit.request("GET /app/installations/{installation_id}", {
+          installation_id: installationId,
+        });
+        const account =
+          data.account && "login" in data.account ? data.account.login : (data.account?.name ?? "");
+        return { account, createdAt: data.created_at };
+      } catch (error) {
+        if (statusOf(error) === 404) {
+          throw new AppError("not_found", `GitHub App installation ${installationId} does not exist.`);
+        }
+        throw error;
+      }
+    },
+
+    async getRepository({ installationId, fullName }) {
+      const [owner = "", repo = ""] = fullName.split("/");
+      try {
+        const octokit = await installation(installationId);
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}", { owner, repo });
+        return { fullName: data.full_name, defaultBranch: data.default_branch };
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 404 || status === 403 || status === 401) {
+          throw new AppError(
+            "installation_required",
+            `The App installation ${installationId} cannot read ${fullName}: select the repository in the installation's settings on GitHub.`,
+            { installationId, fullName },
+          );
+        }
+        throw error;
+      }
+    },
+
+    async listRepositories(installationId) {
+      const octokit = await installation(installationId);
+      const { data } = await octokit.request("GET /installation/repositories", { per_page: 100 });
+      return data.repositories.map((r) => ({ fullName: r.full_name, defaultBranch: r.default_branch }));
+    },
+
+    host: githubHost(installation),
+
+    async receiveWebhook({ name, signature, body }) {
+      if (!signature || !(await app.webhooks.verify(body, signature).catch(() => false))) {
+        throw new AppError(
+          "invalid_webhook_signature",
+          "The webhook signature does not match the App's secret.",
+        );
+      }
+      if (name !== "pull_request") return undefined;
+      const payload = JSON.parse(body) as {
+        action?: string;
+        installation?: { id?: number };
+        repository?: { full_name?: string };
+        pull_request?: { merged?: boolean; html_url?: string; head?: { ref?: string } };
+      };
+      const pr = payload.pull_request;
+      const branch = pr?.head?.ref;
+      if (payload.action !== "closed" || !branch?.startsWith("patchbay/")) return undefined;
+      const outcome: PullRequestOutcome = {
+        installationId: payload.installation?.id ?? 0,
+        fullName: payload.repository?.full_name ?? "",
+        branch,
+        merged: pr?.merged === true,
+        prUrl: pr?.html_url ?? "",
+      };
+      return outcome;
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../../context.ts";
+import type { Deps } from "../../../deps.ts";
+import { AppError } from "../../../errors.ts";
+import { remediationServices } from "../../remediations/services.ts";
+import { signToken, verifyToken } from "../../vault/signed-token.ts";
+
+/** How long an install link works. */
+export const INSTALL_STATE_TTL_MS = 60 * 60 * 1000;
+
+type InstallState = { o: string; u: string; iat: number };
+
+/**
+ * The link an owner or admin opens to install patchbay's GitHub App (installing and choosing
+ * repositories happen on GitHub, by a person). Its `state` is signed and names the organisation
+ * and user, so the callback binds the installation to the organisation that asked for it.
+ */
+export function createGithubInstallLink(args: { ctx: ServiceContext }): { url: string; expiresAt: string } {
+  const { ctx } = args;
+  requirePermission(ctx, "repositories:manage");
+  requireOwnerOrAdmin(ctx);
+  const github = remediationServices(ctx.deps).github;
+  if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
+  const now = ctx.deps.clock().getTime();
+  const state: InstallState = { o: ctx.actor.organizationId, u: ctx.actor.userId, iat: now };
+  return {
+    url: github.installUrl(signToken(ctx.deps.keyring, "github/install-state", state)),
+    expiresAt: new Date(now + INSTALL_STATE_TTL_MS).toISOString(),
+  };
+}
+
+export function readInstallState(
+  deps: Pick<Deps, "keyring" | "clock">,
+  token: string,
+): InstallState | undefined {
+  const payload = verifyToken(deps.keyring, "github/install-state", token) as
+    | Partial<InstallState>
+    | undefined;
+  if (typeof payload?.o !== "string" || typeof payload.u !== "string" || typeof payload.iat !== "number")
+    return undefined;
+  if (deps.clock().getTime() - payload.iat > INSTALL_STATE_TTL_MS) return undefined;
+  return { o: payload.o, u: payload.u, iat: payload.iat };
+}

@@ -1,0 +1,48 @@
+import { Hono } from "hono";
+import type { Deps } from "../../../../deps.ts";
+import { AppError } from "../../../../errors.ts";
+import type { AppEnv } from "../../../../http/env.ts";
+import { applyReviewOutcome } from "../../../remediations/apply-review-outcome.ts";
+import { remediationServices } from "../../../remediations/services.ts";
+import { completeGithubInstallation } from "../complete-installation.ts";
+
+/** Webhook bodies are small JSON; anything larger is not one of the events we subscribe to. */
+const MAX_WEBHOOK_BYTES = 5 * 1024 * 1024;
+
+/**
+ * What GitHub calls (outside `/api/v1`, no bearer token): the App's setup URL, which a browser
+ * reaches after a person installed the App, and the webhook, authenticated by its signature.
+ */
+export function githubCallbacks(deps: Deps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get("/callback", async (c) => {
+    const installationId = Number(c.req.query("installation_id"));
+    const state = c.req.query("state") ?? "";
+    if (!Number.isSafeInteger(installationId) || installationId <= 0 || !state) {
+      throw new AppError("invalid_request", "installation_id and state are required.");
+    }
+    const linked = await completeGithubInstallation({ deps, installationId, state });
+    return c.json({
+      ...linked,
+      next: "Register a repository of this installation: POST /api/v1/environments/{environmentId}/repositories with provider github.",
+    });
+  });
+
+  router.post("/webhook", async (c) => {
+    const github = remediationServices(deps).github;
+    if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
+    const body = await c.req.text();
+    if (Buffer.byteLength(body) > MAX_WEBHOOK_BYTES)
+      throw new AppError("payload_too_large", "Webhook body too large.");
+    const outcome = await github.receiveWebhook({
+      id: c.req.header("x-github-delivery") ?? "",
+      name: c.req.header("x-github-event") ?? "",
+      signature: c.req.header("x-hub-signature-256") ?? "",
+      body,
+    });
+    const moved = outcome ? await applyReviewOutcome(deps, outcome) : [];
+    return c.json({ received: true, remediations: moved }, 202);
+  });
+  return router;
+}

@@ -1,0 +1,241 @@
+import type { LanguageModel } from "ai";
+import { createApp } from "../../src/app.ts";
+import type { Deps } from "../../src/deps.ts";
+import { memoryEvidence } from "../../src/features/remediations/evidence.ts";
+import { registerRemediationWorker } from "../../src/features/remediations/remediation-worker.ts";
+import type { RemediationServices } from "../../src/features/remediations/services.ts";
+import { createSandbox } from "../../src/features/sandbox/create-sandbox.ts";
+import { localGitHost } from "../../src/features/source-hosting/local-git-host.ts";
+import type { Tenant } from "../fixtures.ts";
+import { type Client, client } from "../http.ts";
+import { type GitRepo, makeGitRepo } from "./git-repo.ts";
+import { lastToolResults, type Turn } from "./scripted-model.ts";
+
+/** The buggy module: `"ORD-000123".slice(3)` is "-000123", so every order id parses negative. */
+export const BUGGY = `// Order ids look like "ORD-000123"; the numeric part is the database key.
+export function parseOrderId(id) {
+  if (typeof id !== "string" || !id.startsWith("ORD-")) {
+    throw new Error(\`invalid order id: \${id}\`);
+  }
+  return Number(id.slice(3));
+}
+`;
+
+export const FIXED = BUGGY.replace("Number(id.slice(3))", 'Number(id.slice("ORD-".length))');
+
+export const fixtureFiles = {
+  "package.json": `${JSON.stringify({ name: "checkout", private: true, type: "module", scripts: { test: "node --test" } }, null, 2)}\n`,
+  "src/order-id.js": BUGGY,
+  "src/orders.js": `import { parseOrderId } from "./order-id.js";
+
+const orders = new Map([[123, { id: 123, total: 4200 }]]);
+
+export function findOrder(orderId) {
+  const key = parseOrderId(orderId);
+  const order = orders.get(key);
+  if (!order) throw new Error(\`order \${key} not found\`);
+  return order;
+}
+`,
+  "test/order-id.test.js": `import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseOrderId } from "../src/order-id.js";
+import { findOrder } from "../src/orders.js";
+
+test("parses the numeric part of an order id", () => {
+  assert.equal(parseOrderId("ORD-000123"), 123);
+});
+
+test("finds an order by its id", () => {
+  assert.equal(findOrder("ORD-000123").total, 4200);
+});
+
+test("rejects ids without the prefix", () => {
+  assert.throws(() => parseOrderId("000123"), /invalid order id/);
+});
+`,
+};
+
+export const PROBLEM_ID = "prb_orderid0parse0negative0";
+export const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+/** What the problem store would hold for the bug: the problem, a log line, a trace. */
+export function fixtureEvidence(environmentId: string) {
+  return memoryEvidence({
+    problems: [
+      {
+        environmentId,
+        id: PROBLEM_ID,
+        title: "Error: order -123 not found",
+        service: "checkout",
+        status: "open",
+        culprit: "findOrder (src/orders.js)",
+        exceptionType: "Error",
+        message: "order -123 not found",
+        stackTrace:
+          "Error: order -123 not found\n    at findOrder (src/orders.js:8:23)\n    at GET /orders/:id (src/server.js:14:10)",
+        sampleTraceIds: [TRACE_ID],
+        count: 57,
+      },
+    ],
+    logs: [
+      {
+        environmentId,
+        timestamp: "2026-11-22T03:59:58.000Z",
+        severity: "ERROR",
+        body: "GET /orders/ORD-000123 failed: order -123 not found",
+        service: "checkout",
+        traceId: TRACE_ID,
+      },
+    ],
+    traces: [
+      {
+        environmentId,
+        traceId: TRACE_ID,
+        spans: [
+          {
+            spanId: "00f067aa0ba902b7",
+            name: "GET /orders/:id",
+            service: "checkout",
+            startTime: "2026-11-22T03:59:58.000Z",
+            durationMs: 3,
+            status: "error",
+            attributes: { "http.route": "/orders/:id", "url.path": "/orders/ORD-000123" },
+            events: [{ name: "exception", attributes: { "exception.message": "order -123 not found" } }],
+          },
+        ],
+      },
+    ],
+  });
+}
+
+export type Harness = {
+  deps: Deps;
+  services: RemediationServices;
+  /** Swap the model the worker uses (the worker keeps this deps object). */
+  setModel(model: LanguageModel): void;
+  /** Points the evidence at `owner`'s environment and makes a fresh fixture repository. */
+  forTenant(owner: Tenant): { api: Client; repo: GitRepo };
+  /** The app on these deps (REST verbs then see the model and the services). */
+  app: ReturnType<typeof createApp>;
+};
+
+const harnesses = new WeakMap<Deps, Harness>();
+const repos: GitRepo[] = [];
+
+/** Removes the fixture repositories made so far (call from afterAll). */
+export function removeFixtureRepos(): void {
+  for (const r of repos.splice(0)) r.remove();
+}
+
+/**
+ * One per test file's deps: remediation services with the fixture's evidence and a real
+ * sandbox, and (unless `worker: false`) one remediation worker on the file's real queue.
+ */
+export async function remediationHarness(base: Deps, opts: { worker?: boolean } = {}): Promise<Harness> {
+  const existing = harnesses.get(base);
+  if (existing) return existing;
+  const services: RemediationServices = {
+    evidence: memoryEvidence({}),
+    sandbox: createSandbox({ mode: "auto", nodeEnv: "test", logger: base.logger }),
+    localGit: localGitHost({ baseUrl: base.config.baseUrl }),
+    github: undefined,
+  };
+  const deps: Deps = { ...base, remediation: services };
+  if (opts.worker !== false) await registerRemediationWorker(deps, { concurrency: 1 });
+  const app = createApp(deps);
+  const harness: Harness = {
+    deps,
+    app,
+    services,
+    setModel(model) {
+      deps.languageModel = model;
+    },
+    forTenant(owner) {
+      services.evidence = fixtureEvidence(owner.environmentId);
+      const repo = makeGitRepo(fixtureFiles);
+      repos.push(repo);
+      return { api: client(app, owner.apiKey), repo };
+    },
+  };
+  harnesses.set(base, harness);
+  return harness;
+}
+
+const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
+
+type Out = { outcome?: string; exitCode?: number; [k: string]: unknown };
+/** The last tool result's JSON value. */
+export const lastOutput = (o: Parameters<typeof lastToolResults>[0]): Out =>
+  ((lastToolResults(o).at(-1)?.output as { value?: unknown } | undefined)?.value ?? {}) as Out;
+
+/**
+ * A realistic investigation: the problem, its sample trace and logs, the code, a failing test
+ * run, the fix, a passing test run, finish. Each turn checks what the previous tool returned,
+ * as a model reading the results would.
+ */
+export function investigationScript(opts: { fix?: string } = {}) {
+  return [
+    call("get_problem"),
+    (o: Parameters<typeof lastToolResults>[0]) => {
+      const out = lastOutput(o) as { problem?: { sampleTraceIds?: string[] } };
+      return call("get_trace", { traceId: out.problem?.sampleTraceIds?.[0] ?? "missing" });
+    },
+    call("search_logs", { query: "ORD-000123" }),
+    call("search_files", { query: "parseOrderId" }),
+    call("read_file", { path: "src/order-id.js" }),
+    call("run_tests"),
+    (o: Parameters<typeof lastToolResults>[0]) => {
+      if (lastOutput(o).exitCode === 0) throw new Error("the base should fail its tests");
+      return call("write_file", { path: "src/order-id.js", content: opts.fix ?? FIXED });
+    },
+    call("run_tests"),
+    (o: Parameters<typeof lastToolResults>[0]) =>
+      call("finish", {
+        summary:
+          lastOutput(o).exitCode === 0
+            ? 'parseOrderId sliced 3 characters off "ORD-000123" and kept the dash, so ids parsed negative; it now slices the whole "ORD-" prefix.'
+            : "I could not make the tests pass.",
+      }),
+  ];
+}
+
+export const TERMINAL = ["awaiting-review", "merged", "closed", "failed", "cancelled", "awaiting-approval"];
+
+export type RunView = {
+  id: string;
+  status: string;
+  threadUrl: string;
+  prUrl: string | null;
+  reason: string | null;
+  reasonCode: string | null;
+  branch: string | null;
+  headCommit: string | null;
+  baseCommit: string | null;
+  taskId: string | null;
+  approval: { kind: string; approvalUrl: string; message: string } | null;
+  change: { files: string[]; risk: { high: boolean; reasons: string[] } } | null;
+  validation: { exitCode: number | null; outputTail: string } | null;
+  events: { type: string; status: string | null; message: string }[];
+};
+
+/** Polls the run until it reaches one of `statuses` (default: any resting status). */
+export async function waitForRun(
+  api: Client,
+  environmentId: string,
+  id: string,
+  statuses: string[] = TERMINAL,
+  timeoutMs = 90_000,
+): Promise<RunView> {
+  const deadline = Date.now() + timeoutMs;
+  let last: RunView | undefined;
+  while (Date.now() < deadline) {
+    const res = await api.get(`/environments/${environmentId}/remediations/${id}`);
+    last = (await res.json()) as RunView;
+    if (statuses.includes(last.status)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`run ${id} did not reach ${statuses.join("|")}: ${JSON.stringify(last, null, 2)}`);
+}
+
+export { makeGitRepo };
