@@ -36,7 +36,7 @@ export type Deps = {
   payments: Payments;
   /**
    * Remediation's evidence, sandbox and source hosting. Absent: built from configuration on
-   * first use (`remediationServices`), with no problem evidence until the store is wired.
+   * first use (`remediationServices`), reading evidence from the telemetry store.
    */
   remediation?: RemediationServices | undefined;
 };

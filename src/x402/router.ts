@@ -2,6 +2,8 @@ import { Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { onboardingAssumption } from "../features/agent-onboarding/onboarding-assumption.ts";
 import { onboardingRoutes } from "../features/agent-onboarding/routes/x402.ts";
+import { problemAssumption } from "../features/remediations/problem-assumption.ts";
+import { remediationRoutes } from "../features/remediations/routes/x402.ts";
 import { telemetryRoutes } from "../features/telemetry/routes/x402.ts";
 import { paymentGate } from "../features/x402/payment-gate.ts";
 import { resourceServerLoader } from "../features/x402/server-loader.ts";
@@ -14,10 +16,14 @@ import { paidTable } from "./paid-table.ts";
 import type { X402Route } from "./route.ts";
 
 /** Every /x402 route, from the features that own them. */
-export const x402Routes: readonly X402Route[] = [...onboardingRoutes, ...telemetryRoutes];
+export const x402Routes: readonly X402Route[] = [
+  ...onboardingRoutes,
+  ...telemetryRoutes,
+  ...remediationRoutes,
+];
 
 /** Subjects an `x_assumed_state` may name, by kind. */
-const assumptionKinds = { onboarding: onboardingAssumption };
+const assumptionKinds = { onboarding: onboardingAssumption, problem: problemAssumption };
 
 /**
  * The agent-facing routes (DESIGN §7): `GET /x402` (the catalog, free), then per request the

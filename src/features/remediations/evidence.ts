@@ -54,13 +54,6 @@ export interface RemediationEvidence {
   getTrace(scope: EvidenceScope, traceId: string): Promise<EvidenceTrace | undefined>;
 }
 
-/** Until the problem store is wired: every problem is unknown, so no run can start. */
-export const noEvidence: RemediationEvidence = {
-  getProblem: async () => undefined,
-  searchLogs: async () => [],
-  getTrace: async () => undefined,
-};
-
 /** An in-memory store keyed by environment, for tests and demos. */
 export function memoryEvidence(data: {
   problems?: (EvidenceProblem & { environmentId: string })[];

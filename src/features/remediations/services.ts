@@ -5,11 +5,12 @@ import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
-import { noEvidence, type RemediationEvidence } from "./evidence.ts";
+import type { RemediationEvidence } from "./evidence.ts";
+import { telemetryEvidence } from "./telemetry-evidence.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
-  /** The problem store and log/trace queries (wired by the telemetry side). */
+  /** The problem store and log/trace queries (the telemetry store; tests may give their own). */
   evidence: RemediationEvidence;
   sandbox: Sandbox;
   localGit: SourceHost;
@@ -20,8 +21,8 @@ export type RemediationServices = {
 const built = new WeakMap<Deps, RemediationServices>();
 
 /**
- * `deps.remediation` when given (tests, or the lead's wiring of the real evidence), otherwise
- * built once per `deps` from configuration.
+ * `deps.remediation` when given (tests), otherwise built once per `deps` from configuration,
+ * with the telemetry store as evidence.
  */
 export function remediationServices(deps: Deps): RemediationServices {
   if (deps.remediation) return deps.remediation;
@@ -34,15 +35,15 @@ export function remediationServices(deps: Deps): RemediationServices {
 }
 
 /**
- * The services from configuration, with `overrides` — e.g. the telemetry problem store as
- * `evidence` — for `deps.remediation` at start-up.
+ * The services from configuration, with `overrides` (tests swap in their own evidence or
+ * sandbox).
  */
 export function buildRemediationServices(
-  deps: Pick<Deps, "config" | "logger">,
+  deps: Deps,
   overrides: Partial<RemediationServices> = {},
 ): RemediationServices {
   return {
-    evidence: noEvidence,
+    evidence: telemetryEvidence(deps),
     sandbox: createSandbox({
       mode: deps.config.remediation.sandbox,
       nodeEnv: deps.config.nodeEnv,

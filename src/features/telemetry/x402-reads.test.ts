@@ -1,8 +1,10 @@
 import { decodePaymentResponseHeader } from "@x402/core/http";
+import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { test as base, describe, expect } from "../../../test/fixtures.ts";
 import { appFetch, payingFetch, startTestChain, type TestChain } from "../../../test/lib/dev-chain.ts";
 import { createApp } from "../../app.ts";
+import { problems } from "../../db/schema/problems.ts";
 import type { Deps } from "../../deps.ts";
 import { hexId, jsonSpan, jsonTraces } from "./test-support.ts";
 
@@ -51,8 +53,8 @@ const exception = (type: string, message: string) => ({
   ],
 });
 
-async function signedUpAgent(paid: Paid, chain: TestChain, index: number) {
-  const payer = await chain.fundedPayer(index, "1");
+async function signedUpAgent(paid: Paid, chain: TestChain, index: number, usd = "1") {
+  const payer = await chain.fundedPayer(index, usd);
   const pay = payingFetch(paid.app, chain.payments, payer.privateKey as Hex);
   const signup = await (await pay(`${paid.base}/x402/signup`, json({}))).json();
   return { payer, pay, signup };
@@ -120,7 +122,7 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
     expect(decodePaymentResponseHeader(res.headers.get("payment-response") ?? "").success).toBe(true);
     const problem = await res.json();
     expect(problem.sampleTraceIds).toContain(traceId);
-    expect(problem.next_actions[0].action).toBe("get_trace");
+    expect(problem.next_actions.map((a: { action: string }) => a.action)).toEqual(["remediate", "get_trace"]);
 
     const trace = await (await pay(`${paid.base}/x402/traces/${traceId}`)).json();
     expect(trace.traceId).toBe(traceId);
@@ -197,6 +199,70 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
     expect(await chain.balanceOf(payer.address)).toBe(afterSignup);
     // Unpaid: a 402 challenge, as for every paid route.
     expect((await appFetch(paid.app)(`${paid.base}/x402/services`)).status).toBe(402);
+  });
+});
+
+describe("remediation routes on x402", () => {
+  test("a problem suggests remediate with x_assumed_state; a refused start (no model) costs nothing; polling needs a session token", async ({
+    paid,
+    chain,
+  }) => {
+    const { payer, pay, signup } = await signedUpAgent(paid, chain, 17, "10");
+    const auth = {
+      "content-type": "application/json",
+      authorization: signup.telemetry.headers.authorization,
+    };
+    await paid.app.request("/v1/traces", {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify(
+        jsonTraces([jsonSpan({ status: { code: 2 }, events: [exception("RangeError", "bad qty -1")] })]),
+      ),
+    });
+    const listed = await waitFor(async () => {
+      const body = await (await pay(`${paid.base}/x402/problems`)).json();
+      return body.items[0] ? body : undefined;
+    });
+    const problem = await (await pay(listed.next_actions[0].href)).json();
+    const remediate = problem.next_actions[0];
+    expect(remediate).toMatchObject({
+      action: "remediate",
+      method: "POST",
+      href: `${paid.base}/x402/problems/${problem.id}/remediations`,
+      price: "$5.00",
+    });
+    expect(remediate.x_assumed_state).toEqual(expect.any(String));
+
+    // This service has no model configured: the run cannot start, and nothing is charged.
+    const before = await chain.balanceOf(payer.address);
+    const res = await pay(remediate.href, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-assumed-state": remediate.x_assumed_state },
+      body: JSON.stringify(remediate.body),
+    });
+    expect(res.status).toBe(503);
+    expect((await res.json()).code).toBe("model_not_configured");
+    expect(await chain.balanceOf(payer.address)).toBe(before);
+
+    // Resolving the problem makes the suggestion stale: refused before payment.
+    await paid.deps.db.update(problems).set({ status: "resolved" }).where(eq(problems.id, problem.id));
+    const stale = await appFetch(paid.app)(remediate.href, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-assumed-state": remediate.x_assumed_state },
+      body: JSON.stringify(remediate.body),
+    });
+    expect(stale.status).toBe(409);
+    const fresh = await stale.json();
+    expect(fresh.code).toBe("stale_assumed_state");
+    expect(fresh.next_actions[0].action).toBe("inspect_problem");
+
+    // Polling is free but needs the onboarding session token.
+    expect((await paid.app.request("/x402/remediations/rem_nope")).status).toBe(401);
+    const session = await (await pay(`${paid.base}/x402/onboard`, json({}))).json();
+    const poll = await paid.app.request("/x402/remediations/rem_nope", {
+      headers: { authorization: `Bearer ${session.sessionToken}` },
+    });
+    expect(poll.status).toBe(404);
   });
 });
 
