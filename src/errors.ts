@@ -39,6 +39,7 @@ export const errorStatus = {
   task_not_cancellable: 409,
   payment_in_flight: 409,
   invitation_invalid: 410,
+  authorization_expired: 410,
   revision_conflict: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

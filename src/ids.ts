@@ -35,7 +35,8 @@ export type IdPrefix =
   | "sec"
   | "obs"
   | "wss"
-  | "inv";
+  | "inv"
+  | "oag";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

@@ -6,7 +6,12 @@ import type { Keyring } from "./keyring.ts";
  * signature made for one purpose never verifies for another, and no purpose ever uses the KEK
  * itself (which only wraps data keys).
  */
-export type KeyPurpose = "x402/assumed-state" | "x402/replay" | "onboarding/approval-link";
+export type KeyPurpose =
+  | "x402/assumed-state"
+  | "x402/replay"
+  | "onboarding/approval-link"
+  | "oauth/signing-key"
+  | "oauth/cookies";
 
 const cache = new WeakMap<Keyring, Map<string, Buffer>>();
 
