@@ -3,6 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
@@ -50,6 +51,9 @@ export async function runServer(config: Config): Promise<void> {
       );
       sweepWebSessions(deps.db, deps.clock()).catch((err: unknown) =>
         logger.warn({ err }, "web session sweep failed"),
+      );
+      sweepOAuthModels(deps.db, deps.clock()).catch((err: unknown) =>
+        logger.warn({ err }, "OAuth state sweep failed"),
       );
     },
     60 * 60 * 1000,

@@ -106,13 +106,16 @@ function forwarder(deps: Deps, provider: Provider) {
     ) {
       dropCookies(headers, [providerCookies.session, `${providerCookies.session}.sig`]);
     }
-    const body = await readBody(c);
+    let body = await readBody(c);
     if (body === "too_large") {
       return c.json({ error: "invalid_request", error_description: "The request body is too large." }, 413);
     }
     if (c.req.method === "POST" && url.pathname === oauthRoutes.registration) {
-      const refusal = checkRegistration(body);
-      if (refusal) return c.json({ error: "invalid_client_metadata", error_description: refusal }, 400);
+      const checked = checkRegistration(body);
+      if ("refusal" in checked) {
+        return c.json({ error: "invalid_client_metadata", error_description: checked.refusal }, 400);
+      }
+      body = checked.body;
     }
     const answer = await runNodeHandler(callback, {
       method: c.req.method,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { and, eq, gt, isNull, lte, or } from "drizzle-orm";
+import { and, eq, gt, isNull, lte, notExists, or } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { oauthModels } from "../../db/schema/oauth.ts";
+import { oauthGrants, oauthModels } from "../../db/schema/oauth.ts";
 
 /** What oidc-provider stores per model instance (see its example/my_adapter.js). */
 export type StoredPayload = Record<string, unknown>;
@@ -92,11 +92,28 @@ export function createOAuthAdapter(db: Db, model: string): OAuthAdapter {
   };
 }
 
-/** Deletes expired provider state; run periodically (main.ts). */
+/**
+ * Deletes expired provider state, and the organisation bindings of grants that are gone
+ * (revoked, or expired a day ago or more); run periodically (main.ts).
+ */
 export async function sweepOAuthModels(db: Db, now: Date): Promise<number> {
   const gone = await db
     .delete(oauthModels)
     .where(lte(oauthModels.expiresAt, now))
     .returning({ key: oauthModels.key });
+  const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000);
+  await db
+    .delete(oauthGrants)
+    .where(
+      and(
+        lte(oauthGrants.createdAt, dayAgo),
+        notExists(
+          db
+            .select({ key: oauthModels.key })
+            .from(oauthModels)
+            .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.grantId, oauthGrants.grantId))),
+        ),
+      ),
+    );
   return gone.length;
 }
