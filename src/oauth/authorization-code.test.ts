@@ -1,6 +1,6 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -66,7 +66,8 @@ class MemoryOAuthProvider implements OAuthClientProvider {
 }
 
 type AppLike = { request(input: string, init?: RequestInit): Response | Promise<Response> };
-const fetchVia = (app: AppLike) => async (url: string | URL, init?: RequestInit) => app.request(String(url), init);
+const fetchVia = (app: AppLike) => async (url: string | URL, init?: RequestInit) =>
+  app.request(String(url), init);
 
 /** Starts an authorization request of a registered public client. */
 function authorizeUrl(deps: Deps, clientId: string, params: Record<string, string>): string {
@@ -108,14 +109,19 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     expect(url?.searchParams.get("scope")).toBe("patchbay.mcp.read patchbay.mcp.write");
 
     const browser = await signedInBrowser(app, deps, owner.userId);
-    const back = await authorizeInBrowser(deps, browser, String(url), { organizationId: owner.organizationId });
+    const back = await authorizeInBrowser(deps, browser, String(url), {
+      organizationId: owner.organizationId,
+    });
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
     expect(back.searchParams.get("iss")).toBe(base);
     const code = back.searchParams.get("code") ?? "";
 
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider, fetch });
     await transport.finishAuth(code);
-    expect(provider.saved).toMatchObject({ token_type: "Bearer", scope: "patchbay.mcp.read patchbay.mcp.write" });
+    expect(provider.saved).toMatchObject({
+      token_type: "Bearer",
+      scope: "patchbay.mcp.read patchbay.mcp.write",
+    });
     expect(provider.saved?.refresh_token).toBeTruthy();
 
     const client = await connect();
@@ -131,14 +137,23 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
       },
     });
     expect(created.isError).toBeFalsy();
-    const listed = await client.callTool({ name: "list_mcp_connections", arguments: { environmentId: owner.environmentId } });
+    const listed = await client.callTool({
+      name: "list_mcp_connections",
+      arguments: { environmentId: owner.environmentId },
+    });
     expect(JSON.stringify(listed.structuredContent)).toContain("runbooks");
     await client.close();
 
     // The grant names the organisation chosen; its creation and the change are audited as the token.
     const [grant] = await deps.db.select().from(oauthGrants).where(eq(oauthGrants.userId, owner.userId));
-    expect(grant).toMatchObject({ organizationId: owner.organizationId, clientId: provider.client?.client_id });
-    const audit = await deps.db.select().from(auditLog).where(eq(auditLog.organizationId, owner.organizationId));
+    expect(grant).toMatchObject({
+      organizationId: owner.organizationId,
+      clientId: provider.client?.client_id,
+    });
+    const audit = await deps.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.organizationId, owner.organizationId));
     expect(audit.map((a) => [a.action, a.actorType])).toEqual(
       expect.arrayContaining([
         ["oauth.grant.created", "web_session"],
@@ -160,7 +175,9 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
 
     const { challenge } = pkce();
     const plain = await browser.get(
-      authorizeUrl(deps, client_id, { code_challenge: challenge, code_challenge_method: "plain" }).slice(base.length),
+      authorizeUrl(deps, client_id, { code_challenge: challenge, code_challenge_method: "plain" }).slice(
+        base.length,
+      ),
     );
     expect(new URL(plain.headers.get("location") ?? "").searchParams.get("error")).toBe("invalid_request");
 
@@ -194,7 +211,11 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     expect(right.status).toBe(200);
   });
 
-  test("the right verifier redeems the code once, for the resource asked for", async ({ app, deps, owner }) => {
+  test("the right verifier redeems the code once, for the resource asked for", async ({
+    app,
+    deps,
+    owner,
+  }) => {
     const base = deps.config.baseUrl;
     const { client_id } = await registerClient(app, deps);
     const browser = await signedInBrowser(app, deps, owner.userId);
@@ -221,7 +242,11 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     expect(await again.json()).toMatchObject({ error: "invalid_grant" });
   });
 
-  test("denying at consent sends the client access_denied and grants nothing", async ({ app, deps, owner }) => {
+  test("denying at consent sends the client access_denied and grants nothing", async ({
+    app,
+    deps,
+    owner,
+  }) => {
     const { client_id } = await registerClient(app, deps);
     const browser = await signedInBrowser(app, deps, owner.userId);
     const { challenge } = pkce();
@@ -260,7 +285,9 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     consentAction(page);
     expect(page).toContain("Test MCP client");
     expect(page).toContain("a name the application gave itself");
-    expect(consent.headers.get("content-security-policy")).toContain("form-action 'self' http://127.0.0.1:33418");
+    expect(consent.headers.get("content-security-policy")).toContain(
+      "form-action 'self' http://127.0.0.1:33418",
+    );
   });
 
   test("registration is open but narrowed to the authorization code flow", async ({ app, deps }) => {

@@ -96,7 +96,9 @@ describe("protected resource metadata (RFC 9728)", () => {
     expect(api.headers.get("www-authenticate")).toBe(
       `Bearer realm="patchbay", resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1"`,
     );
-    const bad = await app.request("/api/v1/me", { headers: { authorization: "Bearer not-a-real-token-at-all-xx" } });
+    const bad = await app.request("/api/v1/me", {
+      headers: { authorization: "Bearer not-a-real-token-at-all-xx" },
+    });
     expect(bad.headers.get("www-authenticate")).toBe(
       `Bearer realm="patchbay", error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/api/v1"`,
     );

@@ -38,7 +38,8 @@ export async function signedInBrowser(app: AppLike, deps: Deps, userId: string):
   return browser;
 }
 
-const path = (deps: Deps, url: string) => (url.startsWith(deps.config.baseUrl) ? url.slice(deps.config.baseUrl.length) : url);
+const path = (deps: Deps, url: string) =>
+  url.startsWith(deps.config.baseUrl) ? url.slice(deps.config.baseUrl.length) : url;
 
 /** Follows redirects on our own origin; returns the last response (a page, or a redirect elsewhere). */
 export async function follow(deps: Deps, browser: WebClient, first: Response): Promise<Response> {
@@ -90,7 +91,11 @@ export async function approveDevice(
   const xsrf = /name="xsrf" value="([^"]+)"/.exec(entry)?.[1] ?? "";
   const confirmPage = await browser.post("/oauth/device", { xsrf, user_code: userCode });
   const confirmXsrf = /name="xsrf" value="([^"]+)"/.exec(await confirmPage.text())?.[1] ?? "";
-  const confirmed = await browser.post("/oauth/device", { xsrf: confirmXsrf, user_code: userCode, confirm: "yes" });
+  const confirmed = await browser.post("/oauth/device", {
+    xsrf: confirmXsrf,
+    user_code: userCode,
+    confirm: "yes",
+  });
   const consent = await follow(deps, browser, confirmed);
   const action = consentAction(await consent.text());
   const answered = await browser.post(action, {

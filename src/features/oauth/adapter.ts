@@ -102,18 +102,16 @@ export async function sweepOAuthModels(db: Db, now: Date): Promise<number> {
     .where(lte(oauthModels.expiresAt, now))
     .returning({ key: oauthModels.key });
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000);
-  await db
-    .delete(oauthGrants)
-    .where(
-      and(
-        lte(oauthGrants.createdAt, dayAgo),
-        notExists(
-          db
-            .select({ key: oauthModels.key })
-            .from(oauthModels)
-            .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.grantId, oauthGrants.grantId))),
-        ),
+  await db.delete(oauthGrants).where(
+    and(
+      lte(oauthGrants.createdAt, dayAgo),
+      notExists(
+        db
+          .select({ key: oauthModels.key })
+          .from(oauthModels)
+          .where(and(eq(oauthModels.model, "Grant"), eq(oauthModels.grantId, oauthGrants.grantId))),
       ),
-    );
+    ),
+  );
   return gone.length;
 }
