@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerIdentityCommands } from "./identity-commands.ts";
+import { registerLoginCommands } from "./login-commands.ts";
 import { registerMcpCredentialCommand } from "./mcp-credential-command.ts";
 import { registerMcpDeleteCommand } from "./mcp-delete-command.ts";
 import { registerMcpDiscoverCommands } from "./mcp-discover-commands.ts";
@@ -10,6 +11,7 @@ import { registerProfileCommands } from "./profile-commands.ts";
 /** The REST client commands (docs/cli.md). They load nothing of the server, so they start fast. */
 export function registerClientCommands(program: Command): void {
   const environment = program.command("environment").description("Environments and their MCP connections");
+  registerLoginCommands(program);
   registerIdentityCommands(program, environment);
   registerProfileCommands(program);
 
