@@ -115,9 +115,10 @@ async function consentPage(
     ${
       orgs.length === 0
         ? notice("You belong to no organisation, so there is nothing to grant access to.", "warning")
-        : postForm(c, {
+        : // No data-busy: the UI script disables the buttons on submit, and a disabled submit
+          // button's name/value (the decision) would not be sent.
+          postForm(c, {
             action: interactionPath(interaction.uid),
-            busy: "Working…",
             body: html`${
               orgs.length === 1
                 ? html`<p>For the organisation <strong>${orgs[0]?.name}</strong> (your role: ${roleNames[orgs[0]?.role ?? "member"]}).</p>
@@ -185,7 +186,11 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
     }
     assertSamePerson(interaction, user);
     const form = await readForm(c);
-    if (formString(form, "decision") !== "allow") {
+    const decision = formString(form, "decision");
+    if (decision !== "allow" && decision !== "deny") {
+      return consentPage(c, provider, interaction, user, { error: "Choose Allow or Deny.", status: 400 });
+    }
+    if (decision === "deny") {
       const next = await provider.interactionResult(
         cookieRequest(c),
         new MemoryResponse(),
