@@ -100,10 +100,10 @@ async function approveSteps(page: Page, link: string, code: string): Promise<voi
   expect(await page.getByLabel("Code").inputValue()).toBe(code);
   await page.getByRole("button", { name: "Continue" }).click();
   await page.getByRole("heading", { name: "Confirm the device" }).waitFor();
-  expect(await page.locator("dl.facts").innerText()).toContain(code);
+  expect(await page.locator("dl.facts").textContent()).toContain(code);
   await page.getByRole("button", { name: "Continue" }).click();
   await page.getByRole("heading", { name: "Allow access?" }).waitFor();
-  expect(await page.locator("main").innerText()).toContain("patchbay CLI");
+  expect(await page.locator("main").textContent()).toContain("patchbay CLI");
   await page.getByRole("button", { name: "Allow" }).click();
   await page.getByRole("heading", { name: "Device connected" }).waitFor();
 }
