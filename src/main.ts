@@ -94,6 +94,8 @@ function printDemoBanner(baseUrl: string, demo: DemoTenant) {
       `  Owner sign-in:   ${demo.email} / ${demo.password}   (shown once; change it with`,
       `                   patchbay admin set-password --email ${demo.email})`,
       "",
+      `  CLI:             npx patchbay login --base-url ${baseUrl}   (approve in the browser)`,
+      `  MCP clients:     ${baseUrl}/mcp   (they sign in by themselves: OAuth 2.1)`,
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`,
       `  API reference:   ${baseUrl}/api/v1/docs`,
       "",

@@ -40,10 +40,11 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
   const header = c.req.header("authorization");
   const deps = c.get("deps");
   if (!header && c.req.header("cookie")) {
-    throw new AppError(
+    const error = new AppError(
       "unauthorized",
       "Browser session cookies are not accepted on /api/v1; send Authorization: Bearer <API key or access token>.",
     );
+    return problemResponse(c, error, { "www-authenticate": bearerChallenge(deps.config.baseUrl, "api") });
   }
   let actor: Actor;
   try {

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "../../test/fixtures.ts";
-import { approveDevice, pollDevice, signedInBrowser, startDevice, type Tokens } from "../../test/lib/oauth.ts";
+import {
+  approveDevice,
+  pollDevice,
+  signedInBrowser,
+  startDevice,
+  type Tokens,
+} from "../../test/lib/oauth.ts";
 import { createApp } from "../app.ts";
 import { CLI_CLIENT_ID } from "../features/oauth/cli-client.ts";
 
@@ -14,7 +20,9 @@ describe("several instances on one database", () => {
       scope: "environments:read mcp_connections:read offline_access",
     });
     const browser = await signedInBrowser(b, deps, owner.userId);
-    const done = await approveDevice(deps, browser, started.user_code, { organizationId: owner.organizationId });
+    const done = await approveDevice(deps, browser, started.user_code, {
+      organizationId: owner.organizationId,
+    });
     expect(done.status).toBe(200);
     const res = await pollDevice(c, deps, started.device_code);
     expect(res.status).toBe(200);
@@ -38,7 +46,9 @@ describe("several instances on one database", () => {
       body: new URLSearchParams({ token: next.refresh_token ?? "", client_id: CLI_CLIENT_ID }).toString(),
     });
     for (const app of [a, b, c]) {
-      const after = await app.request("/api/v1/me", { headers: { authorization: `Bearer ${next.access_token}` } });
+      const after = await app.request("/api/v1/me", {
+        headers: { authorization: `Bearer ${next.access_token}` },
+      });
       expect(after.status).toBe(401);
     }
   });
