@@ -23,9 +23,10 @@ export async function resolveBearerActor(
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new AppError("unauthorized", "The Authorization header must be: Bearer <token>.");
   const credential = match[1];
-  const actor = credential.startsWith("sk_")
-    ? await resolveApiKey(deps, credential)
-    : await resolveAccessToken(deps, credential, resource);
+  // Keys start with `sk_`; an opaque token may too (its alphabet has `_`), so a miss falls through.
+  const actor =
+    (credential.startsWith("sk_") ? await resolveApiKey(deps, credential) : null) ??
+    (await resolveAccessToken(deps, credential, resource));
   if (!actor)
     throw new AppError("unauthorized", "The API key or access token is unknown, revoked or expired.");
   return actor;

@@ -110,7 +110,16 @@ export function createOAuthProvider(deps: Deps, pages: OAuthPages): Provider {
       clientCredentials: { enabled: false },
       // Sender-constrained tokens would need proof checks at /api/v1 and /mcp; bearer only.
       dPoP: { enabled: false },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens; a public client asking for another's is told
+        // nothing (200, nothing revoked), so it cannot probe which tokens exist.
+        async allowedPolicy(_ctx: KoaContextWithOIDC, client: OidcClient, token: { clientId?: string }) {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === "none") return false;
+          throw new errors.InvalidRequest("client is not authorized to revoke the presented token");
+        },
+      },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       deviceFlow: {
         enabled: true,
