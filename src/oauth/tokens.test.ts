@@ -377,6 +377,18 @@ describe("refresh and revocation", () => {
     expect((await refresh(app, deps, second.refresh_token ?? "")).status).toBe(400);
   });
 
+  test("another client cannot revoke the CLI's login (and learns nothing trying)", async ({ app, deps, owner }) => {
+    const tokens = await deviceTokens(app, deps, owner, { scope: CLI_SCOPE });
+    const { client_id } = await registerClient(app, deps);
+    const res = await app.request(
+      `${deps.config.baseUrl}/oauth/revoke`,
+      formPost({ token: tokens.refresh_token ?? "", token_type_hint: "refresh_token", client_id }),
+    );
+    expect(res.status).toBe(200);
+    expect((await app.request("/api/v1/me", bearer(tokens.access_token))).status).toBe(200);
+    expect((await refresh(app, deps, tokens.refresh_token ?? "")).status).toBe(200);
+  });
+
   test("revoking the refresh token (logout) ends its access tokens too", async ({ app, deps, owner }) => {
     const tokens = await deviceTokens(app, deps, owner, { scope: CLI_SCOPE });
     const revoked = await app.request(
