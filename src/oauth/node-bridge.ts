@@ -151,11 +151,23 @@ export class MemoryResponse extends Writable {
 
 type NodeHandler = (req: IncomingMessage, res: MemoryResponse) => unknown;
 
+/** A handler that never ends its response would hold the request forever; this bounds it. */
+const ANSWER_TIMEOUT_MS = 30_000;
+
 /** Runs a Node `(req, res)` handler on an in-memory request and returns what it answered. */
 export async function runNodeHandler(handler: NodeHandler, init: NodeRequestInit): Promise<Response> {
   const req = nodeRequest(init);
   const res = new MemoryResponse();
   const answered = res.response();
   await handler(req, res);
-  return answered;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the handler did not finish its response")), ANSWER_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

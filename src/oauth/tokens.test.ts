@@ -377,7 +377,11 @@ describe("refresh and revocation", () => {
     expect((await refresh(app, deps, second.refresh_token ?? "")).status).toBe(400);
   });
 
-  test("another client cannot revoke the CLI's login (and learns nothing trying)", async ({ app, deps, owner }) => {
+  test("another client cannot revoke the CLI's login (and learns nothing trying)", async ({
+    app,
+    deps,
+    owner,
+  }) => {
     const tokens = await deviceTokens(app, deps, owner, { scope: CLI_SCOPE });
     const { client_id } = await registerClient(app, deps);
     const res = await app.request(
