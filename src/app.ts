@@ -25,6 +25,7 @@ import { buildOpenApiDocument } from "./http/openapi-document.ts";
 import { handleError } from "./http/problem.ts";
 import { requestId } from "./http/request-id.ts";
 import { mountMcp } from "./mcp/routes.ts";
+import { createOAuthRoutes } from "./oauth/routes.ts";
 import { version } from "./version.ts";
 import { createWebRoutes } from "./web/routes.ts";
 import { createX402Router } from "./x402/router.ts";
@@ -84,6 +85,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   const x402 = createX402Router(deps);
   app.route("/x402", x402.router);
   app.route("/llms.txt", x402.llms);
+  // The OAuth 2.1 authorization server (/oauth/*, its metadata) and its consent and device pages.
+  app.route("/", createOAuthRoutes(deps));
   // The web UI: cookie sessions and CSRF-checked forms, on its own paths only.
   app.route("/", createWebRoutes());
   return app;

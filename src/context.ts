@@ -3,19 +3,23 @@ import type { Role } from "./db/schema/users.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import type { Permission } from "./features/api-keys/permissions.ts";
+import { type ResourceName, scopeForPermission } from "./features/oauth/resources.ts";
 
 /**
- * Who is calling: an API key (`id` is the key's id) or a person signed in to the web UI (`id` is
- * the web session's id, its role read live from the membership). OAuth tokens and wallet
- * principals join this union later. Audit rows name the type and id.
+ * Who is calling: an API key (`id` is the key's id), a person signed in to the web UI (`id` is
+ * the web session's id, its role read live from the membership) or an OAuth access token (`id`
+ * is its grant's binding, `oag_…`; the role read live too). Wallet principals join this union
+ * later. Audit rows name the type and id.
  */
 export type Actor = {
-  type: "api_key" | "web_session";
+  type: "api_key" | "web_session" | "oauth_token";
   id: string;
   userId: string;
   organizationId: string;
   role: Role;
   permissions: ReadonlySet<Permission>;
+  /** OAuth tokens only: the resource (audience) they were issued for and their scopes. */
+  oauth?: { resource: ResourceName; scopes: readonly string[]; clientId: string } | undefined;
 };
 
 export type ServiceContext = {
@@ -29,12 +33,25 @@ export function withTransaction<T>(ctx: ServiceContext, fn: (tx: Db) => Promise<
   return ctx.deps.db.transaction((tx) => fn(tx as unknown as Db));
 }
 
+/**
+ * The permission a verb needs. An OAuth token without the scope for it is `insufficient_scope`
+ * (403 with a challenge naming the scope): the remedy is to log in again and grant it, e.g. a
+ * CLI profile made before the MCP scopes existed (spec 5.5).
+ */
 export function requirePermission(ctx: ServiceContext, permission: Permission): void {
-  if (!ctx.actor.permissions.has(permission)) {
-    throw new AppError("forbidden", `This credential lacks the permission ${permission}.`, {
-      requiredPermission: permission,
-    });
+  if (ctx.actor.permissions.has(permission)) return;
+  const oauth = ctx.actor.oauth;
+  if (oauth) {
+    const scope = scopeForPermission(oauth.resource, permission) ?? permission;
+    throw new AppError(
+      "insufficient_scope",
+      `This access token lacks the scope ${scope}. Log in again to grant it (patchbay login, or reconnect your MCP client).`,
+      { scope, requiredPermission: permission },
+    );
   }
+  throw new AppError("forbidden", `This credential lacks the permission ${permission}.`, {
+    requiredPermission: permission,
+  });
 }
 
 /** Management of an organisation's resources is for its owners and admins (spec 5.4). */

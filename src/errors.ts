@@ -47,6 +47,7 @@ export const errorStatus = {
   payment_in_flight: 409,
   upload_used: 409,
   invitation_invalid: 410,
+  authorization_expired: 410,
   revision_conflict: 412,
   upload_expired: 410,
   payload_too_large: 413,

@@ -37,7 +37,8 @@ export type IdPrefix =
   | "wss"
   | "inv"
   | "cup"
-  | "rep";
+  | "rep"
+  | "oag";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

@@ -3,6 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
@@ -53,6 +54,9 @@ export async function runServer(config: Config): Promise<void> {
       sweepWebSessions(deps.db, deps.clock()).catch((err: unknown) =>
         logger.warn({ err }, "web session sweep failed"),
       );
+      sweepOAuthModels(deps.db, deps.clock()).catch((err: unknown) =>
+        logger.warn({ err }, "OAuth state sweep failed"),
+      );
     },
     60 * 60 * 1000,
   );
@@ -92,6 +96,8 @@ function printDemoBanner(baseUrl: string, demo: DemoTenant) {
       `  Owner sign-in:   ${demo.email} / ${demo.password}   (shown once; change it with`,
       `                   patchbay admin set-password --email ${demo.email})`,
       "",
+      `  CLI:             npx patchbay login --base-url ${baseUrl}   (approve in the browser)`,
+      `  MCP clients:     ${baseUrl}/mcp   (they sign in by themselves: OAuth 2.1)`,
       `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`,
       `  API reference:   ${baseUrl}/api/v1/docs`,
       "",

@@ -1,5 +1,6 @@
 import { version } from "../version.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
+import { accessTokenFor } from "./oauth-session.ts";
 import type { ClientSettings } from "./settings.ts";
 
 /** An RFC 9457 body as the API sends it (docs/api-conventions.md); extra fields depend on `code`. */
@@ -38,32 +39,48 @@ export type ApiClient = { request(request: ApiRequest): Promise<ApiResponse> };
 /** Discovery and credential checks wait on the remote server; the server bounds those itself. */
 const TIMEOUT_MS = 120_000;
 
-/** A thin client of `/api/v1` over the global fetch. Errors become `ApiError` (HTTP) or `CliError` (network). */
+/**
+ * A thin client of `/api/v1` over the global fetch. Errors become `ApiError` (HTTP) or `CliError`
+ * (network). With a login (OAuth) credential the access token is refreshed transparently: before
+ * a request when it is about to expire, and once more if the API answers 401 anyway.
+ */
 export function createApiClient(settings: ClientSettings): ApiClient {
+  const credential = settings.credential;
+  const bearer = (force = false): Promise<string> =>
+    credential.kind === "api_key"
+      ? Promise.resolve(credential.key)
+      : accessTokenFor(credential.path, settings.profile, credential.session, { force });
   return {
     async request(request) {
       const url = new URL(`${settings.baseUrl}/api/v1${request.path}`);
       for (const [name, value] of Object.entries(request.query ?? {})) {
         if (value !== undefined) url.searchParams.set(name, value);
       }
-      const headers: Record<string, string> = {
-        accept: "application/json, application/problem+json",
-        authorization: `Bearer ${settings.apiKey}`,
-        "user-agent": `patchbay-cli/${version}`,
-        ...request.headers,
+      const send = async (token: string) => {
+        const headers: Record<string, string> = {
+          accept: "application/json, application/problem+json",
+          authorization: `Bearer ${token}`,
+          "user-agent": `patchbay-cli/${version}`,
+          ...request.headers,
+        };
+        if (request.body !== undefined) headers["content-type"] = "application/json";
+        try {
+          return await fetch(url, {
+            method: request.method,
+            headers,
+            body: request.body === undefined ? undefined : JSON.stringify(request.body),
+            redirect: "manual", // never replay the credential to wherever a redirect points
+            signal: AbortSignal.timeout(TIMEOUT_MS),
+          });
+        } catch (error) {
+          throw networkError(settings.baseUrl, error);
+        }
       };
-      if (request.body !== undefined) headers["content-type"] = "application/json";
-      let res: Response;
-      try {
-        res = await fetch(url, {
-          method: request.method,
-          headers,
-          body: request.body === undefined ? undefined : JSON.stringify(request.body),
-          redirect: "manual", // never replay the key to wherever a redirect points
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-        });
-      } catch (error) {
-        throw networkError(settings.baseUrl, error);
+      let res = await send(await bearer());
+      if (res.status === 401 && credential.kind === "oauth") {
+        // Expired early, or revoked: one refresh (which forgets a login the server ended), one retry.
+        await res.arrayBuffer();
+        res = await send(await bearer(true));
       }
       const text = await res.text();
       const body = text === "" ? undefined : parseJson(text);

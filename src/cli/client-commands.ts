@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerIdentityCommands } from "./identity-commands.ts";
+import { registerLoginCommands } from "./login-commands.ts";
 import { registerMcpCredentialCommand } from "./mcp-credential-command.ts";
 import { registerMcpDeleteCommand } from "./mcp-delete-command.ts";
 import { registerMcpDiscoverCommands } from "./mcp-discover-commands.ts";
@@ -13,6 +14,7 @@ export function registerClientCommands(program: Command): void {
   const environment = program
     .command("environment")
     .description("Environments, their MCP connections and repositories");
+  registerLoginCommands(program);
   registerIdentityCommands(program, environment);
   registerProfileCommands(program);
 

@@ -325,7 +325,7 @@ describe("profiles and whoami", () => {
     expect(who.stdout).toMatch(new RegExp(`^Base URL\\s+${server?.baseUrl}$`, "m"));
 
     const list = await cli(["profile", "list"], { env: noKeyEnv });
-    expect(list.stdout).toMatch(/^default\s+http:\/\/127\.0\.0\.1:\d+\s+stored$/m);
+    expect(list.stdout).toMatch(/^default\s+http:\/\/127\.0\.0\.1:\d+\s+stored\s+-$/m);
     const missing = await cli(["whoami", "--profile", "staging"], { env: noKeyEnv });
     expect(missing.code).toBe(2);
   });

@@ -13,7 +13,7 @@ export function registerIdentityCommands(program: Command, environment: Command)
   addClientOptions(
     program
       .command("whoami")
-      .description("Show who the key belongs to: user, organisation, role, permissions")
+      .description("Show who you are to the API: user, organisation, role, permissions, credential")
       .option("--json", "print the API's JSON instead of text"),
   ).action(async (flags: Flags) => {
     const settings = resolveSettings(flags);
@@ -25,7 +25,12 @@ export function registerIdentityCommands(program: Command, environment: Command)
         ["Organisation", `${me.organization.name} (${me.organization.id})`],
         ["Role", me.role],
         ["Permissions", me.permissions.join(", ") || "none"],
-        ["Credential", `${me.actor.type} ${me.actor.id}`],
+        [
+          "Credential",
+          me.actor.type === "oauth_token"
+            ? `login (OAuth grant ${me.actor.id}, client ${me.actor.clientId ?? "?"})`
+            : `${me.actor.type} ${me.actor.id}`,
+        ],
         ["Base URL", settings.baseUrl],
         ["Profile", settings.profile],
       ]),

@@ -8,8 +8,9 @@ import { readSecretFromStdin } from "./stdin-secret.ts";
 const warn = (line: string) => process.stderr.write(`${line}\n`);
 
 /**
- * Stored connection targets. Until `patchbay login` exists, `profile set --api-key-stdin` is how
- * a key is kept out of every command line. Keys are never printed back.
+ * Stored connection targets. `patchbay login` keeps a login session in a profile;
+ * `profile set --api-key-stdin` keeps an API key (for automation) out of every command line.
+ * Neither is ever printed back.
  */
 export function registerProfileCommands(program: Command): void {
   const profile = program
@@ -35,6 +36,12 @@ export function registerProfileCommands(program: Command): void {
       }
       const path = profilesPath();
       const file = readProfiles(path, warn);
+      if (apiKey !== undefined && file.profiles[name]?.oauth) {
+        throw usageError(
+          `profile ${name} is logged in; a profile holds one credential`,
+          `log out first (patchbay logout${name === DEFAULT_PROFILE ? "" : ` --profile ${name}`}), or use another --profile`,
+        );
+      }
       const next = { ...file.profiles[name], ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
       writeProfiles(path, { profiles: { ...file.profiles, [name]: next } });
       process.stdout.write(
@@ -56,20 +63,26 @@ export function registerProfileCommands(program: Command): void {
         name,
         baseUrl: p.baseUrl ?? null,
         apiKeyStored: p.apiKey !== undefined,
+        loggedIn: p.oauth !== undefined,
       }));
       if (flags.json) return void process.stdout.write(json({ path, profiles: rows }));
       if (rows.length === 0) return void process.stdout.write(`No profiles in ${path}.\n`);
       process.stdout.write(
         table(
-          ["PROFILE", "BASE URL", "API KEY"],
-          rows.map((r) => [r.name, r.baseUrl ?? "-", r.apiKeyStored ? "stored" : "-"]),
+          ["PROFILE", "BASE URL", "API KEY", "LOGIN"],
+          rows.map((r) => [
+            r.name,
+            r.baseUrl ?? "-",
+            r.apiKeyStored ? "stored" : "-",
+            r.loggedIn ? "yes" : "-",
+          ]),
         ),
       );
     });
 
   profile
     .command("remove")
-    .description("Remove a profile and its stored key")
+    .description("Remove a profile and its stored key (log out first to revoke a login)")
     .argument("<name>", "the profile")
     .action((name: string) => {
       assertProfileName(name);
@@ -77,6 +90,12 @@ export function registerProfileCommands(program: Command): void {
       const { profiles } = readProfiles(path, warn);
       if (!(name in profiles))
         throw new CliError("not_found", `there is no profile "${name}" in ${path}`, exitCodes.notFound);
+      if (profiles[name]?.oauth) {
+        throw usageError(
+          `profile ${name} is logged in`,
+          `log out first, which also revokes the login: patchbay logout --profile ${name}`,
+        );
+      }
       const { [name]: _removed, ...rest } = profiles;
       writeProfiles(path, { profiles: rest });
       process.stdout.write(`Removed profile ${name}.\n`);

@@ -4,8 +4,27 @@ import { dirname, join } from "node:path";
 import { isRecord } from "./api-client.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
 
-/** One named connection target. The key is stored only here, in a file only the user can read. */
-export type Profile = { baseUrl?: string; apiKey?: string };
+/**
+ * A `patchbay login` session: the tokens, and where to refresh and revoke them. The refresh token
+ * rotates on every use, so this is rewritten (under a lock, see oauth-session.ts) each time.
+ */
+export type OAuthSession = {
+  issuer: string;
+  clientId: string;
+  tokenEndpoint: string;
+  revocationEndpoint?: string;
+  accessToken: string;
+  refreshToken?: string;
+  /** When the access token expires (ms since the epoch). */
+  expiresAt: number;
+  scope: string;
+};
+
+/**
+ * One named connection target and its credential: an API key or a login (OAuth) session. The
+ * credential is stored only here, in a file only the user can read.
+ */
+export type Profile = { baseUrl?: string; apiKey?: string; oauth?: OAuthSession };
 export type ProfileFile = { profiles: Record<string, Profile> };
 
 export const DEFAULT_PROFILE = "default";
@@ -46,9 +65,11 @@ export function readProfiles(path: string, warn: (line: string) => void): Profil
   const profiles: Record<string, Profile> = {};
   for (const [name, value] of Object.entries(parsed.profiles)) {
     if (!isRecord(value)) continue;
+    const oauth = parseSession(value.oauth);
     profiles[name] = {
       ...(typeof value.baseUrl === "string" ? { baseUrl: value.baseUrl } : {}),
       ...(typeof value.apiKey === "string" ? { apiKey: value.apiKey } : {}),
+      ...(oauth ? { oauth } : {}),
     };
   }
   return { profiles };
@@ -66,6 +87,31 @@ export function writeProfiles(path: string, data: ProfileFile): void {
   rmSync(temporary, { force: true }); // a leftover from a crash could have any mode: start afresh
   writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600, flag: "wx" });
   renameSync(temporary, path);
+}
+
+/** A stored session, or undefined when it is absent or not one (then `patchbay login` again). */
+function parseSession(value: unknown): OAuthSession | undefined {
+  if (!isRecord(value)) return undefined;
+  const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
+  const issuer = text("issuer");
+  const clientId = text("clientId");
+  const tokenEndpoint = text("tokenEndpoint");
+  const accessToken = text("accessToken");
+  if (!issuer || !clientId || !tokenEndpoint || !accessToken || typeof value.expiresAt !== "number") {
+    return undefined;
+  }
+  const revocationEndpoint = text("revocationEndpoint");
+  const refreshToken = text("refreshToken");
+  return {
+    issuer,
+    clientId,
+    tokenEndpoint,
+    ...(revocationEndpoint ? { revocationEndpoint } : {}),
+    accessToken,
+    ...(refreshToken ? { refreshToken } : {}),
+    expiresAt: value.expiresAt,
+    scope: text("scope") ?? "",
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -29,7 +29,7 @@ describe("profiles and settings", () => {
   test("precedence: flags, then the profile's base URL / PATCHBAY_API_KEY, then the rest", () => {
     expect(resolveSettings({}, env, warn)).toEqual({
       baseUrl: "https://p.example",
-      apiKey: "sk_a",
+      credential: { kind: "api_key", key: "sk_a" },
       profile: "default",
     });
     expect(
@@ -38,19 +38,56 @@ describe("profiles and settings", () => {
         { ...env, PATCHBAY_BASE_URL: "https://env.example", PATCHBAY_API_KEY: "sk_env" },
         warn,
       ),
-    ).toMatchObject({ baseUrl: "https://p.example", apiKey: "sk_env" });
+    ).toMatchObject({ baseUrl: "https://p.example", credential: { kind: "api_key", key: "sk_env" } });
     expect(
       resolveSettings(
         { baseUrl: "https://flag.example/", apiKey: "sk_flag" },
         { ...env, PATCHBAY_API_KEY: "sk_env" },
         warn,
       ),
-    ).toMatchObject({ baseUrl: "https://flag.example", apiKey: "sk_flag" });
+    ).toMatchObject({ baseUrl: "https://flag.example", credential: { kind: "api_key", key: "sk_flag" } });
     const bare = { XDG_CONFIG_HOME: join(dir, "empty"), PATCHBAY_API_KEY: "sk_env" };
     expect(resolveSettings({}, bare, warn).baseUrl).toBe(DEFAULT_BASE_URL);
     expect(resolveSettings({}, { ...bare, PATCHBAY_BASE_URL: "https://env.example" }, warn).baseUrl).toBe(
       "https://env.example",
     );
+  });
+
+  test("a login is used for its own server only, and a key from the flag or environment wins over it", () => {
+    const loginEnv = { XDG_CONFIG_HOME: join(dir, "login") };
+    const loginPath = profilesPath(loginEnv);
+    const session = {
+      issuer: "https://p.example",
+      clientId: "patchbay-cli",
+      tokenEndpoint: "https://p.example/oauth/token",
+      accessToken: "at_1",
+      refreshToken: "rt_1",
+      expiresAt: Date.now() + 3_600_000,
+      scope: "mcp_connections:read",
+    };
+    writeProfiles(loginPath, { profiles: { default: { baseUrl: "https://p.example", oauth: session } } });
+    expect(resolveSettings({}, loginEnv, warn).credential).toEqual({
+      kind: "oauth",
+      session,
+      path: loginPath,
+    });
+    expect(resolveSettings({}, { ...loginEnv, PATCHBAY_API_KEY: "sk_env" }, warn).credential).toEqual({
+      kind: "api_key",
+      key: "sk_env",
+    });
+    expect(resolveSettings({ apiKey: "sk_flag" }, loginEnv, warn).credential).toEqual({
+      kind: "api_key",
+      key: "sk_flag",
+    });
+    // Another server never gets the token.
+    expect(() => resolveSettings({ baseUrl: "https://other.example" }, loginEnv, warn)).toThrow(
+      expect.objectContaining({ code: "no_api_key", exitCode: 3 }),
+    );
+    // A stored session that is not one (edited by hand) reads as no login.
+    writeFileSync(loginPath, JSON.stringify({ profiles: { default: { oauth: { accessToken: 1 } } } }), {
+      mode: 0o600,
+    });
+    expect(readProfiles(loginPath, warn).profiles.default).toEqual({});
   });
 
   test("missing key → auth error; unknown named profile → usage error; wide file mode → warning", () => {

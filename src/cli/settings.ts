@@ -1,13 +1,24 @@
 import type { Command } from "commander";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
-import { assertProfileName, DEFAULT_PROFILE, profilesPath, readProfiles } from "./profiles.ts";
+import {
+  assertProfileName,
+  DEFAULT_PROFILE,
+  type OAuthSession,
+  profilesPath,
+  readProfiles,
+} from "./profiles.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 
 /** The options every command that calls the API takes. */
 export type ClientFlags = { baseUrl?: string; profile?: string; apiKey?: string };
 
-export type ClientSettings = { baseUrl: string; apiKey: string; profile: string };
+/** How requests authenticate: an API key, or the profile's `patchbay login` session. */
+export type Credential =
+  | { kind: "api_key"; key: string }
+  | { kind: "oauth"; session: OAuthSession; path: string };
+
+export type ClientSettings = { baseUrl: string; credential: Credential; profile: string };
 
 export function addClientOptions(command: Command): Command {
   return command
@@ -23,8 +34,9 @@ export function addClientOptions(command: Command): Command {
 }
 
 /**
- * Where to send requests and with which key. Base URL: --base-url, the profile's, PATCHBAY_BASE_URL,
- * the local default. Key: --api-key, PATCHBAY_API_KEY, the profile's.
+ * Where to send requests and with which credential. Base URL: --base-url, the profile's,
+ * PATCHBAY_BASE_URL, the local default. Credential: --api-key, PATCHBAY_API_KEY, the profile's
+ * login (patchbay login), the profile's stored key.
  */
 export function resolveSettings(
   flags: ClientFlags,
@@ -44,20 +56,33 @@ export function resolveSettings(
   const baseUrl = normalizeBaseUrl(
     flags.baseUrl ?? profile?.baseUrl ?? nonEmpty(env.PATCHBAY_BASE_URL) ?? DEFAULT_BASE_URL,
   );
-  const apiKey = flags.apiKey ?? nonEmpty(env.PATCHBAY_API_KEY) ?? profile?.apiKey;
-  if (apiKey === undefined || apiKey === "") {
+  const apiKey = flags.apiKey ?? nonEmpty(env.PATCHBAY_API_KEY);
+  const session = profile?.oauth;
+  // A login belongs to the server it was made with: another --base-url does not get its token.
+  const loginApplies = session !== undefined && apiKey === undefined && session.issuer === baseUrl;
+  const credential: Credential | undefined = loginApplies
+    ? { kind: "oauth", session, path }
+    : (apiKey ?? profile?.apiKey)
+      ? { kind: "api_key", key: apiKey ?? profile?.apiKey ?? "" }
+      : undefined;
+  if (credential === undefined || (credential.kind === "api_key" && credential.key === "")) {
+    const flag = profileName === DEFAULT_PROFILE ? "" : ` --profile ${profileName}`;
     throw new CliError(
       "no_api_key",
-      "no API key: pass --api-key, set PATCHBAY_API_KEY, or store one in a profile",
+      session
+        ? `profile ${profileName} is logged in to ${session.issuer}, not ${baseUrl}`
+        : "not logged in and no API key: run patchbay login, pass --api-key, set PATCHBAY_API_KEY, or store a key in a profile",
       exitCodes.auth,
-      `printf '%s' "$KEY" | patchbay profile set${profileName === DEFAULT_PROFILE ? "" : ` --profile ${profileName}`} --api-key-stdin`,
+      `patchbay login${flag}${flags.baseUrl ? ` --base-url ${baseUrl}` : ""}`,
     );
   }
   const url = new URL(baseUrl);
   if (url.protocol === "http:" && !isLoopback(url.hostname)) {
-    warn(`warning: sending the API key over plain http to ${url.host}; use https`);
+    warn(
+      `warning: sending ${credential.kind === "oauth" ? "an access token" : "the API key"} over plain http to ${url.host}; use https`,
+    );
   }
-  return { baseUrl, apiKey, profile: profileName };
+  return { baseUrl, credential, profile: profileName };
 }
 
 /** An http(s) URL without a trailing slash; a path prefix (behind a proxy) is kept. */

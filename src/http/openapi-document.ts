@@ -9,7 +9,8 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
     scheme: "bearer",
-    description: "An API key (`sk_…`) or an OAuth access token for the /api/v1 audience.",
+    description:
+      "An API key (`sk_…`), or an OAuth 2.1 access token issued for this API's resource (`<base URL>/api/v1`, RFC 8707) — e.g. by `patchbay login` (device authorization). Metadata: `/.well-known/oauth-authorization-server` (RFC 8414) and `/.well-known/oauth-protected-resource/api/v1` (RFC 9728). REST scopes are the key permissions; a token lacking one is 403 `insufficient_scope`. Browser session cookies are not accepted.",
   });
   const doc = api.getOpenAPI31Document({
     openapi: "3.1.1",

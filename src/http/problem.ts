@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, isAppError } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
+import { bearerChallenge } from "./protected-resource.ts";
 
 /** RFC 9457 body. `code` is the stable machine key; `requestId` ties it to our logs. */
 export type Problem = {
@@ -68,7 +69,12 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     const headers: Record<string, string> = {};
     if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="patchbay"';
     if (error.code === "insufficient_scope" && typeof error.details?.scope === "string") {
-      headers["www-authenticate"] = `Bearer error="insufficient_scope", scope="${error.details.scope}"`;
+      const resource = new URL(c.req.url).pathname.startsWith("/mcp") ? "mcp" : "api";
+      const baseUrl = c.get("deps")?.config.baseUrl ?? "";
+      headers["www-authenticate"] = bearerChallenge(baseUrl, resource, {
+        error: "insufficient_scope",
+        scope: error.details.scope,
+      });
     }
     return problemResponse(c, error, headers);
   }

@@ -47,9 +47,10 @@ describe("/mcp transport and authentication", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       resource: `${deps.config.baseUrl}/mcp`,
-      authorization_servers: [],
+      authorization_servers: [deps.config.baseUrl],
       scopes_supported: ["patchbay.mcp.read", "patchbay.mcp.write"],
       bearer_methods_supported: ["header"],
+      resource_name: "patchbay MCP server",
     });
   });
 

@@ -2,27 +2,30 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Context, Hono } from "hono";
 import type { Actor } from "../context.ts";
 import { AppError, isAppError } from "../errors.ts";
+import { connectionTools } from "../features/connections/tools.ts";
+import { MCP_PATH } from "../features/oauth/resources.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
 import { resolveBearerActor } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/env.ts";
 import { problemResponse } from "../http/problem.ts";
-import { mcpAccess, mcpActor } from "./access.ts";
-import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
 import {
   bearerChallenge,
-  MCP_PATH,
-  MCP_RESOURCE_METADATA_PATH,
   protectedResourceMetadata,
-} from "./protected-resource.ts";
+  resourceMetadataPath,
+} from "../http/protected-resource.ts";
+import { mcpAccess, mcpActor } from "./access.ts";
+import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
 import { buildMcpServer } from "./server.ts";
+
+const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
 
 /**
  * The inbound MCP server: Streamable HTTP, stateless, JSON responses. Only POST carries
  * messages; without sessions there is no stream to open (GET) or session to end (DELETE).
  */
 export function mountMcp(app: Hono<AppEnv>): void {
-  app.get(MCP_RESOURCE_METADATA_PATH, (c) =>
-    c.json(protectedResourceMetadata(c.get("deps").config.baseUrl), 200, {
+  app.get(resourceMetadataPath("mcp"), (c) =>
+    c.json(protectedResourceMetadata(c.get("deps").config.baseUrl, "mcp"), 200, {
       "cache-control": "public, max-age=3600",
       "access-control-allow-origin": "*",
     }),
@@ -40,11 +43,15 @@ export function mountMcp(app: Hono<AppEnv>): void {
     if (actor instanceof Response) return actor;
     const access = mcpAccess(actor);
     if (!access.read) {
+      if (actor.oauth) return insufficientScope(c, "patchbay.mcp.read");
       throw new AppError(
         "forbidden",
         "This credential has no MCP access: it needs mcp_connections:read or mcp_connections:manage.",
         { requiredPermission: "mcp_connections:read" },
       );
+    }
+    if (actor.oauth && !access.write && (await callsWriteTool(c.req.raw))) {
+      return insufficientScope(c, "patchbay.mcp.write");
     }
     const deps = c.get("deps");
     const server = buildMcpServer({
@@ -66,14 +73,57 @@ export function mountMcp(app: Hono<AppEnv>): void {
   });
 }
 
-/** The same bearer credentials as /api/v1; a 401 points at the RFC 9728 metadata. */
+/** The same bearer credentials as /api/v1 (tokens for the /mcp audience); a 401 points at the RFC 9728 metadata. */
 async function authenticateMcp(c: Context<AppEnv>): Promise<Actor | Response> {
   const header = c.req.header("authorization");
+  const baseUrl = c.get("deps").config.baseUrl;
   try {
-    return await resolveBearerActor(c.get("deps"), header);
+    return await resolveBearerActor(c.get("deps"), header, "mcp");
   } catch (error) {
     if (!isAppError(error) || error.code !== "unauthorized") throw error;
-    const challenge = bearerChallenge(c.get("deps").config.baseUrl, Boolean(header));
+    const challenge = bearerChallenge(baseUrl, "mcp", header ? { error: "invalid_token" } : undefined);
     return problemResponse(c, error, { "www-authenticate": challenge });
   }
+}
+
+/**
+ * 403 with the scope to ask for (the MCP authorization spec's scope challenge), so a client can
+ * send the person through consent again for more.
+ */
+function insufficientScope(c: Context<AppEnv>, scope: "patchbay.mcp.read" | "patchbay.mcp.write"): Response {
+  const error = new AppError(
+    "insufficient_scope",
+    `This access token lacks the scope ${scope}. Reconnect (sign in again) and grant it.`,
+    { scope },
+  );
+  return problemResponse(c, error, {
+    "www-authenticate": bearerChallenge(c.get("deps").config.baseUrl, "mcp", {
+      error: "insufficient_scope",
+      scope,
+    }),
+  });
+}
+
+/**
+ * Whether a message of this request calls a write tool, read from a copy of the body (the
+ * transport still reads the original). Only asked for read-only OAuth tokens; a body too large or
+ * unreadable is left to the transport to refuse.
+ */
+async function callsWriteTool(request: Request): Promise<boolean> {
+  const text = await request
+    .clone()
+    .text()
+    .catch(() => "");
+  if (text.length === 0 || text.length > MAX_API_BODY_BYTES) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return [parsed].flat().some((message) => {
+    if (typeof message !== "object" || message === null) return false;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    return method === "tools/call" && typeof params?.name === "string" && writeTools.has(params.name);
+  });
 }

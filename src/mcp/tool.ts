@@ -40,7 +40,11 @@ export type ToolSpec<I extends Shape, O extends Shape> = {
 };
 
 /** A tool with its types erased, ready to be registered on each request's server. */
-export type RegistrableTool = { name: string; register(server: McpServer, session: McpSession): void };
+export type RegistrableTool = {
+  name: string;
+  access: "read" | "write";
+  register(server: McpServer, session: McpSession): void;
+};
 
 const idempotencyKeyArg = z
   .string()
@@ -70,7 +74,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
   async function call(session: McpSession, args: unknown): Promise<CallToolResult> {
     const { ctx } = session;
     try {
-      requireAccess(session.access, spec.access);
+      requireAccess(session, spec.access);
       // The SDK validated `args` against `declaredInput`; parsing again types them for `run`.
       const parsed = input.parse(args);
       if (!write) {
@@ -91,6 +95,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
 
   return {
     name: spec.name,
+    access: spec.access,
     register(server, session) {
       server.registerTool(
         spec.name,
@@ -107,8 +112,21 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
   };
 }
 
-function requireAccess(access: McpAccess, needed: "read" | "write"): void {
+/**
+ * Write tools need write access, read tools read access. An OAuth token short of it is
+ * `insufficient_scope` (log in again and grant the scope); an API key is `forbidden`.
+ */
+function requireAccess(session: McpSession, needed: "read" | "write"): void {
+  const { access } = session;
+  const oauth = session.ctx.actor.oauth !== undefined;
   if (needed === "write" && !access.write) {
+    if (oauth) {
+      throw new AppError(
+        "insufficient_scope",
+        "This access token may only read: the tool needs the scope patchbay.mcp.write. Reconnect and grant it.",
+        { scope: "patchbay.mcp.write", requiredPermission: "mcp_connections:manage" },
+      );
+    }
     throw new AppError(
       "forbidden",
       "This credential may only read: the tool needs mcp_connections:manage (OAuth scope patchbay.mcp.write).",
@@ -116,6 +134,13 @@ function requireAccess(access: McpAccess, needed: "read" | "write"): void {
     );
   }
   if (!access.read) {
+    if (oauth) {
+      throw new AppError(
+        "insufficient_scope",
+        "This access token needs the scope patchbay.mcp.read or patchbay.mcp.write. Reconnect and grant it.",
+        { scope: "patchbay.mcp.read", requiredPermission: "mcp_connections:read" },
+      );
+    }
     throw new AppError(
       "forbidden",
       "This credential needs mcp_connections:read or mcp_connections:manage (OAuth scope patchbay.mcp.read).",

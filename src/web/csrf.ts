@@ -40,18 +40,22 @@ function allowedOrigins(c: Context<WebEnv>): string[] {
 
 /**
  * Guards every state-changing web request, in two independent layers:
- * 1. Origin: browsers send it on every POST; it must be ours (or, when a browser omits it,
- *    Sec-Fetch-Site must say same-origin). Anything else is refused before the body is read.
+ * 1. Origin: browsers send it on every POST; it must be ours (or, when a browser omits it or
+ *    sends `null`, Sec-Fetch-Site must say same-origin). Anything else is refused before the
+ *    body is read.
  * 2. Token: the form's `_csrf` must equal `csrfToken(c)` (compared in constant time).
  * Only form encodings are accepted, so a cross-site `fetch` cannot slip JSON past either check.
  */
 export const verifyCsrf = (): MiddlewareHandler<WebEnv> => async (c, next) => {
   if (c.req.method === "GET" || c.req.method === "HEAD") return next();
   const origin = c.req.header("origin");
-  if (origin !== undefined) {
+  // Pages send `Referrer-Policy: no-referrer`, under which browsers send `Origin: null` even on
+  // same-origin form posts (Fetch standard, "serializing a request origin"); then, as when no
+  // Origin is sent, the browser's own Sec-Fetch-Site must say same-origin.
+  if (origin !== undefined && origin !== "null") {
     if (!allowedOrigins(c).includes(origin)) throw refuse("it came from another site");
   } else if (c.req.header("sec-fetch-site") !== "same-origin") {
-    throw refuse("its origin is unknown");
+    throw refuse(origin === "null" ? "it came from another site" : "its origin is unknown");
   }
   const type = c.req.header("content-type") ?? "";
   if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {

@@ -1,9 +1,9 @@
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 
 /** A fragment of escaped HTML. Interpolated strings are escaped; nested fragments are not. */
 export type Html = ReturnType<typeof html>;
 
-export { html };
+export { html, raw };
 
 /** Nothing, for conditional parts of a template. */
 export const nothing: Html = html``;

@@ -7,6 +7,7 @@ export * from "./idempotency-keys.ts";
 export * from "./invitations.ts";
 export * from "./mcp-connections.ts";
 export * from "./mcp-discoveries.ts";
+export * from "./oauth.ts";
 export * from "./onboarding-sessions.ts";
 export * from "./organizations.ts";
 export * from "./problems.ts";

@@ -16,7 +16,11 @@ export async function getMe(args: { ctx: ServiceContext }): Promise<Me> {
     .limit(1);
   if (!row) throw new AppError("unauthorized", "The credential's organisation or user no longer exists.");
   return {
-    actor: { type: actor.type, id: actor.id },
+    actor: {
+      type: actor.type,
+      id: actor.id,
+      ...(actor.oauth ? { clientId: actor.oauth.clientId, scopes: [...actor.oauth.scopes] } : {}),
+    },
     user: { id: actor.userId, email: row.email },
     organization: { id: actor.organizationId, name: row.orgName, kind: row.orgKind },
     role: actor.role,

@@ -4,12 +4,13 @@ import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
 import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
 import { recordAudit } from "../audit/record-audit.ts";
+import { revokeMemberGrants } from "../oauth/revoke-member-grants.ts";
 import { requireOwner } from "./authorize.ts";
 import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";
 
 /**
- * Removes a member. Their API keys for this organisation are revoked too: keys resolve through
- * the membership, so without this a later re-invitation would bring old keys back to life.
+ * Removes a member. Their API keys and OAuth grants for this organisation are revoked too: both
+ * resolve through the membership, so without this a later re-invitation would bring them back.
  */
 export async function removeMember(args: { ctx: ServiceContext; input: { userId: string } }): Promise<void> {
   requireOwner(args.ctx);
@@ -30,11 +31,12 @@ export async function removeMember(args: { ctx: ServiceContext; input: { userId:
         ),
       )
       .returning({ id: apiKeys.id });
+    const oauthGrantsRevoked = await revokeMemberGrants(tx, { organizationId, userId: input.userId });
     await recordAudit(tx, ctx, {
       action: "member.removed",
       targetType: "user",
       targetId: input.userId,
-      details: { role: locked.target.role, apiKeysRevoked: revoked.length },
+      details: { role: locked.target.role, apiKeysRevoked: revoked.length, oauthGrantsRevoked },
     });
     return notifyAuthChanged(tx, ctx.deps, { organizationId });
   });

@@ -10,7 +10,9 @@ export type KeyPurpose =
   | "x402/assumed-state"
   | "x402/replay"
   | "onboarding/approval-link"
-  | "github/install-state";
+  | "github/install-state"
+  | "oauth/signing-key"
+  | "oauth/cookies";
 
 const cache = new WeakMap<Keyring, Map<string, Buffer>>();
 

@@ -1,0 +1,37 @@
+/**
+ * Dynamic client registration is open (MCP clients register themselves), so what a registered
+ * client may do is narrowed here, before the provider sees the request: the authorization code
+ * flow (with PKCE) and refresh only. Device authorization is the CLI's, which is registered
+ * statically.
+ *
+ * A requested `scope` is dropped (RFC 7591 §2 lets the server replace metadata): the provider
+ * would check it against its own scopes only, while patchbay's belong to its two resources and
+ * are chosen per authorization request, where consent shows them.
+ */
+const allowedGrants = new Set(["authorization_code", "refresh_token"]);
+const MAX_REDIRECT_URIS = 10;
+
+export type RegistrationCheck = { refusal: string } | { body: Uint8Array | undefined };
+
+export function checkRegistration(body: Uint8Array | undefined): RegistrationCheck {
+  if (!body) return { body };
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return { body }; // the provider answers malformed bodies itself
+  }
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) return { body };
+  const { scope: _scope, ...kept } = metadata as Record<string, unknown>;
+  const { grant_types: grants, response_types: responses, redirect_uris: redirects } = kept;
+  if (Array.isArray(grants) && grants.some((g) => !allowedGrants.has(String(g)))) {
+    return { refusal: "grant_types may only contain authorization_code and refresh_token" };
+  }
+  if (Array.isArray(responses) && responses.some((r) => r !== "code")) {
+    return { refusal: "response_types may only contain code" };
+  }
+  if (Array.isArray(redirects) && redirects.length > MAX_REDIRECT_URIS) {
+    return { refusal: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
+  }
+  return { body: new TextEncoder().encode(JSON.stringify(kept)) };
+}
