@@ -1,0 +1,199 @@
+import { afterAll, vi } from "vitest";
+import { apiKeys } from "../src/db/schema/api-keys.ts";
+import { generateApiKeySecret } from "../src/features/api-keys/key-secret.ts";
+import { permissions } from "../src/features/api-keys/permissions.ts";
+import { telemetryEvidence } from "../src/features/remediations/telemetry-evidence.ts";
+import { hexId, jsonSpan, jsonTraces } from "../src/features/telemetry/test-support.ts";
+import { newId } from "../src/ids.ts";
+import { describe, expect, newTenant, test } from "./fixtures.ts";
+import { client } from "./http.ts";
+import { appFetch, payingFetch, startTestChain } from "./lib/dev-chain.ts";
+import {
+  fixtureFiles,
+  investigationScript,
+  makeGitRepo,
+  remediationHarness,
+  removeFixtureRepos,
+} from "./lib/remediation.ts";
+import { scriptedModel } from "./lib/scripted-model.ts";
+import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
+
+vi.setConfig({ testTimeout: 180_000 });
+afterAll(removeFixtureRepos);
+
+type Action = {
+  action: string;
+  method: "GET" | "POST";
+  href: string;
+  price: string;
+  body?: unknown;
+  x_assumed_state?: string;
+};
+
+/**
+ * The agent journey of spec part 1B in one test, paid on the dev chain: catalog → signup →
+ * telemetry → problem → remediation → a pull request (local-git review) for a human. The agent
+ * only follows next_actions; the human only claims the organisation and registers the repository.
+ */
+describe("the agent journey (spec 1B)", () => {
+  test("catalog → signup → telemetry → problem → remediation → pull request, paid with x402", async ({
+    deps,
+    app: _app,
+  }) => {
+    const chain = await startTestChain();
+    try {
+      const h = await remediationHarness({ ...deps, payments: chain.payments });
+      h.services.evidence = telemetryEvidence(h.deps);
+      h.setModel(scriptedModel(investigationScript()).model);
+      const base = h.deps.config.baseUrl;
+      const payer = await chain.fundedPayer(18, "20");
+      const pay = payingFetch(h.app, chain.payments, payer.privateKey);
+      const follow = (a: Action, headers: Record<string, string> = {}) =>
+        (a.price === "free" ? appFetch(h.app) : pay)(a.href, {
+          method: a.method,
+          headers: {
+            ...headers,
+            ...(a.method === "POST" ? { "content-type": "application/json" } : {}),
+            ...(a.x_assumed_state ? { "x-assumed-state": a.x_assumed_state } : {}),
+          },
+          ...(a.method === "POST" ? { body: JSON.stringify(a.body ?? {}) } : {}),
+        });
+      const before = await chain.balanceOf(payer.address);
+
+      // 1. Discover.
+      const catalog = await (await appFetch(h.app)(`${base}/x402`)).json();
+      expect(catalog.items.map((i: { path: string }) => i.path)).toContain(
+        "/x402/problems/{id}/remediations",
+      );
+
+      // 2. Sign up, then start onboarding as suggested.
+      const signup = await (
+        await pay(`${base}/x402/signup`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        })
+      ).json();
+      const session = await (await follow(signup.next_actions[0])).json();
+      expect(session.state).toBe("awaiting-telemetry");
+
+      // 3. Telemetry: the bug happens in production.
+      const traceId = hexId(16);
+      const span = jsonSpan({
+        traceId,
+        name: "GET /orders/:id",
+        status: { code: 2 },
+        events: [
+          {
+            name: "exception",
+            timeUnixNano: (BigInt(Date.now()) * 1_000_000n).toString(),
+            attributes: [
+              { key: "exception.type", value: { stringValue: "OrderNotFoundError" } },
+              { key: "exception.message", value: { stringValue: "order -123 not found" } },
+              {
+                key: "exception.stacktrace",
+                value: {
+                  stringValue:
+                    "OrderNotFoundError: order -123 not found\n    at findOrder (/srv/shop/src/orders.js:9:11)\n    at parseOrderId (/srv/shop/src/order-id.js:3:10)",
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const ingest = await h.app.request("/v1/traces", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: signup.telemetry.headers.authorization,
+        },
+        body: JSON.stringify(jsonTraces([span])),
+      });
+      expect(ingest.status).toBe(200);
+
+      // A human claims the organisation and registers the repository (agents never register paths).
+      const poll = async () =>
+        (
+          await h.app.request(`/x402/onboard/${session.sessionId}`, {
+            headers: { authorization: `Bearer ${session.sessionToken}` },
+          })
+        ).json();
+      const operator = await waitFor(async () => {
+        const s = await poll();
+        return s.state === "awaiting-operator" ? s : undefined;
+      });
+      const human = await newTenant(h.deps, h.app, "journey-operator@example.com");
+      await givePassword(h.deps, "journey-operator@example.com");
+      const browser = webClient(h.app);
+      await browser.signIn("journey-operator@example.com", TEST_PASSWORD);
+      const link = new URL(operator.approvalUrl);
+      await browser.page(`${link.pathname}${link.search}`);
+      expect((await browser.post("/approve", { token: link.searchParams.get("token") ?? "" })).status).toBe(
+        303,
+      );
+      expect((await poll()).state).toBe("ready");
+      const key = generateApiKeySecret();
+      await h.deps.db.insert(apiKeys).values({
+        id: newId("key"),
+        organizationId: signup.organization.id,
+        userId: human.userId,
+        name: "operator",
+        prefix: key.prefix,
+        secretHash: key.hash,
+        permissions: [...permissions],
+      });
+      const repo = makeGitRepo(fixtureFiles);
+      const registered = await client(h.app, key.secret).post(
+        `/environments/${signup.environment.id}/repositories`,
+        {
+          provider: "local-git",
+          path: repo.path,
+          defaultBranch: "main",
+          testCommand: "node --test",
+          services: ["checkout"],
+        },
+      );
+      expect(registered.status, await registered.clone().text()).toBe(201);
+
+      // 4. Find the problem, inspect it, 5. remediate as suggested, and poll until the PR is ready.
+      const problems = await waitFor(async () => {
+        const page = await (await pay(`${base}/x402/problems`)).json();
+        return page.items.length ? page : undefined;
+      });
+      const problem = await (await follow(problems.next_actions[0])).json();
+      expect(problem.title).toContain("OrderNotFoundError");
+      const remediate: Action = problem.next_actions[0];
+      expect(remediate.action).toBe("remediate");
+      const started = await follow(remediate);
+      expect(started.status, await started.clone().text()).toBe(201);
+      const run = await started.json();
+      expect(run).toMatchObject({ status: "queued", threadUrl: `${base}/remediations/${run.remediationId}` });
+      const ready = await waitFor(async () => {
+        const view = await (
+          await follow(run.next_actions[0], { authorization: `Bearer ${session.sessionToken}` })
+        ).json();
+        if (["failed", "cancelled"].includes(view.status)) throw new Error(JSON.stringify(view));
+        return view.status === "awaiting-review" ? view : undefined;
+      }, 120_000);
+      expect(ready.prUrl).toBe(`${base}/remediations/${run.remediationId}/review`);
+      expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
+
+      // Paid: signup + onboarding ($0.05 each), the reads ($0.01 each), the remediation ($5).
+      const spent = before - (await chain.balanceOf(payer.address));
+      expect(spent).toBeGreaterThanOrEqual(5_100_000n + 20_000n);
+      expect((spent - 5_100_000n) % 10_000n).toBe(0n);
+    } finally {
+      await chain.close();
+    }
+  });
+});
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
