@@ -3,7 +3,7 @@
  * ingest (key check, admission, body read, decode, validate, store, group problems) — on PGlite and
  * on PostgreSQL, in one run, with peak memory. See docs/performance.md.
  *
- * Each engine gets a fresh database (a temporary PGlite data directory; a PostgreSQL database
+ * Each engine runs in its own child process and gets a fresh database (a temporary PGlite data directory; a PostgreSQL database
  * created and dropped by the bench). Requests are SDK-shaped protobuf export bodies of 512 spans
  * (bench/lib/otlp-batches.ts, ~2 % of spans with an exception event), each with fresh ids. Full
  * ingest runs them through the real OTLP route handler in-process (`app.request`, no sockets),
@@ -20,11 +20,14 @@
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any failed request,
  * lost span or error.
  */
+
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import postgres from "postgres";
 import { loadConfig } from "../src/config.ts";
@@ -77,27 +80,59 @@ const log = (message: string) =>
 const cleanups: (() => Promise<void>)[] = [];
 
 async function main(): Promise<number> {
+  const child = process.env.BENCH_CHILD_TARGET as Target | undefined;
+  if (child) return runChild(child);
   console.log(
     `patchbay bench:ingest — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}\n` +
       `${settings.spansPerRequest} spans per request (1 in ${settings.errorEvery} with an exception), ` +
       `${settings.concurrency} requests in flight, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per phase\n`,
   );
-  const batch = traceBatch({ spans: settings.spansPerRequest, errorEvery: settings.errorEvery });
-  log(`request body: ${(batch.bytes / 1024).toFixed(0)} KiB protobuf`);
   const results: Phase[] = [];
   let failures = 0;
+  // Each engine in a fresh process: no JIT state, heap or PGlite memory carried from one to the next.
   for (const target of settings.targets) {
-    const database = await openTarget(target);
-    try {
-      const phases = await runTarget(target, database, batch);
-      results.push(...phases.results);
-      failures += phases.failures;
-    } finally {
-      await database.close();
-    }
+    const outcome = await spawnTarget(target);
+    results.push(...outcome.results);
+    failures += outcome.failures;
   }
   report(results);
   return failures > 0 ? 1 : 0;
+}
+
+async function runChild(target: Target): Promise<number> {
+  const batch = traceBatch({ spans: settings.spansPerRequest, errorEvery: settings.errorEvery });
+  log(`request body: ${(batch.bytes / 1024).toFixed(0)} KiB protobuf`);
+  const database = await openTarget(target);
+  try {
+    const outcome = await runTarget(target, database, batch);
+    process.stdout.write(`${JSON.stringify(outcome)}\n`);
+    return outcome.failures > 0 ? 1 : 0;
+  } finally {
+    await database.close();
+  }
+}
+
+function spawnTarget(target: Target): Promise<{ results: Phase[]; failures: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_CHILD_TARGET: target },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    proc.stdout.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    proc.once("error", reject);
+    proc.once("exit", (code) => {
+      const line = output.trim().split("\n").at(-1) ?? "";
+      try {
+        const outcome = JSON.parse(line) as { results: Phase[]; failures: number };
+        resolvePromise({ results: outcome.results, failures: outcome.failures + (code === 0 ? 0 : 1) });
+      } catch {
+        reject(new Error(`the ${target} run failed (exit code ${code}):\n${output}`));
+      }
+    });
+  });
 }
 
 async function openTarget(target: Target): Promise<{ handle: DatabaseHandle; close(): Promise<void> }> {

@@ -33,10 +33,14 @@ export function identifyProblem(facts: ExceptionFacts): ProblemIdentity {
   const title = masked ? `${facts.type}: ${masked}` : facts.type;
   return {
     fingerprint: `sha256:${hash}`,
-    title: title.length > MAX_TITLE_CHARS ? `${title.slice(0, MAX_TITLE_CHARS - 1)}…` : title,
-    culprit: frames[0] ? culprit(frames[0]) : facts.service,
+    title: cut(title),
+    culprit: cut(frames[0] ? culprit(frames[0]) : facts.service),
   };
 }
+
+/** Titles and culprits name a problem in lists: bounded whatever the stack or message held. */
+const cut = (text: string): string =>
+  text.length > MAX_TITLE_CHARS ? `${text.slice(0, MAX_TITLE_CHARS - 1)}…` : text;
 
 const culprit = (frame: StackFrame): string => {
   const file = frame.file

@@ -296,6 +296,52 @@ describe("traces", () => {
   });
 });
 
+describe("COPY text", () => {
+  test("tabs, newlines, backslashes, quotes, \\N and non-ASCII text come back as sent", async ({
+    app,
+    owner,
+  }) => {
+    const { key } = await createKey(owner);
+    const tricky = 'tab\there\nnew line\r\\N \\ back\\slash "quoted" \\. ünïcødé 🚀 \u2028';
+    const traceId = hexId(16);
+    await sendJson(
+      app,
+      "traces",
+      key,
+      jsonTraces(
+        [
+          jsonSpan({
+            traceId,
+            name: tricky,
+            status: { code: 2, message: tricky },
+            attributes: jsonAttributes({ [tricky]: tricky, "path\\key": "C:\\temp\\x" }),
+          }),
+        ],
+        `svc ${tricky}`,
+      ),
+    );
+    await sendJson(
+      app,
+      "logs",
+      key,
+      jsonLogs([jsonLog({ traceId, body: { stringValue: tricky } })], "logs\tsvc"),
+    );
+    const trace = (await (
+      await owner.api.get(`/environments/${owner.environmentId}/traces/${traceId}`)
+    ).json()) as Trace;
+    expect(trace.spans[0]).toMatchObject({
+      name: tricky,
+      service: `svc ${tricky}`,
+      status: { message: tricky },
+      attributes: { [tricky]: tricky, "path\\key": "C:\\temp\\x" },
+    });
+    const logs = (await (
+      await owner.api.get(`/environments/${owner.environmentId}/logs?traceId=${traceId}`)
+    ).json()) as LogPage;
+    expect(logs.items).toMatchObject([{ body: tricky, service: "logs\tsvc" }]);
+  });
+});
+
 describe("hasTelemetry", () => {
   test("false until a batch of any signal is stored for the environment, and only for it", async ({
     app,
