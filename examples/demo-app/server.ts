@@ -20,13 +20,16 @@ const logger = logs.getLogger("demo-shop");
 function route(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://demo");
   const order = /^\/orders\/([^/]+)$/.exec(url.pathname);
-  if (order?.[1]) return json(res, 200, findOrder(decodeURIComponent(order[1])));
-  if (url.pathname === "/checkout") {
+  if (order?.[1]) {
+    json(res, 200, findOrder(decodeURIComponent(order[1])));
+  } else if (url.pathname === "/checkout") {
     const quantity = parseQuantity(url.searchParams.get("qty") ?? "");
-    return json(res, 200, { quantity, totalCents: quantity * 1_250 });
+    json(res, 200, { quantity, totalCents: quantity * 1_250 });
+  } else if (url.pathname === "/healthz") {
+    json(res, 200, { status: "ok" });
+  } else {
+    json(res, 404, { error: "no such route" });
   }
-  if (url.pathname === "/healthz") return json(res, 200, { status: "ok" });
-  json(res, 404, { error: "no such route" });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
