@@ -16,6 +16,7 @@ import {
   removeFixtureRepos,
 } from "./lib/remediation.ts";
 import { scriptedModel } from "./lib/scripted-model.ts";
+import { eventually } from "./lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -118,7 +119,7 @@ describe("the agent journey (spec 1B)", () => {
             headers: { authorization: `Bearer ${session.sessionToken}` },
           })
         ).json();
-      const operator = await waitFor(async () => {
+      const operator = await eventually(async () => {
         const s = await poll();
         return s.state === "awaiting-operator" ? s : undefined;
       });
@@ -156,7 +157,7 @@ describe("the agent journey (spec 1B)", () => {
       expect(registered.status, await registered.clone().text()).toBe(201);
 
       // 4. Find the problem, inspect it, 5. remediate as suggested, and poll until the PR is ready.
-      const problems = await waitFor(async () => {
+      const problems = await eventually(async () => {
         const page = await (await pay(`${base}/x402/problems`)).json();
         return page.items.length ? page : undefined;
       });
@@ -168,7 +169,7 @@ describe("the agent journey (spec 1B)", () => {
       expect(started.status, await started.clone().text()).toBe(201);
       const run = await started.json();
       expect(run).toMatchObject({ status: "queued", threadUrl: `${base}/remediations/${run.remediationId}` });
-      const ready = await waitFor(async () => {
+      const ready = await eventually(async () => {
         const view = await (
           await follow(run.next_actions[0], { authorization: `Bearer ${session.sessionToken}` })
         ).json();
@@ -187,13 +188,3 @@ describe("the agent journey (spec 1B)", () => {
     }
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import { organizations } from "../../db/schema/organizations.ts";
@@ -56,12 +56,7 @@ export async function claimOrganization(args: {
       .where(eq(organizations.id, session.organizationId))
       .for("update");
     if (org?.kind !== "wallet") throw deadLink();
-    const [owner] = await tx
-      .select({ one: sql<number>`1` })
-      .from(memberships)
-      .where(and(eq(memberships.organizationId, org.id), eq(memberships.role, "owner")))
-      .limit(1);
-    if (owner) throw alreadyClaimed();
+    if (await isClaimed(tx, org.id)) throw alreadyClaimed();
     await tx.insert(memberships).values({ organizationId: org.id, userId: args.userId, role: "owner" });
     await tx.insert(auditLog).values({
       organizationId: org.id,

@@ -1,51 +1,22 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { and, count, eq } from "drizzle-orm";
 import type { Hex } from "viem";
-import { test as base, describe, expect, newTenant } from "../../../test/fixtures.ts";
-import {
-  appFetch,
-  payingFetch,
-  signedPayment,
-  startTestChain,
-  type TestChain,
-} from "../../../test/lib/dev-chain.ts";
+import { describe, expect, newTenant } from "../../../test/fixtures.ts";
+import { appFetch, payingFetch, signedPayment, type TestChain } from "../../../test/lib/dev-chain.ts";
+import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { eventually } from "../../../test/lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
-import { createApp } from "../../app.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { organizations } from "../../db/schema/organizations.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
-import type { Deps } from "../../deps.ts";
 import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
 
 const SIGNUP = 50_000n; // $0.05
 const ONBOARD = 50_000n;
 
-type Paid = { deps: Deps; app: ReturnType<typeof createApp>; base: string };
-
-const test = base.extend<{ chain: TestChain; paid: Paid }>({
-  chain: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
-    async ({}, use) => {
-      const chain = await startTestChain();
-      await use(chain);
-      await chain.close();
-    },
-    { scope: "file" },
-  ],
-  paid: [
-    async ({ deps, chain }, use) => {
-      const paidDeps: Deps = { ...deps, payments: chain.payments };
-      await use({ deps: paidDeps, app: createApp(paidDeps), base: paidDeps.config.baseUrl });
-    },
-    { scope: "file" },
-  ],
-});
-
-const json = (body: unknown): RequestInit => ({
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
+type Paid = PaidApp;
+const test = paidTest;
+const json = jsonPost;
 
 async function signUp(paid: Paid, chain: TestChain, key: Hex, body: unknown = {}) {
   return payingFetch(paid.app, chain.payments, key)(`${paid.base}/x402/signup`, json(body));
@@ -197,7 +168,7 @@ describe("onboarding sessions", () => {
       headers: { "content-type": "application/json", authorization: signup.telemetry.headers.authorization },
     });
     expect(ingest.status).toBe(200);
-    const operator = await waitFor(async () => {
+    const operator = await eventually(async () => {
       const view = await (await poll(session.sessionToken)).json();
       return view.state === "awaiting-operator" ? view : undefined;
     });
@@ -346,13 +317,3 @@ describe("catalog and llms.txt", () => {
     expect(text).toContain("GET /x402/onboard/{sessionId}` — free");
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

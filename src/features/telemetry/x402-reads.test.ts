@@ -1,41 +1,18 @@
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
-import { test as base, describe, expect } from "../../../test/fixtures.ts";
-import { appFetch, payingFetch, startTestChain, type TestChain } from "../../../test/lib/dev-chain.ts";
-import { createApp } from "../../app.ts";
+import { describe, expect } from "../../../test/fixtures.ts";
+import { appFetch, payingFetch, type TestChain } from "../../../test/lib/dev-chain.ts";
+import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { eventually } from "../../../test/lib/wait.ts";
 import { problems } from "../../db/schema/problems.ts";
-import type { Deps } from "../../deps.ts";
 import { hexId, jsonSpan, jsonTraces } from "./test-support.ts";
 
 const READ = 10_000n; // $0.01
 
-type Paid = { deps: Deps; app: ReturnType<typeof createApp>; base: string };
-
-const test = base.extend<{ chain: TestChain; paid: Paid }>({
-  chain: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their deps by destructuring
-    async ({}, use) => {
-      const chain = await startTestChain();
-      await use(chain);
-      await chain.close();
-    },
-    { scope: "file" },
-  ],
-  paid: [
-    async ({ deps, chain }, use) => {
-      const paidDeps: Deps = { ...deps, payments: chain.payments };
-      await use({ deps: paidDeps, app: createApp(paidDeps), base: paidDeps.config.baseUrl });
-    },
-    { scope: "file" },
-  ],
-});
-
-const json = (body: unknown): RequestInit => ({
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify(body),
-});
+type Paid = PaidApp;
+const test = paidTest;
+const json = jsonPost;
 
 /** An exception event as the OpenTelemetry SDK records one (`span.recordException`). */
 const exception = (type: string, message: string) => ({
@@ -97,14 +74,14 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
     ).toBe(200);
 
     const before = await chain.balanceOf(payer.address);
-    const health = await waitFor(async () => {
+    const health = await eventually(async () => {
       const body = await (await pay(`${paid.base}/x402/services?window=1h`)).json();
       return body.items.length > 0 ? body : undefined;
     });
     expect(health.items[0]).toMatchObject({ service: "checkout", requestCount: 3, errorCount: 2 });
     expect(health.next_actions[0].action).toBe("list_problems");
 
-    const problems = await waitFor(async () => {
+    const problems = await eventually(async () => {
       const body = await (await pay(health.next_actions[0].href)).json();
       return body.items.length > 0 ? body : undefined;
     });
@@ -155,7 +132,7 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
         jsonTraces([jsonSpan({ traceId, events: [exception("TypeError", "x is undefined")] })]),
       ),
     });
-    const mine = await waitFor(async () => {
+    const mine = await eventually(async () => {
       const body = await (await owner.pay(`${paid.base}/x402/problems`)).json();
       return body.items[0];
     });
@@ -219,7 +196,7 @@ describe("remediation routes on x402", () => {
         jsonTraces([jsonSpan({ status: { code: 2 }, events: [exception("RangeError", "bad qty -1")] })]),
       ),
     });
-    const listed = await waitFor(async () => {
+    const listed = await eventually(async () => {
       const body = await (await pay(`${paid.base}/x402/problems`)).json();
       return body.items[0] ? body : undefined;
     });
@@ -265,13 +242,3 @@ describe("remediation routes on x402", () => {
     expect(poll.status).toBe(404);
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -8,6 +8,7 @@ import {
   SignupResultSchema,
   StartedOnboardingSchema,
 } from "../schemas.ts";
+import { bearerToken } from "../session-organization.ts";
 import { signUpWallet } from "../sign-up-wallet.ts";
 import { startOnboarding } from "../start-onboarding.ts";
 import { walletOf } from "../wallet.ts";
@@ -58,8 +59,8 @@ export const onboardingRoutes: X402Route[] = [
     auth: "Authorization: Bearer <session token>",
     async handle(c) {
       const sessionId = c.req.param("sessionId") ?? "";
-      const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-      const session = await readOnboardingSession({ deps: c.get("deps"), sessionId, token: bearer });
+      const token = bearerToken(c.req.header("authorization"));
+      const session = await readOnboardingSession({ deps: c.get("deps"), sessionId, token });
       return c.json(session, 200, noStore);
     },
   },
