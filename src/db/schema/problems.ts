@@ -40,8 +40,6 @@ export const problems = pgTable(
     /** The latest occurrence's message (unmasked) and its stack trace, when one had a stack. */
     sampleMessage: text("sample_message"),
     sampleStacktrace: text("sample_stacktrace"),
-    /** Filled by remediation (a later issue); null until a remediation exists. */
-    remediationState: text("remediation_state"),
     resolvedAt: millis("resolved_at"),
     statusChangedAt: millis("status_changed_at"),
     createdAt: millis("created_at").notNull().defaultNow(),

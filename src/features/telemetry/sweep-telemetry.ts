@@ -1,7 +1,8 @@
-import { and, isNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, eq, lt, notExists, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client.ts";
 import { problems } from "../../db/schema/problems.ts";
+import { remediations } from "../../db/schema/remediations.ts";
 import {
   telemetryLogs,
   telemetryMetricPoints,
@@ -48,7 +49,20 @@ export async function sweepTelemetry(
     problems: await sweepTable(
       db,
       problems,
-      and(lt(problems.lastSeen, new Date(cutoffMs)), isNull(problems.remediationState)),
+      and(
+        lt(problems.lastSeen, new Date(cutoffMs)),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(remediations)
+            .where(
+              and(
+                eq(remediations.environmentId, problems.environmentId),
+                eq(remediations.problemId, problems.id),
+              ),
+            ),
+        ),
+      ),
       batch,
     ),
   };

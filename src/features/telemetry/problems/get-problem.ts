@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { problems } from "../../../db/schema/problems.ts";
 import { AppError } from "../../../errors.ts";
+import { problemColumns } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
 import { toProblem } from "./to-problem.ts";
 
@@ -12,7 +13,7 @@ export async function getProblem(args: {
   input: { problemId: string };
 }): Promise<Problem> {
   const [row] = await args.db
-    .select()
+    .select(problemColumns)
     .from(problems)
     .where(and(eq(problems.id, args.input.problemId), eq(problems.environmentId, args.environmentId)));
   if (!row) throw new AppError("not_found", `Problem ${args.input.problemId} was not found.`);

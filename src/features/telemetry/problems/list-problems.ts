@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { problems } from "../../../db/schema/problems.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
+import { problemColumns } from "./problem-columns.ts";
 import type { ProblemListQueryInput, ProblemPage } from "./schemas.ts";
 import { toProblemSummary } from "./to-problem.ts";
 
@@ -21,7 +22,7 @@ export async function listProblems(args: {
     return Number.isFinite(ms) && typeof id === "string" ? { time: new Date(ms), id } : undefined;
   });
   const rows = await args.db
-    .select()
+    .select(problemColumns)
     .from(problems)
     .where(
       and(

@@ -4,9 +4,11 @@ import { client, problem } from "../../../../test/http.ts";
 import { apiKeys } from "../../../db/schema/api-keys.ts";
 import { auditLog } from "../../../db/schema/audit-log.ts";
 import { problems } from "../../../db/schema/problems.ts";
+import { remediations } from "../../../db/schema/remediations.ts";
 import { memberships } from "../../../db/schema/users.ts";
 import { generateApiKeySecret } from "../../../features/api-keys/key-secret.ts";
 import { permissions } from "../../../features/api-keys/permissions.ts";
+import { DEFAULT_REMEDIATION_BUDGETS } from "../../remediations/schemas.ts";
 import { sweepTelemetry } from "../sweep-telemetry.ts";
 import {
   createKey,
@@ -116,6 +118,7 @@ describe("problem detection", () => {
       title: "OrderNotFound: order <n> does not exist",
       culprit: expect.stringMatching(/^loadOrder \(problems\/problems\.test\.ts\)$/),
       revision: 1,
+      remediationId: null,
       remediationState: null,
     });
     expect(byType("TypeError")).toMatchObject({
@@ -358,10 +361,19 @@ describe("problem lists and retention", () => {
     await sendJson(app, "traces", key, jsonTraces([failedSpan(thrown(() => loadOrder(1)))], "keep"));
     await sendJson(app, "traces", key, jsonTraces([failedSpan(thrown(() => parseQuantity("q")))], "keep"));
     const [kept, swept] = (await listOf(owner, "?service=keep")).items;
-    await deps.db
-      .update(problems)
-      .set({ remediationState: "queued" })
-      .where(eq(problems.id, kept?.id ?? ""));
+    await deps.db.insert(remediations).values({
+      id: "rem_keep",
+      organizationId: owner.organizationId,
+      environmentId: owner.environmentId,
+      problemId: kept?.id ?? "",
+      status: "awaiting-review",
+      requestedBy: owner.userId,
+      budgets: DEFAULT_REMEDIATION_BUDGETS,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const shown = (await listOf(owner, "?service=keep")).items.find((p) => p.id === kept?.id);
+    expect(shown).toMatchObject({ remediationId: "rem_keep", remediationState: "awaiting-review" });
     const result = await sweepTelemetry(deps.db, new Date(Date.now() + 8 * 86_400_000), 7);
     expect(result.problems).toBeGreaterThanOrEqual(1);
     const left = (await listOf(owner, "?service=keep")).items.map((p) => p.id);

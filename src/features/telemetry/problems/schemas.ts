@@ -41,10 +41,13 @@ export const ProblemSummarySchema = z
     revision: z.number().int().min(1).openapi({
       description: "Changes with every status change (send it quoted in If-Match to change the status).",
     }),
+    remediationId: z.string().nullable().openapi({
+      description: "The latest remediation run of this problem (`rem_…`); null while there is none.",
+    }),
     remediationState: z
       .string()
       .nullable()
-      .openapi({ description: "The latest remediation's state; null while there is none." }),
+      .openapi({ description: "The latest remediation's status; null while there is none." }),
   })
   .openapi("ProblemSummary");
 export type ProblemSummary = z.infer<typeof ProblemSummarySchema>;
@@ -88,6 +91,7 @@ export const ProblemSchema = ProblemSummarySchema.extend({
     firstSeen: "2026-11-22T09:12:00.000Z",
     lastSeen: "2026-11-22T10:14:59.120Z",
     revision: 1,
+    remediationId: null,
     remediationState: null,
     sampleTraceIds: ["4bf92f3577b34da6a3ce929d0e0e4736"],
     sampleMessage: "Cannot read properties of undefined (reading 'sku') for order 1041",

@@ -9,6 +9,7 @@ import { problems } from "../../../db/schema/problems.ts";
 import { AppError } from "../../../errors.ts";
 import { recordAudit } from "../../audit/record-audit.ts";
 import { findEnvironment } from "../../environments/find-environment.ts";
+import { problemColumns } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
 import { toProblem } from "./to-problem.ts";
 
@@ -33,7 +34,7 @@ export async function setProblemStatus(args: {
   return withTransaction(ctx, async (tx) => {
     const env = await findEnvironment(tx, ctx, input.environmentId);
     const [row] = await tx
-      .select()
+      .select(problemColumns)
       .from(problems)
       .where(and(eq(problems.id, input.problemId), eq(problems.environmentId, env.id)))
       .for("update");
@@ -65,6 +66,10 @@ export async function setProblemStatus(args: {
       targetId: row.id,
       details: { environmentId: env.id, from: row.status, to: input.status, revision: updated.revision },
     });
-    return toProblem(updated);
+    return toProblem({
+      ...updated,
+      remediationId: row.remediationId,
+      remediationState: row.remediationState,
+    });
   });
 }

@@ -2,7 +2,11 @@ import type { problems } from "../../../db/schema/problems.ts";
 import type { Problem, ProblemSummary } from "./schemas.ts";
 import { parseStack } from "./stack-frames.ts";
 
-type ProblemRow = typeof problems.$inferSelect;
+/** A problem with its latest remediation (`problemColumns`). */
+type ProblemRow = typeof problems.$inferSelect & {
+  remediationId: string | null;
+  remediationState: string | null;
+};
 
 /** Frames shown with a problem: plenty to read, bounded for pathological stacks. */
 const MAX_FRAMES = 50;
@@ -19,6 +23,7 @@ export const toProblemSummary = (row: ProblemRow): ProblemSummary => ({
   firstSeen: row.firstSeen.toISOString(),
   lastSeen: row.lastSeen.toISOString(),
   revision: row.revision,
+  remediationId: row.remediationId,
   remediationState: row.remediationState,
 });
 

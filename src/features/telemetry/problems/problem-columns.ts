@@ -1,0 +1,23 @@
+import { getTableColumns, sql } from "drizzle-orm";
+import { problems } from "../../../db/schema/problems.ts";
+import { remediations } from "../../../db/schema/remediations.ts";
+
+/**
+ * Which remediation a problem shows: the latest run started for it in its environment. Read
+ * with the problem (one index probe on `remediations_problem_idx`), never copied onto it, so
+ * the problem can never disagree with the run.
+ */
+// drizzle leaves columns unqualified in single-table queries, where `id` inside the subquery
+// would mean the run's own id; the problem's columns are qualified by hand.
+const problem = (column: string) => sql`${sql.identifier("problems")}.${sql.identifier(column)}`;
+const latestRun = (column: "id" | "status") =>
+  sql<string | null>`(select r.${sql.identifier(column)} from ${remediations} r
+    where r.environment_id = ${problem("environment_id")} and r.problem_id = ${problem("id")}
+    order by r.created_at desc, r.id desc limit 1)`;
+
+/** A problem row with its latest remediation's id and status. */
+export const problemColumns = {
+  ...getTableColumns(problems),
+  remediationId: latestRun("id"),
+  remediationState: latestRun("status"),
+};
