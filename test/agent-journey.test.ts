@@ -1,13 +1,9 @@
 import { afterAll, vi } from "vitest";
-import { apiKeys } from "../src/db/schema/api-keys.ts";
-import { generateApiKeySecret } from "../src/features/api-keys/key-secret.ts";
-import { permissions } from "../src/features/api-keys/permissions.ts";
 import { telemetryEvidence } from "../src/features/remediations/telemetry-evidence.ts";
 import { hexId, jsonSpan, jsonTraces } from "../src/features/telemetry/test-support.ts";
-import { newId } from "../src/ids.ts";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
-import { client } from "./http.ts";
 import { appFetch, payingFetch, startTestChain } from "./lib/dev-chain.ts";
+import { keyFor } from "./lib/members.ts";
 import {
   fixtureFiles,
   investigationScript,
@@ -132,29 +128,28 @@ describe("the agent journey (spec 1B)", () => {
       expect((await browser.post("/approve", { token: link.searchParams.get("token") ?? "" })).status).toBe(
         303,
       );
-      expect((await poll()).state).toBe("ready");
-      const key = generateApiKeySecret();
-      await h.deps.db.insert(apiKeys).values({
-        id: newId("key"),
+      const steps = await poll();
+      expect(steps).toMatchObject({
+        state: "awaiting-operator",
+        operatorSteps: [
+          { step: "claim_organization", done: true },
+          { step: "connect_repository", done: false },
+        ],
+      });
+      const operatorApi = await keyFor(h.deps, h.app, {
         organizationId: signup.organization.id,
         userId: human.userId,
-        name: "operator",
-        prefix: key.prefix,
-        secretHash: key.hash,
-        permissions: [...permissions],
       });
       const repo = makeGitRepo(fixtureFiles);
-      const registered = await client(h.app, key.secret).post(
-        `/environments/${signup.environment.id}/repositories`,
-        {
-          provider: "local-git",
-          path: repo.path,
-          defaultBranch: "main",
-          testCommand: "node --test",
-          services: ["checkout"],
-        },
-      );
+      const registered = await operatorApi.post(`/environments/${signup.environment.id}/repositories`, {
+        provider: "local-git",
+        path: repo.path,
+        defaultBranch: "main",
+        testCommand: "node --test",
+        services: ["checkout"],
+      });
       expect(registered.status, await registered.clone().text()).toBe(201);
+      expect((await poll()).state).toBe("ready");
 
       // 4. Find the problem, inspect it, 5. remediate as suggested, and poll until the PR is ready.
       const problems = await eventually(async () => {

@@ -30,3 +30,22 @@ export async function createMemberKey(
   });
   return client(app, secret.secret);
 }
+
+/** A REST client for `userId` in `organizationId` (e.g. the human who claimed an agent's organisation). */
+export async function keyFor(
+  deps: Deps,
+  app: ReturnType<typeof createApp>,
+  member: { organizationId: string; userId: string },
+): Promise<Client> {
+  const secret = generateApiKeySecret();
+  await deps.db.insert(apiKeys).values({
+    id: `key_${randomBytes(6).toString("hex")}`,
+    organizationId: member.organizationId,
+    userId: member.userId,
+    name: "operator",
+    prefix: secret.prefix,
+    secretHash: secret.hash,
+    permissions: [...permissions],
+  });
+  return client(app, secret.secret);
+}

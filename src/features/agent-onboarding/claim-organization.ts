@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import { organizations } from "../../db/schema/organizations.ts";
@@ -6,33 +6,50 @@ import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { sessionOfApprovalToken } from "./approval-link.ts";
-import { isClaimed } from "./organization-progress.ts";
+import { hasRepository, isClaimed } from "./organization-progress.ts";
 
-export type ClaimPreview = {
+export type ApprovalLinkView = {
   organizationId: string;
   organizationName: string;
   wallet: string;
   sessionId: string;
+  environmentId: string;
+  /** `claim`: nobody owns it yet. Afterwards its owners and admins see what is left to do. */
+  stage: "claim" | "connect_repository" | "done";
 };
 
 /**
- * What an approval link offers, for the page that asks the human to confirm. The same checks
- * as the claim itself, so a dead link says so before anyone confirms.
+ * What an approval link asks of the signed-in person (the same checks as the claim itself, so a
+ * dead link says so before anyone confirms): claim the organisation, then — for its owners and
+ * admins — connect a repository. Anyone else is told it has been claimed.
  */
-export async function previewClaim(args: { deps: Deps; token: string }): Promise<ClaimPreview> {
+export async function readApprovalLink(args: {
+  deps: Deps;
+  token: string;
+  userId: string;
+}): Promise<ApprovalLinkView> {
+  const { db } = args.deps;
   const session = await liveSession(args.deps, args.token);
-  const [org] = await args.deps.db
+  const [org] = await db
     .select({ id: organizations.id, name: organizations.name, wallet: organizations.walletAddress })
     .from(organizations)
     .where(eq(organizations.id, session.organizationId));
   if (!org) throw deadLink();
-  if (await isClaimed(args.deps.db, org.id)) throw alreadyClaimed();
-  return {
+  const view = {
     organizationId: org.id,
     organizationName: org.name,
     wallet: org.wallet ?? "",
     sessionId: session.id,
+    environmentId: session.environmentId,
   };
+  if (!(await isClaimed(db, org.id))) return { ...view, stage: "claim" };
+  const [member] = await db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, org.id), eq(memberships.userId, args.userId)));
+  if (member?.role !== "owner" && member?.role !== "admin") throw alreadyClaimed();
+  const connected = await hasRepository(db, session.environmentId);
+  return { ...view, stage: connected ? "done" : "connect_repository" };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.ts";
 import { formatUsd, type PriceKey } from "../x402/prices.ts";
 import { assumeState, stateDigest } from "./assumed-state.ts";
 import type { NextAction } from "./next-action.ts";
-import { activeSessions } from "./organization-progress.ts";
+import { activeSessions, type OperatorStep } from "./organization-progress.ts";
 
 type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;
 
@@ -61,10 +61,23 @@ export function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextA
   };
 }
 
+function operatorRequest(steps: OperatorStep[] | undefined): string {
+  const claimed = steps?.find((s) => s.step === "claim_organization")?.done ?? false;
+  return claimed
+    ? "A human must connect a repository: give this link to your operator. They install the source-hosting app and select the repository (or register it) so patchbay can propose fixes; keep polling meanwhile."
+    : "A human must approve: give this link to your operator. They sign in to patchbay, claim the organisation and connect a repository; keep polling meanwhile.";
+}
+
 /** The next steps of an onboarding session in `state`, best first. */
 export async function sessionActions(
   deps: ActionDeps,
-  session: { id: string; organizationId: string; environmentId: string; approvalUrl: string },
+  session: {
+    id: string;
+    organizationId: string;
+    environmentId: string;
+    approvalUrl: string;
+    operatorSteps?: OperatorStep[] | undefined;
+  },
   state: OnboardingState,
 ): Promise<NextAction[]> {
   switch (state) {
@@ -77,8 +90,7 @@ export async function sessionActions(
           method: "GET",
           href: session.approvalUrl,
           price: "free",
-          description:
-            "A human must approve: give this link to your operator. They sign in to patchbay and claim the organisation; keep polling meanwhile.",
+          description: operatorRequest(session.operatorSteps),
         },
         pollOnboardingAction(deps, session.id),
       ];

@@ -69,6 +69,12 @@ export const OnboardingSessionSchema = z.object({
   stateChangedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   approvalUrl: z.url().optional().describe("Present while a human operator must approve"),
+  operatorSteps: z
+    .array(z.object({ step: z.enum(["claim_organization", "connect_repository"]), done: z.boolean() }))
+    .optional()
+    .describe(
+      "Present while a human operator must act: claim the organisation, then connect a repository (install the source-hosting app and select repositories, or register one). The approval link leads them through both.",
+    ),
   next_actions: NextActionsSchema,
 });
 export type OnboardingSession = z.infer<typeof OnboardingSessionSchema>;

@@ -15,7 +15,7 @@ export type SessionRow = typeof onboardingSessions.$inferSelect;
  */
 export async function viewSession(deps: Deps, row: SessionRow): Promise<OnboardingSession> {
   const now = deps.clock();
-  const state = await deriveSessionState(deps.db, row, now);
+  const { state, operatorSteps } = await deriveSessionState(deps.db, row, now);
   const changedAt = state === row.state ? row.stateChangedAt : await recordState(deps, row, state, now);
   const link = approvalUrl(deps, row.id);
   return {
@@ -26,8 +26,8 @@ export async function viewSession(deps: Deps, row: SessionRow): Promise<Onboardi
     createdAt: row.createdAt.toISOString(),
     stateChangedAt: changedAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
-    ...(state === "awaiting-operator" ? { approvalUrl: link } : {}),
-    next_actions: await sessionActions(deps, { ...row, approvalUrl: link }, state),
+    ...(operatorSteps ? { approvalUrl: link, operatorSteps } : {}),
+    next_actions: await sessionActions(deps, { ...row, approvalUrl: link, operatorSteps }, state),
   };
 }
 

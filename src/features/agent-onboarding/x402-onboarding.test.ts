@@ -3,6 +3,8 @@ import { and, count, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { describe, expect, newTenant } from "../../../test/fixtures.ts";
 import { appFetch, payingFetch, signedPayment, type TestChain } from "../../../test/lib/dev-chain.ts";
+import { makeGitRepo } from "../../../test/lib/git-repo.ts";
+import { keyFor } from "../../../test/lib/members.ts";
 import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
@@ -191,11 +193,46 @@ describe("onboarding sessions", () => {
     expect(page).toContain(signup.organization.id);
     const claimed = await browser.post("/approve", { token: link.searchParams.get("token") ?? "" });
     expect(claimed.status).toBe(303);
-    expect(claimed.headers.get("location")).toBe(`/orgs/${signup.organization.id}`);
-    // The link works once.
+    expect(claimed.headers.get("location")).toBe(`${link.pathname}${link.search}`);
+    // The link claims once; afterwards it shows its owner the step that is left.
     const again = await browser.post("/approve", { token: link.searchParams.get("token") ?? "" });
     expect(again.status).toBe(409);
-    expect(human.userId).toBeTruthy();
+    const next = await browser.page(`${link.pathname}${link.search}`);
+    expect(next).toContain("Connect a repository");
+    expect(next).toContain(
+      `/orgs/${signup.organization.id}/environments/${signup.environment.id}/repositories`,
+    );
+    const connecting = await (await poll(session.sessionToken)).json();
+    expect(connecting).toMatchObject({
+      state: "awaiting-operator",
+      approvalUrl: operator.approvalUrl,
+      operatorSteps: [
+        { step: "claim_organization", done: true },
+        { step: "connect_repository", done: false },
+      ],
+    });
+    expect(connecting.next_actions[0].description).toContain("connect a repository");
+    // Someone who is not its owner or admin learns only that it was claimed.
+    await newTenant(paid.deps, paid.app, "bystander@example.com");
+    await givePassword(paid.deps, "bystander@example.com");
+    const bystander = webClient(paid.app);
+    await bystander.signIn("bystander@example.com", TEST_PASSWORD);
+    expect((await bystander.get(`${link.pathname}${link.search}`)).status).toBe(409);
+
+    const registered = await (
+      await keyFor(paid.deps, paid.app, {
+        organizationId: signup.organization.id,
+        userId: human.userId,
+      })
+    ).post(`/environments/${signup.environment.id}/repositories`, {
+      provider: "local-git",
+      path: makeGitRepo({ "README.md": "shop\n" }).path,
+      defaultBranch: "main",
+      testCommand: "true",
+      services: ["shop"],
+    });
+    expect(registered.status, await registered.clone().text()).toBe(201);
+    expect(await browser.page(`${link.pathname}${link.search}`)).toContain("is set up");
     const ready = await (await poll(session.sessionToken)).json();
     expect(ready.state).toBe("ready");
     expect(ready.approvalUrl).toBeUndefined();
