@@ -44,6 +44,8 @@ export const errorStatus = {
   remediation_not_cancellable: 409,
   approval_not_pending: 409,
   remediation_in_progress: 409,
+  telemetry_required: 409,
+  nothing_to_resolve: 409,
   payment_in_flight: 409,
   upload_used: 409,
   invitation_invalid: 410,

@@ -149,7 +149,19 @@ describe("the agent journey (spec 1B)", () => {
         services: ["checkout"],
       });
       expect(registered.status, await registered.clone().text()).toBe(201);
-      expect((await poll()).state).toBe("ready");
+      const setUp = await poll();
+      expect(setUp.state).toBe("ready");
+      // The guided shortcut is on offer for the problem the telemetry showed.
+      expect(setUp.next_actions.map((a: Action) => a.action)).toEqual([
+        "check_health",
+        "list_problems",
+        "resolve",
+      ]);
+      expect(setUp.next_actions[2]).toMatchObject({
+        href: `${base}/x402/resolve`,
+        price: "$5.00",
+        body: { environmentId: signup.environment.id, problemId: expect.stringMatching(/^prb_/) },
+      });
 
       // 4. Find the problem, inspect it, 5. remediate as suggested, and poll until the PR is ready.
       const problems = await eventually(async () => {

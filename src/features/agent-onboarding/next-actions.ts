@@ -1,5 +1,7 @@
 import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
+import { chooseProblem } from "../remediations/choose-problem.ts";
+import { problemDigest, problemSubject } from "../remediations/problem-assumption.ts";
 import { formatUsd, type PriceKey } from "../x402/prices.ts";
 import { assumeState, stateDigest } from "./assumed-state.ts";
 import type { NextAction } from "./next-action.ts";
@@ -96,24 +98,53 @@ export async function sessionActions(
       ];
     case "ready":
       return [
-        {
-          action: "check_health",
-          method: "GET",
-          href: `${deps.config.baseUrl}/x402/services?environmentId=${session.environmentId}`,
-          price: priceOf(deps, "read"),
-          description: "Health of your services: request rate, error rate and latency percentiles.",
-        },
-        {
-          action: "list_problems",
-          method: "GET",
-          href: `${deps.config.baseUrl}/x402/problems?environmentId=${session.environmentId}`,
-          price: priceOf(deps, "read"),
-          description: "Problems detected in your telemetry, most recent first.",
-        },
+        ...readyActions(deps, session.environmentId),
+        ...(await resolveActions(deps, session.environmentId)),
       ];
     case "expired":
       return [await startOnboardingAction(deps, session.organizationId, session.environmentId)];
   }
+}
+
+function readyActions(deps: ActionDeps, environmentId: string): NextAction[] {
+  return [
+    {
+      action: "check_health",
+      method: "GET",
+      href: `${deps.config.baseUrl}/x402/services?environmentId=${environmentId}`,
+      price: priceOf(deps, "read"),
+      description: "Health of your services: request rate, error rate and latency percentiles.",
+    },
+    {
+      action: "list_problems",
+      method: "GET",
+      href: `${deps.config.baseUrl}/x402/problems?environmentId=${environmentId}`,
+      price: priceOf(deps, "read"),
+      description: "Problems detected in your telemetry, most recent first.",
+    },
+  ];
+}
+
+/** The shortcut (`POST /x402/resolve`) for the problem it would pick, assuming that problem's state. */
+async function resolveActions(deps: ActionDeps, environmentId: string): Promise<NextAction[]> {
+  const problem = await chooseProblem(deps.db, environmentId);
+  const digest = problem && (await problemDigest(deps, problem.id));
+  if (!problem || !digest) return [];
+  return [
+    {
+      action: "resolve",
+      method: "POST",
+      href: `${deps.config.baseUrl}/x402/resolve`,
+      price: priceOf(deps, "remediation"),
+      description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
+      body: { environmentId, problemId: problem.id },
+      x_assumed_state: assumeState(
+        deps.keyring,
+        { subject: problemSubject(problem.id), digest },
+        deps.clock(),
+      ),
+    },
+  ];
 }
 
 /** What a wallet organisation should do next when no particular session is in view. */

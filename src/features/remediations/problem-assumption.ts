@@ -9,7 +9,7 @@ import { formatUsd } from "../x402/prices.ts";
 /** Subject of "remediate this problem": `problem:<problem id>`. */
 export const problemSubject = (problemId: string) => `problem:${problemId}`;
 
-async function facts(deps: Deps, problemId: string) {
+async function facts(deps: Pick<Deps, "db">, problemId: string) {
   const [problem] = await deps.db
     .select({ status: problems.status, environmentId: problems.environmentId })
     .from(problems)
@@ -25,7 +25,7 @@ async function facts(deps: Deps, problemId: string) {
 }
 
 /** The facts a remediation suggestion rests on: the problem's status and its latest run. */
-export async function problemDigest(deps: Deps, problemId: string): Promise<string | undefined> {
+export async function problemDigest(deps: Pick<Deps, "db">, problemId: string): Promise<string | undefined> {
   const f = await facts(deps, problemId);
   return f ? stateDigest([f.problem.status, f.latest?.id ?? null, f.latest?.status ?? null]) : undefined;
 }

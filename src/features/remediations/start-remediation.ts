@@ -10,7 +10,12 @@ import { appendEvent, enqueueStep } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";
 import { remediationServices } from "./services.ts";
 
-export type StartedRemediation = { remediationId: string; threadUrl: string; status: "queued" };
+export type StartedRemediation = {
+  remediationId: string;
+  threadUrl: string;
+  status: "queued";
+  problem: { id: string; title: string; service: string };
+};
 
 /**
  * Starts an asynchronous remediation run for a problem of an environment. Transport-neutral:
@@ -114,6 +119,7 @@ export async function startRemediation(args: {
       remediationId: row.id,
       threadUrl: threadUrlFor(deps.config.baseUrl, row.id),
       status: "queued" as const,
+      problem: { id: problem.id, title: problem.title, service: problem.service },
     };
   };
   return args.tx ? run(args.tx) : deps.db.transaction((tx) => run(tx as unknown as Db));

@@ -2,15 +2,14 @@ import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
 import { parseJsonBody } from "../../../x402/parse-input.ts";
 import type { X402Route } from "../../../x402/route.ts";
-import type { NextAction } from "../../agent-onboarding/next-action.ts";
-import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
 import { bearerToken, sessionOrganization } from "../../agent-onboarding/session-organization.ts";
 import { walletOf } from "../../agent-onboarding/wallet.ts";
 import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
 import { paymentOf } from "../../x402/verified-payment.ts";
 import { getRemediation } from "../get-remediation.ts";
-import type { RemediationSchema } from "../schemas.ts";
 import { startRemediation } from "../start-remediation.ts";
+import { pollAction, remediationActions, StartedSchema } from "./x402-actions.ts";
+import { resolveRoute } from "./x402-resolve.ts";
 
 /**
  * Step 5 of the agent flow (spec 1B, 4D): start a remediation of a problem (paid) and poll it
@@ -23,55 +22,7 @@ const StartInput = z
     x_assumed_state: z.string().max(8192).optional(),
   })
   .strict();
-const StartedSchema = z.object({
-  remediationId: z.string(),
-  threadUrl: z.url(),
-  status: z.literal("queued"),
-  next_actions: NextActionsSchema,
-});
 const ProblemParams = z.object({ id: z.string().min(1).max(64) });
-
-function pollAction(deps: Deps, remediationId: string): NextAction {
-  return {
-    action: "poll_remediation",
-    method: "GET",
-    href: `${deps.config.baseUrl}/x402/remediations/${remediationId}`,
-    price: "free",
-    description:
-      "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
-  };
-}
-
-/** What the agent does next for a run in `status`. */
-function remediationActions(deps: Deps, run: z.infer<typeof RemediationSchema>): NextAction[] {
-  if (run.status === "awaiting-approval" && run.approval) {
-    return [
-      {
-        action: "request_operator_approval",
-        method: "GET",
-        href: run.approval.approvalUrl,
-        price: "free",
-        description: `A human must approve: ${run.approval.message} Give them this link and keep polling.`,
-      },
-      pollAction(deps, run.remediationId),
-    ];
-  }
-  if (run.status === "awaiting-review" && run.prUrl) {
-    return [
-      {
-        action: "request_review",
-        method: "GET",
-        href: run.prUrl,
-        price: "free",
-        description:
-          "The fix is ready for a human to review and merge; patchbay never merges. Poll to see it merged or closed.",
-      },
-      pollAction(deps, run.remediationId),
-    ];
-  }
-  if (["merged", "closed", "failed", "cancelled"].includes(run.status)) return [];
-  return [pollAction(deps, run.remediationId)];
-}
 
 export const remediationRoutes: X402Route[] = [
   {
@@ -110,4 +61,5 @@ export const remediationRoutes: X402Route[] = [
       });
     },
   },
+  resolveRoute,
 ];
