@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { Deps } from "../deps.ts";
 import { onboardingAssumption } from "../features/agent-onboarding/onboarding-assumption.ts";
 import { onboardingRoutes } from "../features/agent-onboarding/routes/x402.ts";
+import { diagnosisRoutes } from "../features/diagnosis/routes/x402.ts";
 import { problemAssumption } from "../features/remediations/problem-assumption.ts";
 import { remediationRoutes } from "../features/remediations/routes/x402.ts";
 import { telemetryRoutes } from "../features/telemetry/routes/x402.ts";
@@ -19,6 +20,7 @@ import type { X402Route } from "./route.ts";
 export const x402Routes: readonly X402Route[] = [
   ...onboardingRoutes,
   ...telemetryRoutes,
+  ...diagnosisRoutes,
   ...remediationRoutes,
 ];
 

@@ -3,7 +3,7 @@ import type { ServiceHealthPage, ServiceHealthQueryInput, ServiceHealthWindow } 
 import { decodeCursor, encodeCursor } from "./telemetry-cursor.ts";
 
 const MINUTE = 60_000;
-const windowMs: Record<ServiceHealthWindow, number> = {
+export const windowMs: Record<ServiceHealthWindow, number> = {
   "5m": 5 * MINUTE,
   "15m": 15 * MINUTE,
   "1h": 60 * MINUTE,

@@ -1,0 +1,159 @@
+import type { Deps } from "../../../deps.ts";
+import { parseJsonBody } from "../../../x402/parse-input.ts";
+import type { X402Route } from "../../../x402/route.ts";
+import { assumeState } from "../../agent-onboarding/assumed-state.ts";
+import type { NextAction } from "../../agent-onboarding/next-action.ts";
+import { sendTelemetryAction } from "../../agent-onboarding/next-actions.ts";
+import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
+import { walletOf } from "../../agent-onboarding/wallet.ts";
+import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
+import { problemDigest, problemSubject } from "../../remediations/problem-assumption.ts";
+import { hasTelemetry } from "../../telemetry/queries/has-telemetry.ts";
+import { telemetryRuntime } from "../../telemetry/telemetry-runtime.ts";
+import { formatUsd } from "../../x402/prices.ts";
+import { paymentOf } from "../../x402/verified-payment.ts";
+import { diagnoseIncident } from "../diagnose-incident.ts";
+import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../schemas.ts";
+
+const WORKING = ["queued", "investigating", "awaiting-approval", "coding", "validating", "opening-pr"];
+
+const query = (params: Record<string, string | undefined>) =>
+  new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString();
+
+/**
+ * The next steps toward a diagnosis or a fix, cheapest useful first: free polling of a run that
+ * already works on it, then cent reads that confirm (the problem, a trace, the logs), and only
+ * then the paid remediation — with `x_assumed_state`, so it is refused for free if the problem
+ * moved on in the meantime.
+ */
+async function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): Promise<NextAction[]> {
+  const base = deps.config.baseUrl;
+  const read = formatUsd(deps.payments.prices.read);
+  const get = (action: string, path: string, description: string): NextAction => ({
+    action,
+    method: "GET",
+    href: `${base}${path}`,
+    price: read,
+    description,
+  });
+  const [problem] = d.evidence.problems;
+  if (problem) {
+    const actions: NextAction[] = [];
+    if (problem.remediationId && WORKING.includes(problem.remediationState ?? "")) {
+      actions.push({
+        action: "poll_remediation",
+        method: "GET",
+        href: `${base}/x402/remediations/${problem.remediationId}`,
+        price: "free",
+        description: `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
+      });
+    }
+    actions.push(
+      get(
+        "inspect_problem",
+        `/x402/problems/${problem.id}?environmentId=${environmentId}`,
+        `Confirm: the stack trace and sample traces of "${problem.title}".`,
+      ),
+    );
+    const digest = await problemDigest(deps, problem.id);
+    const remediable = problem.status === "open" || problem.status === "regressed";
+    if (digest && remediable && !actions.some((a) => a.action === "poll_remediation")) {
+      actions.push({
+        action: "remediate",
+        method: "POST",
+        href: `${base}/x402/problems/${problem.id}/remediations`,
+        price: formatUsd(deps.payments.prices.remediation),
+        description:
+          "Fix it: patchbay investigates, changes the code in a sandbox, runs the repository's tests and opens a pull request for a human.",
+        body: { environmentId },
+        x_assumed_state: assumeState(
+          deps.keyring,
+          { subject: problemSubject(problem.id), digest },
+          deps.clock(),
+        ),
+      });
+    }
+    return actions;
+  }
+  const [log] = d.evidence.logs;
+  if (log?.traceId) {
+    return [
+      get(
+        "get_trace",
+        `/x402/traces/${log.traceId}?environmentId=${environmentId}`,
+        "The span tree of a request that logged a matching error.",
+      ),
+      get(
+        "search_logs",
+        `/x402/logs?${query({ environmentId, service: log.service, severity: "error", q: log.matched[0] })}`,
+        `Matching error logs of ${log.service}.`,
+      ),
+    ];
+  }
+  const [service] = d.evidence.services;
+  const logs = get(
+    "search_logs",
+    `/x402/logs?${query({ environmentId, service: service?.service, severity: "error", q: log?.matched[0] })}`,
+    service ? `Error logs of ${service.service}.` : "Recent error logs.",
+  );
+  const problems = get(
+    "list_problems",
+    `/x402/problems?${query({ environmentId, service: service?.service })}`,
+    service ? `Problems detected in ${service.service}.` : "Problems detected in your telemetry.",
+  );
+  return service
+    ? [problems, logs]
+    : [
+        get(
+          "check_health",
+          `/x402/services?environmentId=${environmentId}&window=${d.window}`,
+          "Service health.",
+        ),
+        logs,
+      ];
+}
+
+/**
+ * `POST /x402/diagnose` (spec 4D): an incident description in, what the organisation's own
+ * telemetry says about it out — the best matching problems, error logs and failing services —
+ * with the cheapest next action toward a diagnosis or a fix. Before any telemetry arrived the
+ * answer is to send some.
+ */
+export const diagnosisRoutes: X402Route[] = [
+  {
+    method: "POST",
+    path: "/x402/diagnose",
+    description:
+      "Describe an incident in words; get what your telemetry says about it (matching problems, error logs, failing services) and the cheapest next action toward a diagnosis or a fix.",
+    paid: {
+      price: "diagnose",
+      input: DiagnoseInputSchema,
+      output: DiagnosisSchema.extend({ next_actions: NextActionsSchema }),
+    },
+    async handle(c) {
+      const deps = c.get("deps");
+      const input = await parseJsonBody(c, DiagnoseInputSchema);
+      const scope = await walletScope(deps, walletOf(paymentOf(c)), input.environmentId);
+      const diagnosis = await diagnoseIncident({
+        db: deps.db,
+        store: telemetryRuntime(deps).store,
+        environmentId: scope.environmentId,
+        input,
+        now: deps.clock(),
+      });
+      const nothing = diagnosis.confidence === "none" && !(await hasTelemetry(deps.db, scope.environmentId));
+      const next_actions = nothing
+        ? [sendTelemetryAction(deps)]
+        : await actionsFor(deps, scope.environmentId, diagnosis);
+      return c.json({
+        ...diagnosis,
+        ...(nothing
+          ? { summary: "No telemetry has arrived in this environment yet: there is no evidence to read." }
+          : {}),
+        next_actions,
+      });
+    },
+  },
+];
