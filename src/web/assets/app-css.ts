@@ -103,10 +103,13 @@ progress { width: 12rem; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.bad { color: var(--danger); font-weight: 600; }
 .nowrap { white-space: nowrap; }
+tbody th { background: none; font-size: 1rem; text-transform: none; letter-spacing: normal; color: var(--fg); }
 form.filters { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem;
   margin-bottom: 1.25rem; }
 form.filters .actions { margin-top: 0; }
-.filter-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: 0 1rem; }
+.filter-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12.5rem, 1fr)); gap: 0 1rem; }
+form.filters.inline { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1rem; }
+form.filters.inline .field { margin: 0; flex: 0 1 20rem; }
 .filter-grid .field { margin-bottom: .75rem; }
 .pager { display: inline; }
 pre.log-body { background: none; padding: 0; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere;
@@ -131,6 +134,8 @@ ol.spans > li:last-child { border-bottom: 0; }
   color: var(--muted); border: 1px solid var(--line); border-bottom: 0; border-radius: 8px 8px 0 0; }
 summary.span-row { list-style: none; }
 summary.span-row::-webkit-details-marker { display: none; }
+summary.span-row .span-name::before { content: "▸ "; color: var(--muted); }
+details[open] > summary.span-row .span-name::before { content: "▾ "; }
 details[open] > summary.span-row { background: #f3f6fb; }
 .span-name { overflow-wrap: anywhere; }
 .span-service { color: var(--muted); overflow-wrap: anywhere; }

@@ -112,7 +112,7 @@ ${
   <tbody>${join(
     frames.map(
       (f) =>
-        html`<tr${f.inApp ? nothing : html` class="muted"`}><td><code>${f.function}</code></td><td><code>${f.file}</code></td><td>${f.inApp ? html`<span class="badge approval_missing">in app</span>` : nothing}</td></tr>`,
+        html`<tr${f.inApp ? nothing : html` class="muted"`}><td><code>${f.function || "(anonymous)"}</code></td><td><code>${f.file}</code></td><td>${f.inApp ? html`<span class="badge approval_missing">in app</span>` : nothing}</td></tr>`,
     ),
   )}</tbody>
 </table>`,

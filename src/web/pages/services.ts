@@ -20,6 +20,7 @@ import {
   formatRate,
   nextPageLink,
   parseFilters,
+  plural,
   queryValues,
 } from "./telemetry-view.ts";
 
@@ -37,8 +38,8 @@ function serviceRow(c: Context<WebEnv>, s: ServiceHealth): Html {
   return html`<tr>
     <th scope="row">${s.service}<br><span class="muted"><a href="${environmentPath(c, "logs")}?${service}">logs</a> ·
       <a href="${environmentPath(c, "problems")}?${service}">problems</a></span></th>
-    <td class="num">${formatRate(s.requestRate)}<br><span class="muted">${s.requestCount} requests</span></td>
-    <td class="num${s.errorCount > 0 ? " bad" : ""}">${formatPercent(s.errorRate)}<br><span class="muted">${s.errorCount} errors</span></td>
+    <td class="num">${formatRate(s.requestRate)}<br><span class="muted">${plural(s.requestCount, "request", "requests")}</span></td>
+    <td class="num${s.errorCount > 0 ? " bad" : ""}">${formatPercent(s.errorRate)}<br><span class="muted">${plural(s.errorCount, "error", "errors")}</span></td>
     <td class="num">${s.latencyMs ? formatDuration(s.latencyMs.p50) : "—"}</td>
     <td class="num">${s.latencyMs ? formatDuration(s.latencyMs.p95) : "—"}</td>
     <td class="num">${s.latencyMs ? formatDuration(s.latencyMs.p99) : "—"}</td>
@@ -74,7 +75,7 @@ async function servicesPage(c: Context<WebEnv>): Promise<Response> {
         (error: unknown) => filterRefusal(error),
       )
     : filters;
-  const form = html`<form method="get" action="${path}" class="filters" aria-label="Window">
+  const form = html`<form method="get" action="${path}" class="filters inline" aria-label="Window">
   ${selectField({
     name: "window",
     label: "Window",

@@ -84,7 +84,9 @@ ${when(
   <button type="button" class="secondary" data-copy="new-key-snippet">Copy settings</button></div>
 </div>`,
 )}
-<h2>Sending telemetry</h2>
+${when(
+  !created,
+  () => html`<h2>Sending telemetry</h2>
 <div class="card">
   <p>Point any OpenTelemetry SDK or Collector at patchbay (OTLP/HTTP, protobuf or JSON, on
   <code>/v1/traces</code>, <code>/v1/logs</code> and <code>/v1/metrics</code>) with a key of this environment:</p>
@@ -92,7 +94,8 @@ ${when(
   <div class="actions"><button type="button" class="secondary" data-copy="otlp-snippet">Copy settings</button></div>
   <p class="hint">A telemetry key can only send telemetry into ${environment.name}, so it may be built into
   applications. The header <code>x-patchbay-key: pk_…</code> works too.</p>
-</div>
+</div>`,
+)}
 <h2>Keys</h2>
 ${
   keys.length === 0

@@ -85,6 +85,8 @@ export function firstPageLink(path: string, values: Record<string, string>): Htm
   return html`<a href="${path}${query ? `?${query}` : ""}">← First page</a>`;
 }
 
+export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
 /** Milliseconds for people: 0.42 ms, 12.4 ms, 1.24 s, 2.5 min. */
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${Number(ms.toFixed(3))} ms`;
