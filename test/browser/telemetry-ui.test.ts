@@ -121,6 +121,18 @@ async function runApplication(endpoint: string, authorization: string): Promise<
     const span = tracer.startSpan("GET /health", { kind: 1, startTime: at(200 + i * 100) });
     span.end(at(203 + i * 100 + i));
   }
+  // Another service of the application, healthy.
+  const billingProvider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "billing" }),
+    spanProcessors: [
+      new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers })),
+    ],
+  });
+  const billing = billingProvider.getTracer("billing");
+  for (let i = 0; i < 6; i++) {
+    billing.startSpan("POST /invoices", { kind: 1, startTime: at(300 + i * 50) }).end(at(318 + i * 53));
+  }
+  await billingProvider.shutdown();
   await tracerProvider.forceFlush();
   await loggerProvider.forceFlush();
   await tracerProvider.shutdown();

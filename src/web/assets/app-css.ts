@@ -104,6 +104,7 @@ progress { width: 12rem; }
 td.bad { color: var(--danger); font-weight: 600; }
 .nowrap { white-space: nowrap; }
 tbody th { background: none; font-size: 1rem; text-transform: none; letter-spacing: normal; color: var(--fg); }
+tbody th .muted { font-weight: 400; font-size: .9rem; }
 form.filters { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem;
   margin-bottom: 1.25rem; }
 form.filters .actions { margin-top: 0; }
