@@ -169,6 +169,17 @@ describe("telemetry key pages", () => {
     expect((await member.post(`${keys}/${id}/revoke`)).status).toBe(403);
     expect(await member.page(keys)).not.toContain("sneaky");
   });
+
+  test("the active-key limit is shown on the form", async ({ app, deps }) => {
+    const { tenant, browser, env } = await ownerBrowser(app, deps, "tk3@example.com");
+    for (let i = 0; i < 20; i++) await createKey(tenant, `key ${i}`);
+    await browser.page(`${env}/telemetry-keys`);
+    const refused = await browser.post(`${env}/telemetry-keys`, { name: "one more" });
+    expect(refused.status).toBe(409);
+    const page = await refused.text();
+    expect(page).toContain("An environment holds at most 20 active publishable keys; revoke one first.");
+    expect(page).toContain('value="one more"');
+  });
 });
 
 describe("telemetry pages", () => {
@@ -216,6 +227,11 @@ describe("telemetry pages", () => {
     expect(trace).toMatch(/<pre>RangeError: stock &lt;script&gt;[^<]*\n\s+at thrownError/);
     expect(trace).toMatch(/<rect class="bar error" x="0.0" y="0" width="1000.0"/);
     expect(trace).not.toMatch(unescaped);
+    const traceLogs =
+      /href="([^"]+)">Log records of this trace/.exec(trace)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    const ofTrace = await browser.page(traceLogs);
+    expect(ofTrace).toContain("checkout started");
+    expect(ofTrace).not.toContain("body &lt;script");
 
     const problems = await browser.page(`${env}/problems`);
     const problemId = /problems\/(prb_[0-9a-z]+)"/.exec(problems)?.[1] ?? "";
@@ -233,6 +249,27 @@ describe("telemetry pages", () => {
     expect(problem).not.toMatch(unescaped);
     expect(problem).toContain(`action="${env}/problems/${problemId}/remediations"`);
     expect(problem).toMatch(/<button type="submit" name="status" value="resolved"/);
+  });
+
+  test("logs page back in time with the verb's cursor, keeping the filters", async ({ app, deps }) => {
+    const { tenant, browser, env } = await ownerBrowser(app, deps, "tp4@example.com");
+    const { key } = await createKey(tenant);
+    const records = Array.from({ length: 55 }, (_, i) =>
+      jsonLog({ timeUnixNano: nanosAgo(60_000 - i * 100), body: { stringValue: `line ${i}` } }),
+    );
+    await sendJson(app, "logs", key, jsonLogs(records, "worker"));
+    const first = await browser.page(`${env}/logs?service=worker`);
+    expect(first).toContain('<pre class="log-body">line 54</pre>');
+    expect(first).toContain('<pre class="log-body">line 5</pre>');
+    expect(first).not.toContain('<pre class="log-body">line 4</pre>');
+    const older = /href="([^"]+)">Older/.exec(first)?.[1]?.replaceAll("&amp;", "&") ?? "";
+    expect(older).toMatch(/service=worker&cursor=/);
+    const second = await browser.page(older);
+    expect(second).toContain('<pre class="log-body">line 4</pre>');
+    expect(second).toContain('<pre class="log-body">line 0</pre>');
+    expect(second).not.toContain('<pre class="log-body">line 5</pre>');
+    expect(second).not.toContain("Older");
+    expect(second).toContain(`href="${env}/logs?service=worker">← First page`);
   });
 
   test("status changes go through set-problem-status with the page's revision", async ({ app, deps }) => {

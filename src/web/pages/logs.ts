@@ -45,7 +45,10 @@ const LogFiltersSchema = LogSearchQuerySchema.extend({
 const fieldNames = ["range", "from", "to", "service", "severity", "q", "traceId", "cursor"] as const;
 
 /** A record's time to the millisecond (the list is sorted by it; minutes would not tell rows apart). */
-export const formatInstant = (iso: string): string => `${iso.slice(0, 23).replace("T", " ")}`;
+export function formatInstant(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?/.exec(iso);
+  return m ? `${m[1]} ${m[2]}${m[3] ?? ""}` : iso;
+}
 
 function logRow(c: Context<WebEnv>, log: LogRecordView): Html {
   const hasAttributes = Object.keys(log.attributes).length > 0;

@@ -100,7 +100,13 @@ async function tracePage(c: Context<WebEnv>): Promise<Response> {
     environmentId: c.get("environment").current.id,
     input: { traceId },
   });
-  const logs = `${environmentPath(c, "logs")}?${new URLSearchParams({ traceId, range: "7d" }).toString()}`;
+  // The trace's own time, with an hour's margin either side for records logged around it.
+  const margin = 3_600_000;
+  const logs = `${environmentPath(c, "logs")}?${new URLSearchParams({
+    traceId,
+    from: new Date(Date.parse(trace.startTime) - margin).toISOString(),
+    to: new Date(Date.parse(trace.endTime) + margin).toISOString(),
+  }).toString()}`;
   return renderPage(c, {
     title: `Trace ${traceId}`,
     heading: false,
