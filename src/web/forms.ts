@@ -135,6 +135,17 @@ const fieldLabels: Record<string, string> = {
   password: "Password",
   permissions: "Permissions",
   role: "Role",
+  // The telemetry pages' filters.
+  cursor: "Page",
+  from: "From",
+  q: "Text",
+  range: "Time range",
+  service: "Service",
+  severity: "Minimum severity",
+  status: "Status",
+  to: "To",
+  traceId: "Trace id",
+  window: "Window",
   toolNames: "Tools",
   value: "Credential",
 };

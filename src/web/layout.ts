@@ -6,7 +6,23 @@ import type { WebEnv } from "./env.ts";
 import { postForm } from "./forms.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
 
-export type Section = "connections" | "api-keys" | "members";
+/** The environment's pages, by the path segment after `/environments/:environmentId/`. */
+export const environmentSections = ["connections", "services", "logs", "problems", "telemetry-keys"] as const;
+export type EnvironmentSection = (typeof environmentSections)[number];
+export type Section = EnvironmentSection | "api-keys" | "members";
+
+const sectionNames: Record<Section, string> = {
+  connections: "Connections",
+  services: "Services",
+  logs: "Logs",
+  problems: "Problems",
+  "telemetry-keys": "Telemetry keys",
+  "api-keys": "API keys",
+  members: "Members",
+};
+
+const isEnvironmentSection = (section: Section | undefined): section is EnvironmentSection =>
+  (environmentSections as readonly (Section | undefined)[]).includes(section);
 
 export type PageOptions = {
   title: string;
@@ -47,17 +63,20 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
   const org: WebOrganization | undefined = c.get("org");
   const orgs = await listMyOrganizations({ db: c.get("deps").db, input: { userId: user.userId } });
   const base = org ? `/orgs/${org.id}` : "";
-  const links: { section: Section; href: string; text: string }[] = org
+  // Environment pages link into the current environment; on organisation pages (no environment
+  // in context) they go through /orgs/:orgId, which picks the first environment.
+  const environmentHref = (section: EnvironmentSection) =>
+    environment ? `${base}/environments/${environment.current.id}/${section}` : `${base}?to=${section}`;
+  const links: { section: Section; href: string }[] = org
     ? [
-        {
-          section: "connections",
-          href: environment ? `${base}/environments/${environment.current.id}/connections` : base,
-          text: "Connections",
-        },
-        { section: "api-keys", href: `${base}/api-keys`, text: "API keys" },
-        { section: "members", href: `${base}/members`, text: "Members" },
+        ...environmentSections.map((section) => ({ section, href: environmentHref(section) })),
+        { section: "api-keys" as const, href: `${base}/api-keys` },
+        { section: "members" as const, href: `${base}/members` },
       ]
     : [];
+  // Switching environments keeps the section (a trace or problem belongs to one environment, so
+  // their pages switch to the list they belong to).
+  const switchTo = isEnvironmentSection(opts.section) ? opts.section : "connections";
   return html`<header class="top">
   <a class="brand" href="/">patchbay</a>
   ${when(org, () =>
@@ -76,7 +95,7 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
       "Environment",
       environment?.current.name ?? "",
       (environment?.all ?? []).map((e) => ({
-        href: `${base}/environments/${e.id}/connections`,
+        href: `${base}/environments/${e.id}/${switchTo}`,
         text: e.name,
         current: e.id === environment?.current.id,
       })),
@@ -88,7 +107,7 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
       html`<nav aria-label="Organisation"><ul>${join(
         links.map(
           (l) =>
-            html`<li><a href="${l.href}"${l.section === opts.section ? html` aria-current="page"` : nothing}>${l.text}</a></li>`,
+            html`<li><a href="${l.href}"${l.section === opts.section ? html` aria-current="page"` : nothing}>${sectionNames[l.section]}</a></li>`,
         ),
       )}</ul></nav>`,
   )}

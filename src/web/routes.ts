@@ -18,7 +18,13 @@ import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
 import { registerLogoutPage } from "./pages/logout.ts";
+import { registerLogPages } from "./pages/logs.ts";
 import { registerMemberPages } from "./pages/members.ts";
+import { registerProblemPages } from "./pages/problem-page.ts";
+import { registerProblemListPage } from "./pages/problems-list.ts";
+import { registerServicePages } from "./pages/services.ts";
+import { registerTelemetryKeyPages } from "./pages/telemetry-keys.ts";
+import { registerTracePages } from "./pages/trace.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { requireSignIn, webSession } from "./session.ts";
 
@@ -68,6 +74,12 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerConnectionCreatePages(web);
   registerConnectionDeletePages(web);
   registerConnectionActions(web);
+  registerTelemetryKeyPages(web);
+  registerServicePages(web);
+  registerLogPages(web);
+  registerTracePages(web);
+  registerProblemListPage(web);
+  registerProblemPages(web);
 
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");

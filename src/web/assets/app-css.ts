@@ -100,4 +100,65 @@ pre { background: #f3f4f6; padding: .75rem; border-radius: 6px; overflow: auto; 
 .progress { display: none; align-items: center; gap: .75rem; margin-top: .75rem; }
 form.busy .progress { display: flex; }
 progress { width: 12rem; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.bad { color: var(--danger); font-weight: 600; }
+.nowrap { white-space: nowrap; }
+tbody th { background: none; font-size: 1rem; text-transform: none; letter-spacing: normal; color: var(--fg); }
+tbody th .muted { font-weight: 400; font-size: .9rem; }
+form.filters { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.25rem;
+  margin-bottom: 1.25rem; }
+form.filters .actions { margin-top: 0; }
+.filter-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12.5rem, 1fr)); gap: 0 1rem; }
+form.filters.inline { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 1rem; }
+form.filters.inline .field { margin: 0; flex: 0 1 20rem; }
+.filter-grid .field { margin-bottom: .75rem; }
+.pager { display: inline; }
+pre.log-body { background: none; padding: 0; margin: 0; white-space: pre-wrap; overflow-wrap: anywhere;
+  max-height: 12rem; }
+table.logs td { font-size: .9rem; }
+details > summary { cursor: pointer; }
+td details pre, .span-detail pre { margin: .4rem 0; }
+.badge.sev-warn { background: #fef3c7; color: #78350f; }
+.badge.sev-error, .badge.sev-fatal { background: #fee2e2; color: #7f1d1d; }
+.badge.sev-info { background: #dbeafe; color: #1e3a8a; }
+.badge.sev-debug, .badge.sev-trace, .badge.sev-unspecified { background: #e5e7eb; color: #374151; }
+.badge.problem-open, .badge.problem-regressed { background: #fee2e2; color: #7f1d1d; }
+.badge.problem-resolved { background: #dcfce7; color: #14532d; }
+.badge.problem-ignored { background: #e5e7eb; color: #374151; }
+ol.spans { list-style: none; margin: 0; padding: 0; background: var(--card); border: 1px solid var(--line);
+  border-radius: 0 0 8px 8px; }
+ol.spans > li { border-bottom: 1px solid var(--line); }
+ol.spans > li:last-child { border-bottom: 0; }
+.span-row, .span-head { display: grid; grid-template-columns: minmax(12rem, 2.2fr) minmax(6rem, 1fr) 6rem 8rem
+  minmax(8rem, 2fr); gap: .75rem; align-items: center; padding: .45rem .75rem; }
+.span-head { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em;
+  color: var(--muted); border: 1px solid var(--line); border-bottom: 0; border-radius: 8px 8px 0 0; }
+summary.span-row { list-style: none; }
+summary.span-row::-webkit-details-marker { display: none; }
+summary.span-row .span-name::before { content: "▸ "; color: var(--muted); }
+details[open] > summary.span-row .span-name::before { content: "▾ "; }
+details[open] > summary.span-row { background: #f3f6fb; }
+.span-name { overflow-wrap: anywhere; }
+.span-service { color: var(--muted); overflow-wrap: anywhere; }
+.span-detail { padding: .5rem 1rem 1rem 2rem; border-top: 1px dashed var(--line); }
+.span-detail details { margin: .4rem 0; }
+svg.timing { width: 100%; height: .8rem; display: block; }
+svg.timing .track { fill: #eef1f5; }
+svg.timing .bar { fill: var(--accent); }
+svg.timing .bar.error { fill: var(--danger); }
+.exception { border-left: 3px solid var(--danger); padding-left: .75rem; margin: .4rem 0; }
+.exception p { margin: .2rem 0; }
+ul.traces { padding-left: 1.25rem; }
+.span-name.d1 { padding-left: 1rem; }
+.span-name.d2 { padding-left: 2rem; }
+.span-name.d3 { padding-left: 3rem; }
+.span-name.d4 { padding-left: 4rem; }
+.span-name.d5 { padding-left: 5rem; }
+.span-name.d6 { padding-left: 6rem; }
+.span-name.d7 { padding-left: 7rem; }
+.span-name.d8 { padding-left: 8rem; }
+.span-name.d9 { padding-left: 9rem; }
+.span-name.d10 { padding-left: 10rem; }
+.span-name.d11 { padding-left: 11rem; }
+.span-name.d12 { padding-left: 12rem; }
 `;

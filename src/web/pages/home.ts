@@ -3,10 +3,14 @@ import { listEnvironments } from "../../features/environments/list-environments.
 import { listMyOrganizations } from "../../features/web-sessions/web-actor.ts";
 import type { WebEnv } from "../env.ts";
 import { html } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { type EnvironmentSection, environmentSections, renderPage } from "../layout.ts";
 import { loginUrl } from "../session.ts";
 
-/** `/`: straight to the first organisation; `/orgs/:orgId`: straight to its first environment. */
+/**
+ * `/`: straight to the first organisation; `/orgs/:orgId`: straight to its first environment's
+ * connections, or to the environment page `?to=` names (the navigation's links from organisation
+ * pages, which have no environment in view).
+ */
 export function registerHomePages(web: Hono<WebEnv>): void {
   web.get("/", async (c) => {
     const user = c.get("webUser");
@@ -24,7 +28,9 @@ export function registerHomePages(web: Hono<WebEnv>): void {
     const org = c.get("org");
     const { items } = await listEnvironments({ ctx: c.get("ctx"), input: { pageSize: 1 } });
     const first = items[0];
-    if (first) return c.redirect(`/orgs/${org.id}/environments/${first.id}/connections`, 303);
+    const to = c.req.query("to");
+    const section: EnvironmentSection = environmentSections.find((s) => s === to) ?? "connections";
+    if (first) return c.redirect(`/orgs/${org.id}/environments/${first.id}/${section}`, 303);
     return c.redirect(`/orgs/${org.id}/members`, 303);
   });
 }
