@@ -39,10 +39,10 @@ function scoreProblem(p: ProblemSummary, terms: string[]): Scored<ProblemSummary
   return { item: p, score, matched };
 }
 
-const best = <T>(scored: Scored<T>[], n: number) =>
+const best = <T>(scored: Scored<T>[], n: number, weight: (item: T) => number = () => 0) =>
   scored
     .filter((s) => s.score > 0)
-    .sort((a, b) => b.score - a.score)
+    .sort((a, b) => b.score - a.score || weight(b.item) - weight(a.item))
     .slice(0, n);
 
 function confidenceOf(top: Scored<unknown> | undefined, second: Scored<unknown> | undefined) {

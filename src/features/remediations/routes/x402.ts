@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { Deps } from "../../../deps.ts";
 import { parseJsonBody } from "../../../x402/parse-input.ts";
 import type { X402Route } from "../../../x402/route.ts";
 import { bearerToken, sessionOrganization } from "../../agent-onboarding/session-organization.ts";
