@@ -6,7 +6,7 @@ import type { WebEnv } from "./env.ts";
 import { postForm } from "./forms.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
 
-export type Section = "connections" | "api-keys" | "members";
+export type Section = "connections" | "repositories" | "remediations" | "api-keys" | "members";
 
 export type PageOptions = {
   title: string;
@@ -19,6 +19,8 @@ export type PageOptions = {
   heading?: boolean;
   /** A line under the heading. */
   lead?: Html | string;
+  /** Reloads the page after this many seconds (a run in progress); a meta refresh, no script. */
+  refreshSeconds?: number | undefined;
 };
 
 const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
@@ -54,6 +56,7 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
           href: environment ? `${base}/environments/${environment.current.id}/connections` : base,
           text: "Connections",
         },
+        ...environmentLinks(base, environment?.current.id),
         { section: "api-keys", href: `${base}/api-keys`, text: "API keys" },
         { section: "members", href: `${base}/members`, text: "Members" },
       ]
@@ -99,6 +102,16 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
 </header>`;
 }
 
+/** Remediation's pages of the current environment (none outside an environment). */
+function environmentLinks(base: string, environmentId: string | undefined) {
+  if (!environmentId) return [];
+  const env = `${base}/environments/${environmentId}`;
+  return [
+    { section: "repositories" as const, href: `${env}/repositories`, text: "Repositories" },
+    { section: "remediations" as const, href: `${env}/remediations`, text: "Remediations" },
+  ];
+}
+
 /**
  * The one page shell: header with the organisation and environment switchers, navigation and
  * sign-out; the page in <main>. Pages (UI, OAuth consent, approval links, credential upload)
@@ -111,6 +124,7 @@ export async function renderPage(c: Context<WebEnv>, opts: PageOptions): Promise
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · patchbay</title>
+${when(opts.refreshSeconds, () => html`<meta http-equiv="refresh" content="${opts.refreshSeconds}">`)}
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("app.css")}">
 <script src="${assetPath("app.js")}" defer></script>

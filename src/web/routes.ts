@@ -19,6 +19,13 @@ import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
 import { registerLogoutPage } from "./pages/logout.ts";
 import { registerMemberPages } from "./pages/members.ts";
+import { registerRemediationApprovalPages } from "./pages/remediation-approval.ts";
+import { registerRemediationReviewPage } from "./pages/remediation-review.ts";
+import { registerRemediationRunPages } from "./pages/remediation-run.ts";
+import { registerRemediationListPages } from "./pages/remediations-list.ts";
+import { registerRepositoryPages } from "./pages/repositories.ts";
+import { registerRepositoryCreatePages } from "./pages/repository-create.ts";
+import { remediationContext } from "./remediation-context.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { requireSignIn, webSession } from "./session.ts";
 
@@ -35,7 +42,16 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.onError(handleWebError);
   registerAssets(web);
 
-  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*", "/approve", "/credential-uploads"];
+  const pages = [
+    "/",
+    "/login",
+    "/logout",
+    "/invitations/*",
+    "/orgs/*",
+    "/approve",
+    "/credential-uploads",
+    "/remediations/*",
+  ];
   for (const path of pages) {
     web.use(
       path,
@@ -55,6 +71,8 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/credential-uploads", requireSignIn(), verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
   web.use("/orgs/:orgId/environments/:environmentId/*", environmentContext());
+  // The links patchbay hands out for a run (thread, review, approval) carry no organisation.
+  web.use("/remediations/:remediationId/*", requireSignIn(), verifyCsrf(), remediationContext());
 
   registerHomePages(web);
   registerLoginPages(web);
@@ -68,7 +86,16 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerConnectionCreatePages(web);
   registerConnectionDeletePages(web);
   registerConnectionActions(web);
+  registerRepositoryPages(web);
+  registerRepositoryCreatePages(web);
+  registerRemediationListPages(web);
+  registerRemediationRunPages(web);
+  registerRemediationReviewPage(web);
+  registerRemediationApprovalPages(web);
 
+  web.all("/remediations/*", () => {
+    throw new AppError("not_found", "There is no such page.");
+  });
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");
   });
