@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { afterAll, vi } from "vitest";
 import { describe, expect, newTenant, test } from "../../test/fixtures.ts";
 import {
@@ -12,6 +13,7 @@ import {
 import { scriptedModel } from "../../test/lib/scripted-model.ts";
 import { givePassword, TEST_PASSWORD, type WebClient, webClient } from "../../test/web.ts";
 import { memberships } from "../db/schema/users.ts";
+import { githubIntegration } from "../features/source-hosting/github/github-app.ts";
 
 // Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -123,6 +125,49 @@ describe("repository pages", () => {
     const deleted = await browser.post(`${list}/${repositoryId}/delete`);
     expect(deleted.headers.get("location")).toBe(`${list}?done=deleted`);
     expect(await browser.page(`${list}?done=deleted`)).toContain("No repository is registered");
+
+    // With the GitHub App configured: the install link, and GitHub's fields with the verb's refusals.
+    h.services.github = githubIntegration({
+      appId: "1029384",
+      privateKey: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+        type: "pkcs8",
+        format: "pem",
+      }) as string,
+      webhookSecret: "s".repeat(32),
+      slug: "patchbay-test",
+      apiUrl: "http://127.0.0.1:9",
+      webUrl: "https://github.com",
+    });
+    try {
+      const withApp = await browser.page(list);
+      expect(withApp).toMatch(
+        /href="https:\/\/github\.com\/apps\/patchbay-test\/installations\/new\?state=[^"]+">Install the GitHub App<\/a>/,
+      );
+      expect(await member.page(list)).not.toContain("Install the GitHub App");
+      await browser.page(`${list}/new`);
+      const badName = await browser.post(`${list}/new`, {
+        provider: "github",
+        installationId: "41234567",
+        fullName: "not a repo",
+        testCommand: "npm test",
+        services: "payments",
+      });
+      expect(badName.status).toBe(400);
+      expect(await badName.text()).toMatch(/id="f-fullName-error">must be owner\/name/);
+      const unlinked = await browser.post(`${list}/new`, {
+        provider: "github",
+        installationId: "41234567",
+        fullName: "acme/checkout",
+        testCommand: "npm test",
+        services: "payments",
+      });
+      expect(unlinked.status).toBe(409);
+      expect(await unlinked.text()).toMatch(
+        /id="f-installationId-error">This GitHub App installation is not linked/,
+      );
+    } finally {
+      h.services.github = undefined;
+    }
 
     // Without a model, starting is refused with a page that says what to do (the verb's 503).
     h.deps.languageModel = undefined;

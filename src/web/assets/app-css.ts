@@ -104,6 +104,7 @@ progress { width: 12rem; }
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }
 .status-line { font-size: 1.05rem; }
+.card > h2:first-child { margin-top: 0; }
 .summary { white-space: pre-wrap; }
 button.link-button { background: none; border: 0; color: var(--accent); padding: 0; font: inherit;
   font-size: .875rem; cursor: pointer; text-decoration: underline; }
