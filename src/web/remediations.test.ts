@@ -339,6 +339,17 @@ describe("remediation pages", () => {
     h.setModel(scriptedModel(investigationScript()).model);
     const id = await startRun(browser, env);
     await waitForRun(api, tenant.environmentId, id, ["awaiting-approval"]);
+    const waiting = await browser.page(`/remediations/${id}`);
+    expect(waiting).toContain(`href="/remediations/${id}/approval">What to do</a>`);
+    expect(waiting).toMatch(/<meta http-equiv="refresh" content="10">/);
+    expect(waiting).toContain("Cancel run");
+    const nothing = await browser.get(`/remediations/${id}/review`);
+    expect(nothing.status).toBe(404);
+    expect(await nothing.text()).toContain("Nothing to review yet");
+    const member = await memberOf(h, tenant, "reject-member@example.com");
+    await member.page(`/remediations/${id}`);
+    expect((await member.post(`/remediations/${id}/cancel`)).status).toBe(403);
+    expect((await member.post(`/remediations/${id}/rejection`)).status).toBe(403);
     await browser.page(`/remediations/${id}/approval`);
     const rejected = await browser.post(`/remediations/${id}/rejection`);
     expect(rejected.headers.get("location")).toBe(`/remediations/${id}?done=rejected`);

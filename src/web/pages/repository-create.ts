@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOwnerOrAdmin, requirePermission } from "../../context.ts";
 import { isAppError } from "../../errors.ts";
 import { createRepository } from "../../features/repositories/create-repository.ts";
@@ -98,7 +99,7 @@ function createPage(
     values?: Partial<RepositoryFormValues>;
     fields?: FieldErrors;
     error?: string;
-    status?: number;
+    status?: ContentfulStatusCode;
   } = {},
 ) {
   const { current } = c.get("environment");
@@ -113,7 +114,7 @@ function createPage(
   return renderPage(c, {
     title: "Register a repository",
     section: "repositories",
-    status: (state.status ?? 200) as 200,
+    status: state.status ?? 200,
     lead: `The code of one or more services of ${current.name}. patchbay's agent changes a copy of it in a sandbox and proposes fixes on a branch; it never merges.`,
     body: html`${errorSummary(state.error, fields)}
 <div class="card">
@@ -168,7 +169,7 @@ export function registerRepositoryCreatePages(web: Hono<WebEnv>): void {
         throw error;
       return createPage(c, {
         values,
-        status: error.status,
+        status: error.status as ContentfulStatusCode,
         error: refusalMessage(error),
         fields: repositoryFieldErrors(error),
       });
