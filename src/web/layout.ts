@@ -7,7 +7,15 @@ import { postForm } from "./forms.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
 
 /** The environment's pages, by the path segment after `/environments/:environmentId/`. */
-export const environmentSections = ["connections", "services", "logs", "problems", "telemetry-keys"] as const;
+export const environmentSections = [
+  "connections",
+  "services",
+  "logs",
+  "problems",
+  "remediations",
+  "repositories",
+  "telemetry-keys",
+] as const;
 export type EnvironmentSection = (typeof environmentSections)[number];
 export type Section = EnvironmentSection | "api-keys" | "members";
 
@@ -16,6 +24,8 @@ const sectionNames: Record<Section, string> = {
   services: "Services",
   logs: "Logs",
   problems: "Problems",
+  remediations: "Remediations",
+  repositories: "Repositories",
   "telemetry-keys": "Telemetry keys",
   "api-keys": "API keys",
   members: "Members",
@@ -35,6 +45,8 @@ export type PageOptions = {
   heading?: boolean;
   /** A line under the heading. */
   lead?: Html | string;
+  /** Reloads the page after this many seconds (a run in progress); a meta refresh, no script. */
+  refreshSeconds?: number | undefined;
 };
 
 const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
@@ -130,6 +142,7 @@ export async function renderPage(c: Context<WebEnv>, opts: PageOptions): Promise
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · patchbay</title>
+${when(opts.refreshSeconds, () => html`<meta http-equiv="refresh" content="${opts.refreshSeconds}">`)}
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("app.css")}">
 <script src="${assetPath("app.js")}" defer></script>

@@ -22,9 +22,16 @@ import { registerLogPages } from "./pages/logs.ts";
 import { registerMemberPages } from "./pages/members.ts";
 import { registerProblemPages } from "./pages/problem-page.ts";
 import { registerProblemListPage } from "./pages/problems-list.ts";
+import { registerRemediationApprovalPages } from "./pages/remediation-approval.ts";
+import { registerRemediationReviewPage } from "./pages/remediation-review.ts";
+import { registerRemediationRunPages } from "./pages/remediation-run.ts";
+import { registerRemediationListPages } from "./pages/remediations-list.ts";
+import { registerRepositoryPages } from "./pages/repositories.ts";
+import { registerRepositoryCreatePages } from "./pages/repository-create.ts";
 import { registerServicePages } from "./pages/services.ts";
 import { registerTelemetryKeyPages } from "./pages/telemetry-keys.ts";
 import { registerTracePages } from "./pages/trace.ts";
+import { remediationContext } from "./remediation-context.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { requireSignIn, webSession } from "./session.ts";
 
@@ -41,7 +48,16 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.onError(handleWebError);
   registerAssets(web);
 
-  const pages = ["/", "/login", "/logout", "/invitations/*", "/orgs/*", "/approve", "/credential-uploads"];
+  const pages = [
+    "/",
+    "/login",
+    "/logout",
+    "/invitations/*",
+    "/orgs/*",
+    "/approve",
+    "/credential-uploads",
+    "/remediations/*",
+  ];
   for (const path of pages) {
     web.use(
       path,
@@ -61,6 +77,8 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/credential-uploads", requireSignIn(), verifyCsrf());
   web.use("/orgs/:orgId/*", requireSignIn(), verifyCsrf(), orgContext());
   web.use("/orgs/:orgId/environments/:environmentId/*", environmentContext());
+  // The links patchbay hands out for a run (thread, review, approval) carry no organisation.
+  web.use("/remediations/:remediationId/*", requireSignIn(), verifyCsrf(), remediationContext());
 
   registerHomePages(web);
   registerLoginPages(web);
@@ -80,7 +98,16 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerTracePages(web);
   registerProblemListPage(web);
   registerProblemPages(web);
+  registerRepositoryPages(web);
+  registerRepositoryCreatePages(web);
+  registerRemediationListPages(web);
+  registerRemediationRunPages(web);
+  registerRemediationReviewPage(web);
+  registerRemediationApprovalPages(web);
 
+  web.all("/remediations/*", () => {
+    throw new AppError("not_found", "There is no such page.");
+  });
   web.all("/orgs/*", () => {
     throw new AppError("not_found", "There is no such page.");
   });

@@ -161,4 +161,35 @@ ul.traces { padding-left: 1.25rem; }
 .span-name.d10 { padding-left: 10rem; }
 .span-name.d11 { padding-left: 11rem; }
 .span-name.d12 { padding-left: 12rem; }
+/* Remediation: run statuses, the progress timeline, diffs. */
+.badge.working { background: #dbeafe; color: #1e3a8a; }
+.badge.waiting { background: #fef3c7; color: #78350f; }
+.status-line { font-size: 1.05rem; }
+.card > h2:first-child { margin-top: 0; }
+.summary { white-space: pre-wrap; }
+button.link-button { background: none; border: 0; color: var(--accent); padding: 0; font: inherit;
+  font-size: .875rem; cursor: pointer; text-decoration: underline; }
+details.start summary { cursor: pointer; font-weight: 600; }
+details.start form { margin-top: 1rem; }
+ol.timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 2px solid var(--line); }
+ol.timeline li { margin: 0 0 .75rem; position: relative; }
+ol.timeline li::before { content: ""; position: absolute; left: -1.4rem; top: .45rem; width: .6rem; height: .6rem;
+  border-radius: 50%; background: var(--accent); }
+ol.timeline li.step::before { background: #9ca3af; }
+ol.timeline li.failed::before { background: var(--danger); }
+ol.timeline time { color: var(--muted); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: .85rem; margin-right: .5rem; }
+ol.timeline li.step strong { font-weight: 500; color: var(--muted); }
+.event-message { overflow-wrap: anywhere; white-space: pre-wrap; }
+.diff-file { margin: 0 0 1.25rem; }
+.diff-file h3 { font-size: 1rem; margin: 0 0 .4rem; }
+.diff-count { font-weight: 400; font-size: .85rem; margin-left: .5rem; }
+.diff-count .add { color: var(--ok); }
+.diff-count .del { color: var(--danger); }
+pre.diff { background: #fff; border: 1px solid var(--line); max-height: none; padding: .5rem 0; }
+pre.diff span { display: block; padding: 0 .75rem; white-space: pre; }
+pre.diff .add { background: #e6ffec; }
+pre.diff .del { background: #ffebe9; }
+pre.diff .hunk { background: #ddf4ff; color: #0a3069; }
+pre.diff .meta { color: var(--muted); }
 `;
