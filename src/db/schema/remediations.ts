@@ -49,6 +49,13 @@ export type TestRun = {
   durationMs: number;
 };
 
+/**
+ * What a run is for: `fix` a problem, or add OpenTelemetry `instrumentation` to a service's
+ * repository (`POST /x402/instrumentation/pr`). Both take the same steps to a pull request.
+ */
+export const remediationKinds = ["fix", "instrumentation"] as const;
+export type RemediationKind = (typeof remediationKinds)[number];
+
 export type RemediationBudgets = { maxSteps: number; maxTokens: number; maxDurationMs: number };
 
 export const remediations = pgTable(
@@ -61,7 +68,9 @@ export const remediations = pgTable(
     environmentId: uuid("environment_id")
       .notNull()
       .references(() => environments.id, { onDelete: "cascade" }),
-    problemId: text("problem_id").notNull(),
+    kind: text("kind", { enum: remediationKinds }).notNull().default("fix"),
+    /** The problem a `fix` run fixes; null for `instrumentation` runs. */
+    problemId: text("problem_id"),
     service: text("service"),
     repositoryId: text("repository_id").references(() => repositories.id, { onDelete: "set null" }),
     status: text("status", { enum: remediationStatuses }).notNull().default("queued"),

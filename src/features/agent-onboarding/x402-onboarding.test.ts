@@ -322,6 +322,7 @@ describe("catalog and llms.txt", () => {
       "GET /x402/services",
       "GET /x402/traces/{traceId}",
       "POST /x402/diagnose",
+      "POST /x402/instrumentation/pr",
       "POST /x402/onboard",
       "POST /x402/problems/{id}/remediations",
       "POST /x402/resolve",
@@ -341,7 +342,7 @@ describe("catalog and llms.txt", () => {
   test("without payments the catalog still lists the routes, and paid routes answer 503", async ({ app }) => {
     const catalog = await (await app.request("/x402")).json();
     expect(catalog.paymentsAvailable).toBe(false);
-    expect(catalog.items).toHaveLength(10);
+    expect(catalog.items).toHaveLength(11);
     const res = await app.request("/x402/signup", json({}));
     expect(res.status).toBe(503);
     expect((await res.json()).code).toBe("payments_unavailable");

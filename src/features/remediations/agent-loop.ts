@@ -7,7 +7,8 @@ import type { Workspace } from "../sandbox/sandbox.ts";
 import { recordStep, snapshotTools } from "../tasks/run-task.ts";
 import { SessionPool } from "../tasks/session-pool.ts";
 import { remediationTools } from "./agent-tools.ts";
-import { REMEDIATION_SYSTEM } from "./instructions.ts";
+import { systemPromptFor } from "./instructions.ts";
+import type { RunGoal } from "./run-goal.ts";
 import { type Claim, LostClaim, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 import { committedFinish, transcriptMessages } from "./transcript-messages.ts";
@@ -31,6 +32,7 @@ export async function runAgentLoop(args: {
   claim: Claim;
   signal: AbortSignal;
   task: typeof tasks.$inferSelect;
+  goal: RunGoal;
   workspace: Workspace;
   testCommand: string;
   scope: { organizationId: string; environmentId: string };
@@ -80,7 +82,7 @@ export async function runAgentLoop(args: {
     ...remediationTools({
       evidence: args.services.evidence,
       scope: args.scope,
-      problemId: run.problemId,
+      goal: args.goal,
       workspace: args.workspace,
       testCommand: args.testCommand,
       onFinish: (s) => {
@@ -96,7 +98,7 @@ export async function runAgentLoop(args: {
           {
             type: "status",
             status: "coding",
-            message: `Writing a fix (first file: ${path}).`,
+            message: `Writing the change (first file: ${path}).`,
           },
         );
       },
@@ -105,7 +107,7 @@ export async function runAgentLoop(args: {
   try {
     const result = await generateText({
       model,
-      system: REMEDIATION_SYSTEM,
+      system: systemPromptFor(args.goal),
       messages: transcriptMessages(
         transcript.length > 0 ? transcript : [{ type: "user", text: task.instructions }],
       ),

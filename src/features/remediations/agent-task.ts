@@ -7,8 +7,8 @@ import { newId } from "../../ids.ts";
 import type { RepositoryRow } from "../repositories/to-repository.ts";
 import { takeSnapshot } from "../tasks/take-snapshot.ts";
 import { BUILTIN_TOOL_NAMES } from "../tasks/task-queue.ts";
-import type { EvidenceProblem } from "./evidence.ts";
-import { remediationPrompt } from "./instructions.ts";
+import { goalPrompt } from "./instructions.ts";
+import type { RunGoal } from "./run-goal.ts";
 import { type Claim, type RemediationRow, touchHeld } from "./run-state.ts";
 
 /**
@@ -20,7 +20,7 @@ export async function ensureAgentTask(args: {
   deps: Deps;
   claim: Claim;
   run: RemediationRow;
-  problem: EvidenceProblem;
+  goal: RunGoal;
   repo: RepositoryRow;
 }): Promise<typeof tasks.$inferSelect> {
   const { deps, run } = args;
@@ -44,7 +44,7 @@ export async function ensureAgentTask(args: {
         organizationId: run.organizationId,
         environmentId: run.environmentId,
         kind: "remediation",
-        instructions: remediationPrompt(args.problem, args.repo.fullName ?? args.repo.path ?? args.repo.id),
+        instructions: goalPrompt(args.goal, args.repo.fullName ?? args.repo.path ?? args.repo.id),
         snapshot,
         budgets: run.budgets,
         usage: { steps: 0, inputTokens: 0, outputTokens: 0 },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { isAppError } from "../../errors.ts";
 import type { Workspace } from "../sandbox/sandbox.ts";
 import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
+import type { RunGoal } from "./run-goal.ts";
 
 /** The tail of test output the agent sees. */
 const TEST_TAIL_CHARS = 4_000;
@@ -19,7 +20,7 @@ export const AGENT_TEST_LIMITS = { timeoutMs: 3 * 60 * 1000, cpuSeconds: 3 * 60 
 export function remediationTools(args: {
   evidence: RemediationEvidence;
   scope: EvidenceScope;
-  problemId: string;
+  goal: RunGoal;
   workspace: Workspace;
   testCommand: string;
   onWrite: (path: string) => Promise<void>;
@@ -38,9 +39,26 @@ export function remediationTools(args: {
     };
   return {
     get_problem: tool({
-      description: "The problem this remediation is about: title, service, stack trace, sample trace ids.",
+      description:
+        "The problem this run is about: title, service, stack trace, sample trace ids (null for an instrumentation run, which says its service and objective instead).",
       inputSchema: z.object({}).strict(),
-      execute: guarded(async () => ({ problem: (await evidence.getProblem(scope, args.problemId)) ?? null })),
+      execute: guarded(async () =>
+        args.goal.kind === "fix"
+          ? { problem: (await evidence.getProblem(scope, args.goal.problem.id)) ?? null }
+          : {
+              problem: null,
+              objective: `Add OpenTelemetry instrumentation to service "${args.goal.service}".`,
+              service: args.goal.service,
+              telemetry: {
+                protocol: "OTLP/HTTP (protobuf or JSON): traces at /v1/traces, logs at /v1/logs",
+                environment: [
+                  "OTEL_EXPORTER_OTLP_ENDPOINT",
+                  "OTEL_EXPORTER_OTLP_HEADERS",
+                  "OTEL_SERVICE_NAME",
+                ],
+              },
+            },
+      ),
     }),
     search_logs: tool({
       description:

@@ -1,4 +1,5 @@
 import type { EvidenceProblem } from "./evidence.ts";
+import type { RunGoal } from "./run-goal.ts";
 
 export const REMEDIATION_SYSTEM = [
   "You are patchbay's remediation agent. You fix one production problem in one repository.",
@@ -8,8 +9,28 @@ export const REMEDIATION_SYSTEM = [
   "When the tests pass, call finish with a summary of the cause and the fix. If you cannot fix it, call finish and say why without writing files.",
 ].join("\n");
 
-/** The first message of a run: what the problem is and where to look. */
-export function remediationPrompt(problem: EvidenceProblem, repository: string): string {
+export const INSTRUMENTATION_SYSTEM = [
+  "You are patchbay's instrumentation agent. You add OpenTelemetry to one service in one repository so it sends traces and logs to patchbay.",
+  "Read the repository first (list_files, read_file, search_files): its language, entry point, framework and test setup. get_problem tells you the service and where telemetry goes.",
+  "Add the official OpenTelemetry SDK for the language with OTLP/HTTP exporters configured only from the standard environment variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME); never write a key or secret into the repository. Load it before the application (e.g. a separate instrumentation module), add the dependencies to the manifest, and document the variables in the README.",
+  "Keep the change small and do not alter behaviour; run_tests must still pass (the sandbox has no network, so do not rely on installing packages to pass tests).",
+  "When the tests pass, call finish with a summary of what you added and how to enable it. If you cannot, call finish and say why without writing files.",
+].join("\n");
+
+export const systemPromptFor = (goal: RunGoal) =>
+  goal.kind === "fix" ? REMEDIATION_SYSTEM : INSTRUMENTATION_SYSTEM;
+
+/** The first message of a run: its goal and where to work. */
+export function goalPrompt(goal: RunGoal, repository: string): string {
+  if (goal.kind === "fix") return remediationPrompt(goal.problem, repository);
+  return [
+    `Add OpenTelemetry instrumentation to service "${goal.service}" so its traces and logs reach patchbay.`,
+    `Repository: ${repository}. The service name to report is "${goal.service}"; the endpoint and publishable key come from OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_EXPORTER_OTLP_HEADERS at run time.`,
+  ].join("\n");
+}
+
+/** The first message of a fix: what the problem is and where to look. */
+function remediationPrompt(problem: EvidenceProblem, repository: string): string {
   return [
     `Problem ${problem.id} in service "${problem.service}": ${problem.title}`,
     problem.culprit ? `Culprit: ${problem.culprit}` : undefined,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { remediationStatuses } from "../../db/schema/remediations.ts";
+import { remediationKinds, remediationStatuses } from "../../db/schema/remediations.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 
 const iso = z.iso.datetime();
@@ -37,7 +37,10 @@ export const RemediationSchema = z
     id: z.string(),
     remediationId: z.string().openapi({ description: "Same as `id` (the name the agent routes use)." }),
     environmentId: z.uuid(),
-    problemId: z.string(),
+    kind: z.enum(remediationKinds).openapi({
+      description: "`fix`: a problem's remediation; `instrumentation`: OpenTelemetry added to a service.",
+    }),
+    problemId: z.string().nullable().openapi({ description: "The problem a `fix` fixes; null otherwise." }),
     service: z.string().nullable(),
     status: z.enum(remediationStatuses),
     threadUrl: z.url().openapi({ description: "The run's page in the web UI." }),

@@ -1,14 +1,80 @@
 import { and, eq, notInArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
-import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
+import {
+  type RemediationKind,
+  remediations,
+  terminalRemediationStatuses,
+} from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { threadUrlFor } from "./approval-request.ts";
-import { appendEvent, enqueueStep } from "./run-state.ts";
+import { appendEvent, enqueueStep, type RemediationRow } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";
 import { remediationServices } from "./services.ts";
+
+/** The model and the sandbox every run needs, checked before anything is written (or charged). */
+export function assertRunnable(deps: Deps) {
+  if (!deps.languageModel) {
+    throw new AppError(
+      "model_not_configured",
+      "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
+    );
+  }
+  const services = remediationServices(deps);
+  if (services.sandbox.kind === "unavailable") {
+    throw new AppError(
+      "sandbox_unavailable",
+      "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
+    );
+  }
+  return services;
+}
+
+/** A new queued run with its first progress event and first job, in the caller's transaction. */
+export async function insertRun(
+  tx: Db,
+  deps: Deps,
+  run: {
+    kind: RemediationKind;
+    organizationId: string;
+    environmentId: string;
+    problemId: string | null;
+    service: string;
+    requestedBy: string;
+    budgets: Partial<typeof DEFAULT_REMEDIATION_BUDGETS> | undefined;
+    message: string;
+  },
+): Promise<RemediationRow> {
+  const now = deps.clock();
+  const [row] = await tx
+    .insert(remediations)
+    .values({
+      id: newId("rem"),
+      kind: run.kind,
+      organizationId: run.organizationId,
+      environmentId: run.environmentId,
+      problemId: run.problemId,
+      service: run.service,
+      status: "queued",
+      requestedBy: run.requestedBy,
+      budgets: { ...DEFAULT_REMEDIATION_BUDGETS, ...run.budgets },
+      stepSeq: 1,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error("insert returned no row");
+  await appendEvent(tx, deps, row.id, {
+    type: "created",
+    status: "queued",
+    message: run.message,
+    data: { requestedBy: run.requestedBy },
+  });
+  await enqueueStep(tx, deps, row);
+  return row;
+}
 
 export type StartedRemediation = {
   remediationId: string;
@@ -35,19 +101,7 @@ export async function startRemediation(args: {
   tx?: Db;
 }): Promise<StartedRemediation> {
   const { deps } = args;
-  if (!deps.languageModel) {
-    throw new AppError(
-      "model_not_configured",
-      "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
-    );
-  }
-  const services = remediationServices(deps);
-  if (services.sandbox.kind === "unavailable") {
-    throw new AppError(
-      "sandbox_unavailable",
-      "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
-    );
-  }
+  const services = assertRunnable(deps);
   const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
   // Inside the caller's transaction on PGlite, a read outside it would wait for it forever.
   const [env] = await (args.tx ?? deps.db)
@@ -90,31 +144,16 @@ export async function startRemediation(args: {
         },
       );
     }
-    const now = deps.clock();
-    const [row] = await tx
-      .insert(remediations)
-      .values({
-        id: newId("rem"),
-        organizationId: args.organizationId,
-        environmentId: env.id,
-        problemId: args.problemId,
-        service: problem.service,
-        status: "queued",
-        requestedBy: args.requestedBy,
-        budgets: { ...DEFAULT_REMEDIATION_BUDGETS, ...args.budgets },
-        stepSeq: 1,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (!row) throw new Error("insert returned no row");
-    await appendEvent(tx, deps, row.id, {
-      type: "created",
-      status: "queued",
+    const row = await insertRun(tx, deps, {
+      kind: "fix",
+      organizationId: args.organizationId,
+      environmentId: env.id,
+      problemId: args.problemId,
+      service: problem.service,
+      requestedBy: args.requestedBy,
+      budgets: args.budgets,
       message: `Remediation of ${problem.id} (${problem.title}) requested.`,
-      data: { requestedBy: args.requestedBy },
     });
-    await enqueueStep(tx, deps, row);
     return {
       remediationId: row.id,
       threadUrl: threadUrlFor(deps.config.baseUrl, row.id),

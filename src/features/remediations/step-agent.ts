@@ -5,6 +5,7 @@ import { runAgentLoop, settleTask } from "./agent-loop.ts";
 import { ensureAgentTask } from "./agent-task.ts";
 import { hostFor } from "./host-for.ts";
 import { assessRisk } from "./risk.ts";
+import { goalMissing, runGoal } from "./run-goal.ts";
 import { advance, type Claim, type RemediationRow } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 import { committedWrites } from "./transcript-messages.ts";
@@ -46,16 +47,26 @@ export async function agentStep(args: {
     ));
   }
   const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
-  const problem = await services.evidence.getProblem(scope, run.problemId);
-  if (!problem) return void (await fail("problem_not_found", `Problem ${run.problemId} no longer exists.`));
+  const goal = await runGoal(services, run);
+  if (!goal) {
+    const missing = goalMissing(run);
+    return void (await fail(missing.code, missing.reason));
+  }
 
-  const task = await ensureAgentTask({ deps, claim, run, problem, repo });
+  const task = await ensureAgentTask({ deps, claim, run, goal, repo });
   const archive = await hostFor(services, repo).archive(repo, run.baseCommit);
   const workspace = await services.sandbox.createWorkspace(archive);
   try {
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
-    const ending = await runAgentLoop({ ...args, task, workspace, testCommand: repo.testCommand, scope });
+    const ending = await runAgentLoop({
+      ...args,
+      task,
+      goal,
+      workspace,
+      testCommand: repo.testCommand,
+      scope,
+    });
     if (ending.kind === "lost") return;
     await settleTask(deps.db, task.id, ending, deps.clock());
     if (ending.kind === "cancelled") {

@@ -35,13 +35,21 @@ export async function openReviewStep(args: {
   }
   const host = hostFor(services, repo);
   const change = run.change;
-  const title = `fix: ${firstLine(change.summary)}`.slice(0, 120);
+  const instrumenting = run.kind === "instrumentation";
+  const title = (
+    instrumenting
+      ? `feat: OpenTelemetry instrumentation for ${run.service ?? "the service"}`
+      : `fix: ${firstLine(change.summary)}`
+  ).slice(0, 120);
+  const goal = instrumenting
+    ? `Requested: OpenTelemetry instrumentation for service ${run.service ?? "unknown"}`
+    : `Problem: ${run.problemId} (service ${run.service ?? "unknown"})`;
   if (!run.headCommit || !run.branch) {
     const pushed = await host.pushChange(repo, {
       remediationId: run.id,
       baseCommit: run.baseCommit,
       files: change.files,
-      message: `${title}\n\n${change.summary}\n\nProposed by patchbay remediation ${run.id} for problem ${run.problemId}.\n`,
+      message: `${title}\n\n${change.summary}\n\nProposed by patchbay run ${run.id}. ${goal}.\n`,
     });
     run = await updateHeld(
       deps,
@@ -62,7 +70,7 @@ export async function openReviewStep(args: {
     body: [
       change.summary,
       "",
-      `Problem: ${run.problemId} (service ${run.service ?? "unknown"})`,
+      goal,
       `Thread: ${threadUrlFor(deps.config.baseUrl, run.id)}`,
       `Tests: \`${repo.testCommand}\` passed in patchbay's sandbox.`,
       "",

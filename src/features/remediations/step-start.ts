@@ -2,11 +2,13 @@ import type { Deps } from "../../deps.ts";
 import { repositoryForService } from "../repositories/find-repository.ts";
 import { approvalRequest } from "./approval-request.ts";
 import { hostFor } from "./host-for.ts";
+import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
 import { advance, type Claim, type RemediationRow } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /**
- * `queued`: finds the repository that fixes the problem's service and fixes the base commit.
+ * `queued`: finds the repository of the goal's service (the problem's, or the one to instrument)
+ * and fixes the base commit.
  * Without a repository — none registered, or its provider refuses access — the run waits in
  * `awaiting-approval` for a human to register or grant one; registering resumes it.
  */
@@ -18,18 +20,19 @@ export async function startStep(args: {
 }): Promise<void> {
   const { deps, services, run, claim } = args;
   const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
-  const problem = await services.evidence.getProblem(scope, run.problemId);
-  if (!problem) {
-    const reason = `Problem ${run.problemId} no longer exists in this environment.`;
+  const goal = await runGoal(services, run);
+  if (!goal) {
+    const missing = goalMissing(run);
     await advance(
       deps,
       claim,
       "failed",
-      { reasonCode: "problem_not_found", reason },
-      { type: "failed", message: reason },
+      { reasonCode: missing.code, reason: missing.reason },
+      { type: "failed", message: missing.reason },
     );
     return;
   }
+  const problem = { service: goal.service, title: goalTitle(goal) };
   const repo = await repositoryForService(deps.db, scope, problem.service);
   const wait = (message: string) =>
     advance(

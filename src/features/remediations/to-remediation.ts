@@ -8,6 +8,7 @@ export function toRemediationSummary(baseUrl: string, row: RemediationRow): Reme
     id: row.id,
     remediationId: row.id,
     environmentId: row.environmentId,
+    kind: row.kind,
     problemId: row.problemId,
     service: row.service,
     status: row.status,

@@ -99,15 +99,20 @@ async function runPage(c: Context<WebEnv>): Promise<Response> {
   const run = await showRemediation({ ctx, input: { environmentId: current.id, remediationId } });
   const problems = await describeRemediationProblems({
     ctx,
-    input: { environmentId: current.id, problemIds: [run.problemId] },
+    input: { environmentId: current.id, problemIds: run.problemId ? [run.problemId] : [] },
   });
-  const problem = problems.get(run.problemId);
+  const problem = run.problemId ? problems.get(run.problemId) : undefined;
   const repo = await runRepository(c, run);
   const review = reviewHref(run, repo);
   const manage = org.role !== "member";
   const steps = run.events.filter((e) => e.type === "agent_step").length;
   return renderPage(c, {
-    title: problem ? `Fixing: ${problem.title}` : `Remediation ${run.id}`,
+    title:
+      run.kind === "instrumentation"
+        ? `Instrumenting ${run.service ?? "a service"}`
+        : problem
+          ? `Fixing: ${problem.title}`
+          : `Remediation ${run.id}`,
     section: "remediations",
     refreshSeconds: refreshFor(run),
     lead: html`Remediation <code>${run.id}</code> in ${current.name}`,
@@ -135,9 +140,9 @@ async function runPage(c: Context<WebEnv>): Promise<Response> {
         body: html`<button type="submit" class="danger">Cancel run</button>`,
       }),
     )}
-    ${when(manage && endedStatuses.includes(run.status) && run.status !== "merged", () =>
+    ${when(manage && run.problemId && endedStatuses.includes(run.status) && run.status !== "merged", () =>
       postForm(c, {
-        action: startPath(org.id, current.id, run.problemId),
+        action: startPath(org.id, current.id, run.problemId ?? ""),
         label: "Start a new run",
         busy: "Starting…",
         body: html`<button type="submit" class="secondary">Start a new run for this problem</button>`,

@@ -25,7 +25,7 @@ const statusLabels: Record<RemediationStatus, string> = {
   queued: "Queued",
   investigating: "Investigating",
   "awaiting-approval": "Waiting for you",
-  coding: "Writing a fix",
+  coding: "Writing the change",
   validating: "Running the tests",
   "opening-pr": "Opening the review",
   "awaiting-review": "Ready for review",

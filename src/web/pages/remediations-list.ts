@@ -31,22 +31,28 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
   });
   const problems = await describeRemediationProblems({
     ctx,
-    input: { environmentId: current.id, problemIds: page.items.map((r) => r.problemId) },
+    input: { environmentId: current.id, problemIds: page.items.flatMap((r) => (r.problemId ? [r.problemId] : [])) },
   });
   const manage = org.role !== "member";
   const base = remediationsPath(org.id, current.id);
   const rows = page.items.map((r) => {
-    const problem = problems.get(r.problemId);
+    const problem = r.problemId ? problems.get(r.problemId) : undefined;
     return html`<tr>
     <td>${statusBadge(r.status)}</td>
-    <td>${problem ? problem.title : html`<span class="muted">(problem no longer stored)</span>`}<br><code class="muted">${r.problemId}</code>${when(r.service, () => html` <span class="muted">· ${r.service}</span>`)}</td>
+    <td>${
+      r.kind === "instrumentation"
+        ? html`OpenTelemetry instrumentation`
+        : problem
+          ? problem.title
+          : html`<span class="muted">(problem no longer stored)</span>`
+    }${when(r.problemId, () => html`<br><code class="muted">${r.problemId}</code>`)}${when(r.service, () => html` <span class="muted">· ${r.service}</span>`)}</td>
     <td>${formatTime(r.createdAt)}</td>
     <td>${formatTime(r.updatedAt)}</td>
     <td><a href="${runPath(r.id)}">${r.id}</a>${when(
-      manage && endedStatuses.includes(r.status) && r.status !== "merged",
+      manage && r.problemId && endedStatuses.includes(r.status) && r.status !== "merged",
       () =>
         html`<br>${postForm(c, {
-          action: startPath(org.id, current.id, r.problemId),
+          action: startPath(org.id, current.id, r.problemId ?? ""),
           busy: "Starting…",
           label: `Start again for ${r.problemId}`,
           body: html`<button type="submit" class="link-button">Start again</button>`,

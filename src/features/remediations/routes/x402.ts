@@ -8,6 +8,7 @@ import { paymentOf } from "../../x402/verified-payment.ts";
 import { getRemediation } from "../get-remediation.ts";
 import { startRemediation } from "../start-remediation.ts";
 import { pollAction, remediationActions, StartedSchema } from "./x402-actions.ts";
+import { instrumentationRoute } from "./x402-instrumentation.ts";
 import { resolveRoute } from "./x402-resolve.ts";
 
 /**
@@ -61,4 +62,5 @@ export const remediationRoutes: X402Route[] = [
     },
   },
   resolveRoute,
+  instrumentationRoute,
 ];
