@@ -7,7 +7,10 @@
  *   3. starts guided onboarding, echoing x_assumed_state,
  *   4. sends a little OpenTelemetry with the publishable key,
  *   5. polls the session (free, with the session token) until a human is needed or it is ready,
- *   6. finds the problem its telemetry revealed (paid reads) and inspects it.
+ *   6. finds the problem its telemetry revealed (paid reads) and inspects it,
+ *   7. asks for the fix as suggested (paid, echoing x_assumed_state) and polls the run (free)
+ *      until a pull request is ready for a human — handing the operator any approval link.
+ *      patchbay never merges; the agent stops at the pull request.
  *
  * Run against `npm start` (the banner prints the command):
  *   PATCHBAY_URL=http://localhost:8787 AGENT_PRIVATE_KEY=0x… npm run example:agent
@@ -185,11 +188,15 @@ if (poll && sessionToken) {
   }
   log("session", { state: session?.state, approvalUrl: session?.approvalUrl });
   if (session?.state === "awaiting-operator") {
-    log("a human must approve: open this link, sign in and claim the organisation", session.approvalUrl);
+    log(
+      "a human must act: open this link, sign in, claim the organisation and connect a repository",
+      session.approvalUrl,
+    );
   }
 }
 
 // 6. The problem the telemetry revealed: list (paid), then inspect the first, as next_actions say.
+let remediate: NextAction | undefined;
 for (let attempt = 0; attempt < 10; attempt++) {
   const res = await paidFetch(`${base}/x402/problems`);
   const page = (await res.json()) as {
@@ -206,7 +213,9 @@ for (let attempt = 0; attempt < 10; attempt++) {
       title: string;
       sampleTraceIds: string[];
       culprit: string;
+      next_actions: NextAction[];
     };
+    remediate = problem.next_actions.find((a) => a.action === "remediate");
     log("problem", {
       title: problem.title,
       culprit: problem.culprit,
@@ -215,4 +224,55 @@ for (let attempt = 0; attempt < 10; attempt++) {
     break;
   }
   await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+// 7. Ask for the fix as suggested, then poll the run (free, with the session token) until a pull
+// request waits for a human. A run that needs the operator (a repository to connect, a risky
+// change to approve) says so with a link; the agent passes it on and keeps polling.
+type Run = {
+  remediationId: string;
+  status: string;
+  prUrl: string | null;
+  reason: string | null;
+  approval: { approvalUrl: string; message: string } | null;
+};
+if (remediate && sessionToken) {
+  const res = await follow(remediate);
+  const started = (await res.json()) as {
+    remediationId?: string;
+    threadUrl?: string;
+    code?: string;
+    detail?: string;
+  };
+  log(
+    `remediate → ${res.status}`,
+    started.remediationId
+      ? { remediationId: started.remediationId, threadUrl: started.threadUrl }
+      : { code: started.code, detail: started.detail },
+  );
+  const waitMs = Number(process.env.AGENT_WAIT_SECONDS ?? "600") * 1000;
+  const deadline = Date.now() + waitMs;
+  let seen = "";
+  while (started.remediationId && Date.now() < deadline) {
+    const polled = await fetch(`${base}/x402/remediations/${started.remediationId}`, {
+      headers: { authorization: `Bearer ${sessionToken}` },
+    });
+    const run = (await polled.json()) as Run;
+    if (run.status !== seen) {
+      seen = run.status;
+      log(
+        `remediation ${run.status}`,
+        run.approval ? `a human must act: ${run.approval.message} ${run.approval.approvalUrl}` : "",
+      );
+    }
+    if (run.status === "awaiting-review" && run.prUrl) {
+      log("pull request ready for a human to review and merge (patchbay never merges)", run.prUrl);
+      break;
+    }
+    if (["merged", "closed", "failed", "cancelled"].includes(run.status)) {
+      log("remediation ended", { status: run.status, reason: run.reason });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
 }
