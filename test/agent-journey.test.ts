@@ -186,6 +186,19 @@ describe("the agent journey (spec 1B)", () => {
       expect(ready.prUrl).toBe(`${base}/remediations/${run.remediationId}/review`);
       expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
 
+      // The human merges by hand: the run reads `merged` and its problem is resolved.
+      repo.git("merge", "-q", "--no-ff", "-m", "merge the fix", ready.branch);
+      const merged = await (
+        await follow(run.next_actions[0], { authorization: `Bearer ${session.sessionToken}` })
+      ).json();
+      expect(merged.status).toBe("merged");
+      const resolved = await (await pay(`${base}/x402/problems/${problem.id}`)).json();
+      expect(resolved).toMatchObject({
+        status: "resolved",
+        remediationId: run.remediationId,
+        remediationState: "merged",
+      });
+
       // Paid: signup + onboarding ($0.05 each), the reads ($0.01 each), the remediation ($5).
       const spent = before - (await chain.balanceOf(payer.address));
       expect(spent).toBeGreaterThanOrEqual(5_100_000n + 20_000n);

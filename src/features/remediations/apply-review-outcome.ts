@@ -4,11 +4,13 @@ import { remediations } from "../../db/schema/remediations.ts";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
 import type { PullRequestOutcome } from "../source-hosting/github/github-integration.ts";
+import { resolveMergedProblems } from "./resolve-merged-problems.ts";
 import { appendEvent } from "./run-state.ts";
 
 /**
  * A pull request of a run was closed on GitHub (verified webhook): the run moves from
- * `awaiting-review` to `merged` or `closed`. A person merged it; patchbay only records that.
+ * `awaiting-review` to `merged` or `closed`. A person merged it; patchbay only records that (and
+ * marks the problem the fix was for resolved).
  * Returns the runs moved (none for an unknown branch or a run already ended).
  */
 export async function applyReviewOutcome(deps: Deps, outcome: PullRequestOutcome): Promise<string[]> {
@@ -50,6 +52,8 @@ export async function applyReviewOutcome(deps: Deps, outcome: PullRequestOutcome
           : `The pull request was closed without merging: ${outcome.prUrl}`,
       });
     }
-    return moved.map((r) => r.id);
+    const ids = moved.map((r) => r.id);
+    if (outcome.merged) await resolveMergedProblems(tx, deps, ids);
+    return ids;
   });
 }

@@ -1,8 +1,10 @@
 import { and, eq } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
 import { remediations } from "../../db/schema/remediations.ts";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
 import { git } from "../source-hosting/git.ts";
+import { resolveMergedProblems } from "./resolve-merged-problems.ts";
 import { appendEvent, type RemediationRow } from "./run-state.ts";
 
 /**
@@ -37,6 +39,7 @@ export async function syncLocalReview(deps: Deps, row: RemediationRow): Promise<
       .where(and(eq(remediations.id, row.id), eq(remediations.status, "awaiting-review")))
       .returning();
     if (!updated) return row;
+    if (status === "merged") await resolveMergedProblems(tx as unknown as Db, deps, [row.id]);
     await appendEvent(tx as unknown as typeof deps.db, deps, row.id, {
       type: status,
       status,
