@@ -31,7 +31,10 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
   });
   const problems = await describeRemediationProblems({
     ctx,
-    input: { environmentId: current.id, problemIds: page.items.flatMap((r) => (r.problemId ? [r.problemId] : [])) },
+    input: {
+      environmentId: current.id,
+      problemIds: page.items.flatMap((r) => (r.problemId ? [r.problemId] : [])),
+    },
   });
   const manage = org.role !== "member";
   const base = remediationsPath(org.id, current.id);
