@@ -8,8 +8,10 @@ export function paidTable(routes: readonly X402Route[]): PaidRoutes {
   const table: PaidRoutes = {};
   for (const route of routes) {
     if (!route.paid) continue;
-    const { input, pathParams, output, outputExample } = route.paid;
+    const { input, pathParams, output, outputExample, inputExample, pathParamsExample } = route.paid;
     const schemas = {
+      ...(inputExample ? { input: inputExample } : {}),
+      ...(pathParamsExample ? { pathParams: pathParamsExample } : {}),
       ...(input ? { inputSchema: jsonSchema(input, "input") } : {}),
       ...(pathParams ? { pathParamsSchema: jsonSchema(pathParams, "input") } : {}),
       output: { schema: jsonSchema(output, "output"), ...(outputExample ? { example: outputExample } : {}) },

@@ -19,6 +19,9 @@ export type X402Route = {
     input?: ZodType;
     pathParams?: ZodType;
     output: ZodType;
+    /** An input the schema accepts; needed when it has required fields (the SDK checks it). */
+    inputExample?: Record<string, unknown>;
+    pathParamsExample?: Record<string, unknown>;
     outputExample?: unknown;
   };
   /** How a free route authenticates, for the docs (`Authorization: Bearer <session token>`). */

@@ -1,4 +1,5 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { and, count, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { describe, expect, newTenant } from "../../../test/fixtures.ts";
@@ -11,6 +12,8 @@ import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { organizations } from "../../db/schema/organizations.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
+import { paidTable } from "../../x402/paid-table.ts";
+import { x402Routes } from "../../x402/router.ts";
 import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
 
 const SIGNUP = 50_000n; // $0.05
@@ -336,6 +339,16 @@ describe("catalog and llms.txt", () => {
       expect(item.extensions.bazaar.info.input.method).toBe(item.method);
       expect(item.extensions.bazaar.schema).toBeTruthy();
       expect(item.price).toMatch(/^\$\d/);
+    }
+  });
+
+  test("every paid route's declared discovery extension passes the SDK's validation (examples match schemas)", () => {
+    for (const [route, entry] of Object.entries(paidTable(x402Routes))) {
+      // As the SDK enriches it for a request: the HTTP method joins the declared input.
+      const { bazaar } = entry?.extensions as { bazaar: { info: { input: object } } };
+      const method = route.split(" ")[0];
+      const enriched = { ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, method } } };
+      expect(validateDiscoveryExtension(enriched as never), route).toEqual({ valid: true });
     }
   });
 

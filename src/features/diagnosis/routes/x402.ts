@@ -130,6 +130,7 @@ export const diagnosisRoutes: X402Route[] = [
     paid: {
       price: "diagnose",
       input: DiagnoseInputSchema,
+      inputExample: { description: "checkout returns 500 on GET /orders/:id since the last deploy" },
       output: DiagnosisSchema.extend({ next_actions: NextActionsSchema }),
     },
     async handle(c) {

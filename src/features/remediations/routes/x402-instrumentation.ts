@@ -40,7 +40,12 @@ export const instrumentationRoute: X402Route = {
   path: "/x402/instrumentation/pr",
   description:
     "Ask for a pull request that adds OpenTelemetry instrumentation (OTLP exporters configured from the environment) to a service's repository; poll it like a remediation.",
-  paid: { price: "instrumentation", input: InstrumentationInput, output: StartedSchema },
+  paid: {
+    price: "instrumentation",
+    input: InstrumentationInput,
+    inputExample: { service: "checkout" },
+    output: StartedSchema,
+  },
   async handle(c) {
     const deps = c.get("deps");
     const input = await parseJsonBody(c, InstrumentationInput);

@@ -113,6 +113,7 @@ export const telemetryRoutes: X402Route[] = [
       price: "read",
       input: EnvironmentQuery,
       pathParams: TraceParamsSchema,
+      pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
       output: TraceSchema.extend(nextActions),
     },
     async handle(c) {
