@@ -4,15 +4,28 @@ import tls from "node:tls";
 import { Agent, type RequestInit as UndiciRequestInit, fetch as undiciFetch } from "undici";
 import { AppError } from "../../errors.ts";
 import { type EgressPolicy, isAddressAllowed } from "./address-policy.ts";
-import { capBody, toAppError } from "./egress-errors.ts";
+import { type ByteCounter, capBody, toAppError } from "./egress-errors.ts";
 import { bareHost, refuseTarget } from "./target-rules.ts";
 
 /** Resolves a name to every address it has. Injectable for tests only. */
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
+/** Per request, beyond fetch's own options. */
+export type EgressOptions = {
+  /** Sees every decoded body chunk after the policy's cap; an AppError returned ends the body. */
+  count?: ByteCounter;
+};
+
+/** fetch-compatible (a fetch with an optional third argument). */
+export type EgressFetch = (
+  input: RequestInfo | URL,
+  init?: RequestInit,
+  options?: EgressOptions,
+) => Promise<Response>;
+
 export type Egress = {
-  /** fetch-compatible (hand it to the MCP SDK's transports); every outbound call uses it. */
-  fetch: typeof fetch;
+  /** Hand it to the MCP SDK's transports as their fetch; every outbound call uses it. */
+  fetch: EgressFetch;
   /** Cuts every open connection; pending calls fail. */
   close(): Promise<void>;
 };
@@ -89,7 +102,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
     bodyTimeout: policy.bodyTimeoutMs,
   });
 
-  const egressFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const egressFetch: EgressFetch = async (input, init, options) => {
     // A Request carries its own method, headers and body; merge init into it as fetch does.
     const request = input instanceof Request ? new Request(input, init) : undefined;
     const url = new URL(request ? request.url : String(input));
@@ -125,7 +138,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
     }
     const body =
       response.body && !NULL_BODY_STATUSES.has(response.status)
-        ? capBody(response.body, policy.maxResponseBytes, host)
+        ? capBody(response.body, policy.maxResponseBytes, host, options?.count)
         : null;
     const result = new Response(body, {
       status: response.status,
