@@ -115,7 +115,10 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
     try {
       response = await undiciFetch(url, {
         ...(request ? fromRequest(request) : fromInit(init)),
-        signal,
+        // A signal of its own per request: undici keeps a listener on the signal it is given
+        // until the request is garbage-collected, and the MCP SDK hands every request of a
+        // session the same long-lived signal, so each request would add to a growing list.
+        signal: signal && AbortSignal.any([signal]),
         redirect: "manual",
         dispatcher: agent,
       });
