@@ -87,7 +87,7 @@ const STEP_LABELS: Record<(typeof SPLIT_STEPS)[number], string> = {
   attempt: "gate + attempt: `openAttempt` (1 statement, committed)",
   remote: "remote: `RemoteSession.callTool` (egress, SDK)",
   normalize: "`normalizeResult` + `validateStructuredContent`",
-  finish: "finish: `finishToolCall` (1 UPDATE; off the call's path when shipped)",
+  finish: "finish: `finishToolCalls` (1 UPDATE; at the step's end when shipped)",
 };
 
 const started = performance.now();

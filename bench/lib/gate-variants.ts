@@ -1,10 +1,11 @@
 /**
  * `bench:gate` support: the successful path of `callSnapshotTool` re-run step by step with the
  * same verbs, timed between steps, to say where a call's time goes. Not patchbay's code path:
- * here the finishing write is awaited inside the call, where the runtime lets it run behind.
+ * here the finishing write is awaited inside the call, where the runtime defers it to the end of
+ * the step.
  */
 import { DEFAULT_CALL_TIMEOUT_MS } from "../../src/features/tasks/call-snapshot-tool.ts";
-import { finishToolCall } from "../../src/features/tasks/finish-tool-call.ts";
+import { finishToolCalls } from "../../src/features/tasks/finish-tool-calls.ts";
 import { normalizeResult } from "../../src/features/tasks/normalize-result.ts";
 import { openAttempt } from "../../src/features/tasks/open-attempt.ts";
 import { validateStructuredContent } from "../../src/features/tasks/output-schema.ts";
@@ -42,7 +43,7 @@ export async function splitCall(
   const invalid = validateStructuredContent(tool, result.structuredContent);
   if (invalid || normalized.isError) throw new Error(`echo failed: ${invalid ?? normalized.text}`);
   const t4 = performance.now();
-  await finishToolCall(deps.db, { id, outcome: "ok", errorCode: null, durationMs: Math.round(t4 - t0) });
+  await finishToolCalls(deps.db, [{ id, outcome: "ok", errorCode: null, durationMs: Math.round(t4 - t0) }]);
   const t5 = performance.now();
   return {
     session: t1 - t0,

@@ -3,7 +3,6 @@ import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { RemoteSession } from "../mcp-client/remote-session.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
-import { finishToolCall } from "./finish-tool-call.ts";
 import { checkGate } from "./gate.ts";
 import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
 import { openAttempt } from "./open-attempt.ts";
@@ -41,18 +40,18 @@ type Args = {
   timeoutMs?: number;
 };
 
-/** A call's output, and the write that makes its record final (never rejects). */
-type Called = { output: ToolOutput; recorded: Promise<void> };
+/** A call's output; a refused call's row insert (never rejects). */
+type Called = { output: ToolOutput; recorded?: Promise<void> };
 
 /**
  * One call of a snapshot tool: first-use manifest check → gate and attempt record (one
  * committed statement) → exactly one remote attempt → bounded, normalised result. Every attempt
  * is recorded before its request leaves patchbay, as `ambiguous`, and finished with the outcome
  * after; refused calls are recorded too. The finishing write is off the call's path: the
- * output returns at once and `sessions` holds the call until its record is final
- * (`SessionPool.settle`, awaited before the task's next transcript write and before its status
- * changes). Nothing here retries: an ambiguous call is reported as such and the model (or a
- * human) decides.
+ * output returns at once, and `sessions` writes the outcomes of a step's calls together when it
+ * settles (`SessionPool.settle`, awaited before the step's transcript is stored and before the
+ * task's status changes). Nothing here retries: an ambiguous call is reported as such and the
+ * model (or a human) decides.
  */
 export async function callSnapshotTool(args: Args): Promise<ToolOutput> {
   const call = attemptCall(args);
@@ -68,8 +67,10 @@ async function attemptCall(args: Args): Promise<Called> {
   const frozen = task.snapshot.connections.find((c) => c.connectionId === tool.connectionId);
   const written = (write: Promise<void>) =>
     write.catch((err: unknown) => {
-      // The row keeps what it said before (`ambiguous` for an attempt): never less than the truth.
-      deps.logger.warn({ err, taskId: task.id, tool: tool.modelName }, "a tool call record was not written");
+      deps.logger.warn(
+        { err, taskId: task.id, tool: tool.modelName },
+        "a refused tool call was not recorded",
+      );
     });
   // A call that never reached the tool: recorded here, in one INSERT (the slow path).
   const notSent = (outcome: "refused" | "error", error: AppError): Called => ({
@@ -127,12 +128,8 @@ async function attemptCall(args: Args): Promise<Called> {
     throw error;
   }
   const { output, errorCode } = await callRemote(session, args);
-  return {
-    output,
-    recorded: written(
-      finishToolCall(deps.db, { id: callId, outcome: output.outcome, errorCode, durationMs: elapsed() }),
-    ),
-  };
+  sessions.finished({ id: callId, outcome: output.outcome, errorCode, durationMs: elapsed() });
+  return { output };
 }
 
 /** The one remote attempt, shaped for the model; a transport failure becomes an outcome. */

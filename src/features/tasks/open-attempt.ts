@@ -66,7 +66,7 @@ const prepared = new WeakMap<Db, ReturnType<typeof build>>();
 /**
  * The fail-closed check before every call and the call's record, committed together before
  * anything leaves patchbay. Returns the call record's id, to be finished with the outcome
- * (`finishToolCall`). A refusal writes nothing and throws `connection_changed`; the caller
+ * (`finishToolCalls`). A refusal writes nothing and throws `connection_changed`; the caller
  * records the refused call.
  */
 export async function openAttempt(
