@@ -15,10 +15,11 @@
  * Also measured, in the same rounds: the call followed by `SessionPool.settle()` (its record
  * final, as a one-call step of a task waits for it); patchbay's remote path alone (the task's
  * `RemoteSession`, no database); `checkGate` (the plain gate read) and `openAttempt` (gate +
- * attempt row, committed) alone; the call split into its steps (lib/gate-variants.ts); and a
- * bench-only what-if with the records committed asynchronously. Every patchbay-side call must
- * leave a finished record (`ok`), and every `openAttempt`-alone call an `ambiguous` one; the
- * run fails otherwise.
+ * attempt row, committed) alone, and the same row's INSERT without the gate; the call split
+ * into its steps (lib/gate-variants.ts); and a bench-only what-if with the records committed
+ * asynchronously. Every patchbay-side call must
+ * leave a finished record (`ok`), and every `openAttempt` or INSERT alone an `ambiguous` one;
+ * the run fails otherwise.
  *
  * Env: BENCH_CALLS (150 per batch), BENCH_ROUNDS (8), BENCH_WARMUP (50 per side),
  * BENCH_TOOL_DELAY_MS (0: the tool answers at once), BENCH_APPROVED_TOOLS (1: only `echo`),
@@ -62,6 +63,7 @@ const SIDES = [
   "split",
   "gate",
   "attempt",
+  "insert",
 ] as const;
 type Side = (typeof SIDES)[number];
 type ServerInfo = { url: string; port: number; caFile: string; caJson: string; pid: number };
@@ -190,6 +192,7 @@ function report(r: Result, loadBefore: number, loadAfter: number): void {
       callRow("what-if: records committed asynchronously (bench-only)", "asyncCommit"),
       callRow("`checkGate` alone (the gate read)", "gate"),
       callRow("`openAttempt` alone (gate + attempt row, committed)", "attempt"),
+      callRow("a prepared INSERT of the same row alone, no gate (bench-only)", "insert"),
       "",
       `patchbay / direct: ${vsDirect("patchbay")} — goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "NOT met"}`,
       `patchbay with its record final / direct: ${vsDirect("patchbayStep")}`,
@@ -254,6 +257,7 @@ async function measure(): Promise<void> {
   );
   const { checkGate } = await import("../src/features/tasks/gate.ts");
   const { openAttempt } = await import("../src/features/tasks/open-attempt.ts");
+  const { recordToolCall } = await import("../src/features/tasks/record-tool-call.ts");
   const { SessionPool } = await import("../src/features/tasks/session-pool.ts");
   const { setUpGateBench } = await import("./lib/gate-setup.ts");
   const { splitCall } = await import("./lib/gate-variants.ts");
@@ -315,6 +319,21 @@ async function measure(): Promise<void> {
       // An attempt that is never sent nor finished: it stays `ambiguous`, and is counted so.
       expected.ambiguous++;
       await openAttempt(deps.db, { task, frozen, tool, startedAt: deps.clock() });
+    },
+    insert: async () => {
+      // The same row without the gate around it: what the gate adds inside the statement.
+      expected.ambiguous++;
+      await recordToolCall(deps.db, {
+        taskId: task.id,
+        modelToolName: tool.modelName,
+        connectionId: tool.connectionId,
+        connectionRevision: frozen.revision,
+        toolName: tool.toolName,
+        startedAt: deps.clock(),
+        durationMs: 0,
+        outcome: "ambiguous",
+        errorCode: null,
+      });
     },
   };
   // Finishing writes still running behind a batch are waited for inside that batch's CPU window.
