@@ -83,6 +83,8 @@ export function capBody(
   maxBytes: number,
   host: string,
   count?: ByteCounter,
+  /** The caller's signal: once it aborted, a failed read is the caller's abort, as with fetch. */
+  signal?: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const reader = body[Symbol.asyncIterator]();
   // Ends (cancels) the upstream body; failures there change nothing for the reader.
@@ -96,7 +98,7 @@ export function capBody(
       try {
         chunk = await reader.next();
       } catch (error) {
-        controller.error(toAppError(error, host));
+        controller.error(signal?.aborted ? signal.reason : toAppError(error, host));
         return;
       }
       if (chunk.done) {
