@@ -69,14 +69,22 @@ export function toAppError(error: unknown, host: string): unknown {
 const unreachable = (host: string, reason: string) =>
   new AppError("remote_unreachable", `${host} is unreachable (${reason})`, { reason });
 
+/** Told of every decoded body chunk; an AppError returned ends that body with it. */
+export type ByteCounter = (bytes: number) => AppError | undefined;
+
 /**
  * Passes the body through, counting decoded bytes (so a compression bomb counts in full),
  * and errors the stream once the cap is passed: `egress_blocked` / `response_too_large`.
+ * `count`, when given, sees every chunk too (the caller's own, tighter budget), so a response
+ * is wrapped once however many limits apply to it.
  */
 export function capBody(
   body: AsyncIterable<Uint8Array>,
   maxBytes: number,
   host: string,
+  count?: ByteCounter,
+  /** The caller's signal: once it aborted, a failed read is the caller's abort, as with fetch. */
+  signal?: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const reader = body[Symbol.asyncIterator]();
   // Ends (cancels) the upstream body; failures there change nothing for the reader.
@@ -90,7 +98,7 @@ export function capBody(
       try {
         chunk = await reader.next();
       } catch (error) {
-        controller.error(toAppError(error, host));
+        controller.error(signal?.aborted ? signal.reason : toAppError(error, host));
         return;
       }
       if (chunk.done) {
@@ -98,11 +106,14 @@ export function capBody(
         return;
       }
       seen += chunk.value.byteLength;
-      if (seen > maxBytes) {
-        const tooLarge = new AppError("egress_blocked", `${host} answered with more than ${maxBytes} bytes`, {
-          rule: "response_too_large",
-        });
-        controller.error(tooLarge);
+      const refusal =
+        seen > maxBytes
+          ? new AppError("egress_blocked", `${host} answered with more than ${maxBytes} bytes`, {
+              rule: "response_too_large",
+            })
+          : count?.(chunk.value.byteLength);
+      if (refusal) {
+        controller.error(refusal);
         stop();
         return;
       }

@@ -1,3 +1,4 @@
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { AppError } from "../../errors.ts";
 import { strictEgressPolicy } from "./address-policy.ts";
@@ -317,6 +318,40 @@ describe("response size cap", () => {
       for (let i = 0; i < 20; i++) res.write(Buffer.alloc(8 * 1024, 97));
       res.end();
     });
+    const egress = egressFor(devPolicy(ca, [big.port], { maxResponseBytes: cap }));
+    const res = await egress.fetch(`${big.origin}/`);
+    const error = await caught(res.arrayBuffer());
+    expect(error).toMatchObject({ code: "egress_blocked", details: { rule: "response_too_large" } });
+  });
+
+  test("a compressed answer is decoded (gzip, br, and both in a row), and asks for none", async () => {
+    const text = JSON.stringify({ ok: true, pad: "x".repeat(2_000) });
+    const seen: (string | undefined)[] = [];
+    const compressing = await startServer(ca, (req, res) => {
+      seen.push(req.headers["accept-encoding"]);
+      const encoding = decodeURIComponent(req.url?.slice(1) ?? "");
+      let body = Buffer.from(text);
+      for (const coding of encoding.split(", ")) {
+        body = coding === "gzip" ? gzipSync(body) : brotliCompressSync(body);
+      }
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": encoding });
+      res.end(body);
+    });
+    const egress = egressFor(devPolicy(ca, [compressing.port]));
+    for (const encoding of ["gzip", "br", "gzip, br"]) {
+      const res = await egress.fetch(`${compressing.origin}/${encoding}`);
+      expect(await res.text()).toBe(text);
+    }
+    expect(seen).toEqual([undefined, undefined, undefined]);
+  });
+
+  test("a compression bomb counts decoded bytes and is cut off at the cap", async () => {
+    const bomb = gzipSync(Buffer.alloc(cap * 16, 0));
+    const big = await startServer(ca, (_req, res) => {
+      res.writeHead(200, { "content-encoding": "gzip", "content-length": String(bomb.byteLength) });
+      res.end(bomb);
+    });
+    expect(bomb.byteLength).toBeLessThan(cap);
     const egress = egressFor(devPolicy(ca, [big.port], { maxResponseBytes: cap }));
     const res = await egress.fetch(`${big.origin}/`);
     const error = await caught(res.arrayBuffer());

@@ -5,11 +5,9 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { AppError } from "../../errors.ts";
 import { version } from "../../version.ts";
+import type { ByteCounter } from "../egress/egress-errors.ts";
 import { authHeader } from "./remote-auth-header.ts";
 import type { RemoteTarget } from "./remote-client.ts";
-
-/** Called for every response chunk; an AppError returned ends that response's body with it. */
-export type ByteCounter = (bytes: number) => AppError | undefined;
 
 /**
  * The SDK client and transport for one endpoint, wired so that every request goes through
@@ -30,8 +28,8 @@ export function createEndpointClient(target: RemoteTarget, count?: ByteCounter) 
     }
     const headers = new Headers(init?.headers);
     if (credential) headers.set(credential.name, credential.value);
-    const response = await target.egress.fetch(url, { ...init, headers });
-    return count ? counted(response, count) : response;
+    // Counted inside egress's own body cap: one stream wrap per response, not two.
+    return target.egress.fetch(url, { ...init, headers }, count ? { count } : undefined);
   };
   const transport = new StreamableHTTPClientTransport(endpoint, {
     fetch: fetchThrough,
@@ -68,25 +66,4 @@ export function parseEndpoint(raw: string): URL {
     // The URL itself stays out of the message: it may hold a path the caller must not see.
     throw new AppError("invalid_endpoint_url", "The endpoint URL is not a valid URL.", { rule: "syntax" });
   }
-}
-
-/** The same response with its body counted chunk by chunk; the body errors once `count` says so. */
-function counted(response: Response, count: ByteCounter): Response {
-  if (!response.body) return response;
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        const error = count(chunk.byteLength);
-        if (error) controller.error(error);
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  const result = new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-  Object.defineProperty(result, "url", { value: response.url });
-  return result;
 }

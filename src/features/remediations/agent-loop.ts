@@ -117,6 +117,8 @@ export async function runAgentLoop(args: {
       onStepFinish: async (step) => {
         if (transcript.length === 0) transcript.push({ type: "user", text: task.instructions });
         recordStep(step, transcript, usage);
+        // The step's call records are final before its transcript is committed.
+        await sessions.settle();
         try {
           const current = await commitStep(
             deps,

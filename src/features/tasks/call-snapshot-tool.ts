@@ -1,9 +1,11 @@
 import type { SnapshotTool, TaskSnapshot, ToolCallOutcome } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
+import type { RemoteSession } from "../mcp-client/remote-session.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate } from "./gate.ts";
 import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
+import { openAttempt } from "./open-attempt.ts";
 import { validateStructuredContent } from "./output-schema.ts";
 import { recordToolCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
@@ -29,68 +31,113 @@ export type ToolOutput = {
 /** Budget for one remote call; past it the call is ambiguous and is not retried. */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
-/**
- * One call of a snapshot tool: gate → first-use manifest check → exactly one remote attempt →
- * bounded, normalised result. Every attempt is recorded, refused ones included. Nothing here
- * retries: an ambiguous call is reported as such and the model (or a human) decides.
- */
-export async function callSnapshotTool(args: {
+type Args = {
   deps: Deps;
   task: RunningTask;
   tool: SnapshotTool;
   input: Record<string, unknown>;
   sessions: SessionPool;
   timeoutMs?: number;
-}): Promise<ToolOutput> {
-  const { deps, task, tool } = args;
+};
+
+/** A call's output; a refused call's row insert (never rejects). */
+type Called = { output: ToolOutput; recorded?: Promise<void> };
+
+/**
+ * One call of a snapshot tool: first-use manifest check → gate and attempt record (one
+ * committed statement) → exactly one remote attempt → bounded, normalised result. Every attempt
+ * is recorded before its request leaves patchbay, as `ambiguous`, and finished with the outcome
+ * after; refused calls are recorded too. The finishing write is off the call's path: the
+ * output returns at once, and `sessions` writes the outcomes of a step's calls together when it
+ * settles (`SessionPool.settle`, awaited before the step's transcript is stored and before the
+ * task's status changes). Nothing here retries: an ambiguous call is reported as such and the
+ * model (or a human) decides.
+ */
+export async function callSnapshotTool(args: Args): Promise<ToolOutput> {
+  const call = attemptCall(args);
+  args.sessions.track(call.then((c) => c.recorded));
+  return (await call).output;
+}
+
+async function attemptCall(args: Args): Promise<Called> {
+  const { deps, task, tool, sessions } = args;
   const startedAt = deps.clock();
   const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
   const frozen = task.snapshot.connections.find((c) => c.connectionId === tool.connectionId);
-  const finish = async (output: ToolOutput, errorCode: string | null): Promise<ToolOutput> => {
-    await recordToolCall(deps.db, {
-      taskId: task.id,
-      modelToolName: tool.modelName,
-      connectionId: tool.connectionId,
-      connectionRevision: frozen?.revision ?? null,
-      toolName: tool.toolName,
-      startedAt,
-      durationMs: Math.round(performance.now() - started),
-      outcome: output.outcome,
-      errorCode,
+  const written = (write: Promise<void>) =>
+    write.catch((err: unknown) => {
+      deps.logger.warn(
+        { err, taskId: task.id, tool: tool.modelName },
+        "a refused tool call was not recorded",
+      );
     });
-    return output;
-  };
-  const refused = (error: AppError) =>
-    finish(
-      {
-        outcome: "refused",
-        error: error.code,
-        message: error.message,
-        ...(error.code === "connection_changed" || error.code === "manifest_changed"
-          ? { nextAction: "start_new_task" }
-          : {}),
-      },
-      error.code,
+  // A call that never reached the tool: recorded here, in one INSERT (the slow path).
+  const notSent = (outcome: "refused" | "error", error: AppError): Called => ({
+    output: {
+      outcome,
+      error: error.code,
+      message: error.message,
+      ...(error.code === "connection_changed" || error.code === "manifest_changed"
+        ? { nextAction: "start_new_task" }
+        : {}),
+    },
+    recorded: written(
+      recordToolCall(deps.db, {
+        taskId: task.id,
+        modelToolName: tool.modelName,
+        connectionId: tool.connectionId,
+        connectionRevision: frozen?.revision ?? null,
+        toolName: tool.toolName,
+        startedAt,
+        durationMs: elapsed(),
+        outcome,
+        errorCode: error.code,
+      }),
+    ),
+  });
+
+  if (!frozen) {
+    return notSent(
+      "refused",
+      new AppError("unknown_tool", `${tool.modelName} is not part of this task's snapshot.`),
     );
-
-  if (!frozen)
-    return refused(new AppError("unknown_tool", `${tool.modelName} is not part of this task's snapshot.`));
-
-  let session: Awaited<ReturnType<SessionPool["get"]>>;
-  try {
-    const live = await checkGate(deps.db, task, frozen);
-    session = await args.sessions.get(live);
-    if (!args.sessions.matched.has(frozen.connectionId)) {
+  }
+  let session = sessions.checked(frozen.connectionId);
+  if (!session) {
+    // First call of this run to the connection: open its session and compare the live
+    // manifest. The tool itself is not called yet, so nothing is recorded unless this fails.
+    try {
+      const live = await checkGate(deps.db, task, frozen);
+      session = await sessions.get(live);
       await ensureManifestMatches({ db: deps.db, task, frozen, session, now: deps.clock() });
-      args.sessions.matched.add(frozen.connectionId);
+      sessions.markChecked(frozen.connectionId, session);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const refused = error.code === "connection_changed" || error.code === "manifest_changed";
+      // Otherwise opening the session or listing tools failed: the tool was never called.
+      return notSent(refused ? "refused" : "error", error);
     }
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    if (error.code === "connection_changed" || error.code === "manifest_changed") return refused(error);
-    // Opening the session or listing tools failed: the tool itself was never called.
-    return finish({ outcome: "error", error: error.code, message: error.message }, error.code);
   }
 
+  let callId: number;
+  try {
+    callId = await openAttempt(deps.db, { task, frozen, tool, startedAt });
+  } catch (error) {
+    if (isAppError(error) && error.code === "connection_changed") return notSent("refused", error);
+    throw error;
+  }
+  const { output, errorCode } = await callRemote(session, args);
+  sessions.finished({ id: callId, outcome: output.outcome, errorCode, durationMs: elapsed() });
+  return { output };
+}
+
+/** The one remote attempt, shaped for the model; a transport failure becomes an outcome. */
+async function callRemote(
+  session: RemoteSession,
+  args: Args,
+): Promise<{ output: ToolOutput & { outcome: "ok" | "error" | "ambiguous" }; errorCode: string | null }> {
+  const { tool } = args;
   try {
     const result = await session.callTool(
       tool.toolName,
@@ -100,34 +147,35 @@ export async function callSnapshotTool(args: {
     const normalized = normalizeResult(result);
     const invalid = validateStructuredContent(tool, result.structuredContent);
     if (invalid) {
-      return finish(
-        { outcome: "error", error: "invalid_tool_result", message: invalid },
-        "invalid_tool_result",
-      );
+      return {
+        output: { outcome: "error", error: "invalid_tool_result", message: invalid },
+        errorCode: "invalid_tool_result",
+      };
     }
-    return normalized.isError
-      ? finish(
-          {
-            outcome: "error",
-            error: "tool_error",
-            message: "The tool reported an error.",
-            result: normalized,
-          },
-          "tool_error",
-        )
-      : finish({ outcome: "ok", result: normalized }, null);
+    if (normalized.isError) {
+      return {
+        output: {
+          outcome: "error",
+          error: "tool_error",
+          message: "The tool reported an error.",
+          result: normalized,
+        },
+        errorCode: "tool_error",
+      };
+    }
+    return { output: { outcome: "ok", result: normalized }, errorCode: null };
   } catch (error) {
     if (!isAppError(error)) throw error;
     const ambiguous = error.details?.ambiguous === true;
-    return finish(
-      {
+    return {
+      output: {
         outcome: ambiguous ? "ambiguous" : "error",
         error: error.code,
         message: ambiguous
           ? `${error.message} The call may or may not have taken effect; patchbay does not retry it.`
           : error.message,
       },
-      error.code,
-    );
+      errorCode: error.code,
+    };
   }
 }

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import type { SnapshotConnection } from "../../db/schema/tasks.ts";
-import { AppError } from "../../errors.ts";
+import { gateRefusal } from "./gate-verdict.ts";
 
 /**
  * What the gate reads: the checked fields plus what opening a session needs. Never the
@@ -43,10 +43,9 @@ const reads = new WeakMap<Db, ReturnType<typeof buildRead>>();
 export type LiveConnection = Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number];
 
 /**
- * The fail-closed check before every call (spec part 1A, task rule 2): the connection still
- * exists in the task's organisation and environment, is enabled, and its revision and approved
- * manifest hash are the ones the task froze. Any difference refuses the call before anything
- * leaves patchbay. One primary-key read.
+ * The gate's check as a plain read (see gate-verdict.ts), for a task's first call to a
+ * connection: that call opens the session from the row and checks the manifest before
+ * `openAttempt` checks again and records the attempt. One primary-key read.
  */
 export async function checkGate(
   db: Db,
@@ -63,21 +62,7 @@ export async function checkGate(
     organizationId: scope.organizationId,
     environmentId: scope.environmentId,
   });
-  const reason = !row
-    ? "it was deleted"
-    : !row.enabled
-      ? "it was disabled"
-      : row.approvedManifestHash !== frozen.manifestHash
-        ? "its approved tools changed"
-        : row.revision !== frozen.revision
-          ? "its configuration changed"
-          : undefined;
-  if (!row || reason) {
-    throw new AppError(
-      "connection_changed",
-      `Connection "${frozen.alias}" changed after this task started (${reason}); start a new task to use its current configuration.`,
-      { connectionId: frozen.connectionId, nextAction: "start_new_task" },
-    );
-  }
+  const refusal = gateRefusal(row, frozen);
+  if (!row || refusal) throw refusal;
   return row;
 }

@@ -69,7 +69,11 @@ export async function runTask(
   const transcript: TranscriptEntry[] = [...task.transcript];
   if (transcript.length === 0) transcript.push({ type: "user", text: task.instructions });
   const usage: TaskUsage = { ...task.usage };
-  const end = (outcome: TaskOutcome) => settle(deps, taskId, outcome, { transcript, usage });
+  // The call record is final before the status changes: a finished task's calls never change.
+  const end = async (outcome: TaskOutcome) => {
+    await sessions.settle();
+    return settle(deps, taskId, outcome, { transcript, usage });
+  };
   const abort = new AbortController();
   let stopReason: TaskOutcome | undefined;
   const stop = (outcome: TaskOutcome) => {
@@ -100,6 +104,8 @@ export async function runTask(
       abortSignal: abort.signal,
       onStepFinish: async (step) => {
         recordStep(step, transcript, usage);
+        // The step's call records are final before its transcript is stored.
+        await sessions.settle();
         const [current] = await deps.db
           .update(tasks)
           .set({ transcript, usage })

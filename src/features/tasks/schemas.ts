@@ -76,8 +76,13 @@ export const ToolCallSchema = z
     connectionRevision: z.number().int().nullable(),
     toolName: z.string(),
     startedAt: iso,
-    durationMs: z.number().int(),
-    outcome: z.enum(toolCallOutcomes),
+    durationMs: z.number().int().openapi({
+      description: "0 while the call has not finished (see `outcome`).",
+    }),
+    outcome: z.enum(toolCallOutcomes).openapi({
+      description:
+        "`ambiguous`: the request was sent and its outcome is not known — written before the request leaves, and kept if the worker stopped mid-call or the call timed out after sending. Final once the task has ended.",
+    }),
     errorCode: z.string().nullable(),
   })
   .openapi("ToolCall");

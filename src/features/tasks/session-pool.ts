@@ -1,21 +1,31 @@
 import type { Db } from "../../db/client.ts";
+import type { Logger } from "../../logger.ts";
 import { remoteAuthFor } from "../connections/remote-auth.ts";
 import type { Egress } from "../egress/egress-fetch.ts";
 import { openRemoteSession, type RemoteSession } from "../mcp-client/remote-session.ts";
 import type { Keyring } from "../vault/keyring.ts";
+import { type FinishedCall, finishToolCalls } from "./finish-tool-calls.ts";
 import type { LiveConnection } from "./gate.ts";
 
+type PoolDeps = { db: Db; keyring: Keyring; egress: Egress; logger: Logger };
+
 /**
- * The task's open sessions, one per connection, opened on first use and closed when the task
- * ends. Sessions live only inside the runtime: the model never holds a client (spec 1A).
+ * One run of a task's connections: its open sessions, one per connection, opened on first use
+ * and closed when the run ends; which connections passed the first-use manifest check; and the
+ * tool calls whose record is not final yet — in flight, or answered with the outcome still to be
+ * written. Sessions live only inside the runtime: the model never holds a client (spec 1A).
  */
 export class SessionPool {
   readonly #sessions = new Map<string, Promise<RemoteSession>>();
-  /** Connections whose first-use manifest check matched: the stored verdict is insert-once. */
-  readonly matched = new Set<string>();
-  readonly #deps: { db: Db; keyring: Keyring; egress: Egress };
+  /** Sessions whose first-use manifest check matched: the stored verdict is insert-once. */
+  readonly #checked = new Map<string, RemoteSession>();
+  /** Calls in flight, and refused calls whose row is being inserted (see `settle`). */
+  readonly #unsettled = new Set<Promise<void>>();
+  /** Answered calls whose outcome is not written yet: written together by `settle`. */
+  #finished: FinishedCall[] = [];
+  readonly #deps: PoolDeps;
 
-  constructor(deps: { db: Db; keyring: Keyring; egress: Egress }) {
+  constructor(deps: PoolDeps) {
     this.#deps = deps;
   }
 
@@ -35,9 +45,57 @@ export class SessionPool {
     return session;
   }
 
+  /** The connection's session once its manifest check matched in this run, else undefined. */
+  checked(connectionId: string): RemoteSession | undefined {
+    return this.#checked.get(connectionId);
+  }
+
+  markChecked(connectionId: string, session: RemoteSession): void {
+    this.#checked.set(connectionId, session);
+  }
+
+  /** Holds a call until `done` settles (answered, or its refusal recorded). */
+  track(done: Promise<unknown>): void {
+    const held: Promise<void> = done
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => this.#unsettled.delete(held));
+    this.#unsettled.add(held);
+  }
+
+  /** An answered call's outcome, to be written by the next `settle`. */
+  finished(call: FinishedCall): void {
+    this.#finished.push(call);
+  }
+
+  /**
+   * Resolves once every call made so far has its final record: waits for the calls in flight,
+   * then writes the outcomes gathered since the last settle in one statement. The runtime
+   * awaits this before it stores a step's transcript and before the task's status changes, so
+   * neither is ever ahead of the call record. A failed write is logged: those rows keep
+   * `ambiguous`, never less than the truth.
+   */
+  async settle(): Promise<void> {
+    while (this.#unsettled.size > 0) await Promise.all([...this.#unsettled]);
+    const batch = this.#finished;
+    this.#finished = [];
+    try {
+      await finishToolCalls(this.#deps.db, batch);
+    } catch (err) {
+      this.#deps.logger.warn(
+        { err, callIds: batch.map((c) => c.id) },
+        "tool call outcomes were not written; their records stay ambiguous",
+      );
+    }
+  }
+
   async closeAll(): Promise<void> {
+    await this.settle();
     const open = [...this.#sessions.values()];
     this.#sessions.clear();
+    this.#checked.clear();
     await Promise.all(open.map(async (s) => (await s.catch(() => undefined))?.close()));
   }
 }

@@ -1,0 +1,98 @@
+// Test and bench support: patchbay deps built by hand on a given database (as test/fixtures.ts
+// builds them, without the job queue), and a task with one ready connection created through the
+// in-process app — for code that runs the task runtime outside the vitest fixtures: a child
+// process that is killed mid-call, and `bench:gate`.
+import type { LanguageModel } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { eq } from "drizzle-orm";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
+import type { DatabaseHandle } from "../../src/db/client.ts";
+import { tasks } from "../../src/db/schema/tasks.ts";
+import type { Deps } from "../../src/deps.ts";
+import { createEgress } from "../../src/features/egress/egress-fetch.ts";
+import { devPolicy, type TestCa } from "../../src/features/egress/test-servers.ts";
+import { bootstrapOrganization } from "../../src/features/organizations/bootstrap-organization.ts";
+import type { RunningTask } from "../../src/features/tasks/call-snapshot-tool.ts";
+import { generateKek, parseKeyring } from "../../src/features/vault/keyring.ts";
+import { paymentsUnavailable } from "../../src/features/x402/payments.ts";
+import { readPrices } from "../../src/features/x402/prices.ts";
+import { createLogger } from "../../src/logger.ts";
+import { client } from "../http.ts";
+
+/**
+ * Deps on `database` whose egress reaches loopback servers on `ports` presenting `ca`. No job
+ * queue: nothing is enqueued or worked; tasks are run by calling the runtime directly.
+ */
+export function taskDeps(args: {
+  database: DatabaseHandle;
+  ca: TestCa;
+  ports: number[];
+  /** Default: a model that is never asked (`createTask` only checks that there is one). */
+  languageModel?: LanguageModel;
+}): Deps {
+  const policy = devPolicy(args.ca, args.ports);
+  return {
+    config: { ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }), egress: policy },
+    db: args.database.db,
+    database: args.database,
+    logger: createLogger({ level: "warn", destination: process.stderr }),
+    // A fresh key per process: these tasks' connections use no credential.
+    keyring: parseKeyring(generateKek(1)),
+    egress: createEgress(policy),
+    languageModel: args.languageModel ?? new MockLanguageModelV3(),
+    jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
+    clock: () => new Date(),
+    payments: paymentsUnavailable("not used here", readPrices("")),
+  };
+}
+
+/**
+ * A fresh organisation with one ready connection (alias `alias`, auth none, every listed tool
+ * approved, enabled) to the MCP server at `endpointUrl`, and a queued task that froze it.
+ */
+export async function readyTask(deps: Deps, endpointUrl: string, alias = "kb"): Promise<RunningTask> {
+  const tenant = await bootstrapOrganization({ db: deps.db, input: {} });
+  const api = client(createApp(deps), tenant.apiKey);
+  const base = `/environments/${tenant.environmentId}/mcp-connections`;
+  type Conn = { id: string; revision: number };
+  const created = await expectJson<Conn>(
+    api.post(base, { alias, displayName: alias, endpointUrl, auth: { kind: "none" } }),
+    201,
+  );
+  const discovery = await expectJson<{ id: string; tools: { name: string }[] }>(
+    api.post(`${base}/${created.id}/discoveries`, undefined, { revision: created.revision }),
+    201,
+  );
+  const approved = await expectJson<Conn>(
+    api.post(
+      `${base}/${created.id}/tool-approvals`,
+      { discoveryId: discovery.id, toolNames: discovery.tools.map((t) => t.name) },
+      { revision: created.revision },
+    ),
+    200,
+  );
+  await expectJson<Conn>(
+    api.put(`${base}/${created.id}/enablement`, { enabled: true }, { revision: approved.revision }),
+    200,
+  );
+  const view = await expectJson<{ id: string }>(
+    api.post(`/environments/${tenant.environmentId}/tasks`, { instructions: "Investigate." }),
+    201,
+  );
+  const [row] = await deps.db.select().from(tasks).where(eq(tasks.id, view.id)).limit(1);
+  if (!row) throw new Error("the task was not stored");
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    environmentId: row.environmentId,
+    snapshot: row.snapshot,
+  };
+}
+
+async function expectJson<T>(pending: Promise<Response>, status: number): Promise<T> {
+  const res = await pending;
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
