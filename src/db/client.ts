@@ -54,6 +54,30 @@ export type Subscription = { close(): Promise<void> };
 /** Arbitrary constant: "patchbay" in ASCII, used as the advisory-lock key for start-up work. */
 const STARTUP_LOCK_KEY = 0x7061746368626179n;
 
+/**
+ * Connections for the per-request point lookups (the API key, the environment): prepared,
+ * single-row reads by key, never inside a transaction. With the main pool's ten connections,
+ * concurrent requests spread their lookups over ten PostgreSQL backends, each query a socket
+ * write and a backend wake-up of its own. On two connections postgres.js pipelines them: one
+ * write carries the lookups of several requests, and a backend answers them in one wake-up.
+ * That roughly halved the CPU per lookup, on both sides (docs/performance.md, "REST API").
+ * Being separate from the main pool, these reads never queue behind long transactions (COPY
+ * ingest, row locks), and nothing that holds one of them waits for another connection.
+ */
+const POINT_READ_CONNECTIONS = 2;
+
+const pointReadHandles = new WeakMap<Db, Db>();
+
+/**
+ * The handle to build prepared point lookups on: the PostgreSQL handle's own small pool (see
+ * POINT_READ_CONNECTIONS), or `db` itself (PGlite, which has a single connection anyway).
+ * Only for reads: a committed write is visible to them, and a transaction's own reads stay on
+ * the transaction.
+ */
+export function pointReads(db: Db): Db {
+  return pointReadHandles.get(db) ?? db;
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
     const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
@@ -92,6 +116,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   };
   const client = postgres(target.url, options);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const pointClient = postgres(target.url, {
+    ...options,
+    max: POINT_READ_CONNECTIONS,
+    connection: { application_name: "patchbay-reads" },
+  });
+  pointReadHandles.set(db, drizzlePostgres(pointClient, { schema }) as unknown as Db);
   const subscriptions = new Set<Subscription>();
   return {
     kind: "postgres",
@@ -119,7 +149,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     },
     close: async () => {
       await Promise.all([...subscriptions].map((s) => s.close()));
-      await client.end({ timeout: 5 });
+      await Promise.all([client.end({ timeout: 5 }), pointClient.end({ timeout: 5 })]);
     },
   };
 }
