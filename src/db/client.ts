@@ -55,22 +55,27 @@ export type Subscription = { close(): Promise<void> };
 const STARTUP_LOCK_KEY = 0x7061746368626179n;
 
 /**
- * Connections for the per-request point lookups (the API key, the environment): prepared,
- * single-row reads by key, never inside a transaction. With the main pool's ten connections,
- * concurrent requests spread their lookups over ten PostgreSQL backends, each query a socket
- * write and a backend wake-up of its own. On two connections postgres.js pipelines them: one
- * write carries the lookups of several requests, and a backend answers them in one wake-up.
- * That roughly halved the CPU per lookup, on both sides (docs/performance.md, "REST API").
- * Being separate from the main pool, these reads never queue behind long transactions (COPY
- * ingest, row locks), and nothing that holds one of them waits for another connection.
+ * The connection for the per-request point lookups (the API key, the environment): prepared,
+ * single-row reads by key, never inside a transaction. Spread over the main pool's ten
+ * connections, concurrent requests' lookups each cost a socket write and a PostgreSQL backend
+ * wake-up of their own. On one connection postgres.js pipelines them: one write carries the
+ * lookups of every request handled in the same event-loop turn, and one backend answers them
+ * back to back. That cut patchbay's CPU per lookup by more than half and PostgreSQL's by a
+ * quarter or more (docs/performance.md, "REST API").
+ *
+ * The trade-off: an instance's point lookups share one backend, so they are bounded by one
+ * PostgreSQL core (~20 µs each here: some 40k lookups/s, well above what one Node process
+ * serves), and each waits for those queued before it (microseconds; plain MVCC reads never
+ * wait on row locks). Being apart from the main pool, they never queue behind long
+ * transactions (COPY ingest, row locks), and nothing holding this connection waits for another.
  */
-const POINT_READ_CONNECTIONS = 2;
+const POINT_READ_CONNECTIONS = 1;
 
 const pointReadHandles = new WeakMap<Db, Db>();
 
 /**
- * The handle to build prepared point lookups on: the PostgreSQL handle's own small pool (see
- * POINT_READ_CONNECTIONS), or `db` itself (PGlite, which has a single connection anyway).
+ * The handle to build prepared point lookups on: the PostgreSQL handle's point-read connection
+ * (see POINT_READ_CONNECTIONS), or `db` itself (PGlite, which has a single connection anyway).
  * Only for reads: a committed write is visible to them, and a transaction's own reads stay on
  * the transaction.
  */

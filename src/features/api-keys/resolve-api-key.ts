@@ -11,7 +11,7 @@ import { isPermission } from "./permissions.ts";
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * Built once per database handle, on its point-read connections (`pointReads`): no SQL building
+ * Built once per database handle, on its point-read connection (`pointReads`): no SQL building
  * per request, planned once per connection.
  */
 const buildLookup = (db: Db) =>

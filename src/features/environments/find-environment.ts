@@ -11,7 +11,7 @@ type EnvironmentRow = typeof environments.$inferSelect;
  * The lookup every environment-scoped read makes, as a prepared statement built once per
  * database handle: drizzle does not rebuild the SQL per call, and on PostgreSQL the statement
  * is parsed and planned once per connection (one round trip per call instead of two). It runs
- * on the handle's point-read connections (`pointReads`), where concurrent lookups share writes.
+ * on the handle's point-read connection (`pointReads`), where concurrent lookups share writes.
  */
 const buildLookup = (db: Db) =>
   pointReads(db)
