@@ -52,9 +52,9 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.notFound(() => {
     throw new AppError("not_found", "No such route.");
   });
-  app.use("*", async (c, next) => {
+  app.use("*", (c, next) => {
     c.set("deps", deps);
-    await next();
+    return next();
   });
   app.use("*", requestId());
   app.use("*", accessLog());

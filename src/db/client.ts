@@ -54,6 +54,35 @@ export type Subscription = { close(): Promise<void> };
 /** Arbitrary constant: "patchbay" in ASCII, used as the advisory-lock key for start-up work. */
 const STARTUP_LOCK_KEY = 0x7061746368626179n;
 
+/**
+ * The connection for the per-request point lookups (the API key, the environment): prepared,
+ * single-row reads by key, never inside a transaction. Spread over the main pool's ten
+ * connections, concurrent requests' lookups each cost a socket write and a PostgreSQL backend
+ * wake-up of their own. On one connection postgres.js pipelines them: one write carries the
+ * lookups of every request handled in the same event-loop turn, and one backend answers them
+ * back to back. That cut patchbay's CPU per lookup by more than half and PostgreSQL's by a
+ * quarter or more (docs/performance.md, "REST API").
+ *
+ * The trade-off: an instance's point lookups share one backend, so they are bounded by one
+ * PostgreSQL core (~20 µs each here: some 40k lookups/s, well above what one Node process
+ * serves), and each waits for those queued before it (microseconds; plain MVCC reads never
+ * wait on row locks). Being apart from the main pool, they never queue behind long
+ * transactions (COPY ingest, row locks), and nothing holding this connection waits for another.
+ */
+const POINT_READ_CONNECTIONS = 1;
+
+const pointReadHandles = new WeakMap<Db, Db>();
+
+/**
+ * The handle to build prepared point lookups on: the PostgreSQL handle's point-read connection
+ * (see POINT_READ_CONNECTIONS), or `db` itself (PGlite, which has a single connection anyway).
+ * Only for reads: a committed write is visible to them, and a transaction's own reads stay on
+ * the transaction.
+ */
+export function pointReads(db: Db): Db {
+  return pointReadHandles.get(db) ?? db;
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
     const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
@@ -92,6 +121,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   };
   const client = postgres(target.url, options);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const pointClient = postgres(target.url, {
+    ...options,
+    max: POINT_READ_CONNECTIONS,
+    connection: { application_name: "patchbay-reads" },
+  });
+  pointReadHandles.set(db, drizzlePostgres(pointClient, { schema }) as unknown as Db);
   const subscriptions = new Set<Subscription>();
   return {
     kind: "postgres",
@@ -119,7 +154,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     },
     close: async () => {
       await Promise.all([...subscriptions].map((s) => s.close()));
-      await client.end({ timeout: 5 });
+      await Promise.all([client.end({ timeout: 5 }), pointClient.end({ timeout: 5 })]);
     },
   };
 }

@@ -1,13 +1,18 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
+import type { Logger } from "../logger.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
  * One line per request: method, path, status, duration, request id. Deliberately no headers,
  * query values or bodies — those are where keys and credentials travel.
  */
-export const accessLog = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+export const accessLog = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const logger = c.get("deps").logger;
-  if (!logger.isLevelEnabled("info")) return next();
+  // Not async itself: with `info` off, the request passes through without a promise of its own.
+  return logger.isLevelEnabled("info") ? logged(c, next, logger) : next();
+};
+
+async function logged(c: Context<AppEnv>, next: Next, logger: Logger): Promise<void> {
   const started = performance.now();
   await next();
   logger.info(
@@ -20,4 +25,4 @@ export const accessLog = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     },
     "request",
   );
-};
+}

@@ -22,7 +22,7 @@ export const apiBodyLimit = (): MiddlewareHandler<AppEnv> => {
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** A body that is not JSON is refused up front (415) rather than half-parsed. */
-export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const method = c.req.method;
   if (method === "POST" || method === "PUT" || method === "PATCH") {
     const declaredEmpty = c.req.header("content-length") === "0";
@@ -34,5 +34,5 @@ export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => async (c, next
       });
     }
   }
-  await next();
+  return next();
 };

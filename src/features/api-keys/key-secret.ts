@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { randomToken } from "../../ids.ts";
 
 /** `sk_` + 192 random bits. High entropy, so a plain SHA-256 is a sound lookup hash. */
@@ -7,4 +7,5 @@ export function generateApiKeySecret(): { secret: string; prefix: string; hash: 
   return { secret, prefix: secret.slice(0, 11), hash: hashApiKeySecret(secret) };
 }
 
-export const hashApiKeySecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+/** Runs on every authenticated request: the one-shot `hash` costs about half of `createHash`. */
+export const hashApiKeySecret = (secret: string): string => hash("sha256", secret, "hex");

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Actor } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
+import { type Db, pointReads } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
@@ -10,9 +10,12 @@ import { isPermission } from "./permissions.ts";
 /** Refresh `last_used_at` at most this often: a write per request would halve read throughput. */
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-/** Built once per database handle: no SQL building per request, planned once per connection. */
+/**
+ * Built once per database handle, on its point-read connection (`pointReads`): no SQL building
+ * per request, planned once per connection.
+ */
 const buildLookup = (db: Db) =>
-  db
+  pointReads(db)
     .select({
       id: apiKeys.id,
       organizationId: apiKeys.organizationId,

@@ -1,7 +1,7 @@
 import { and, eq, is, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
+import { type Db, pointReads } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { AppError } from "../../errors.ts";
 
@@ -10,10 +10,11 @@ type EnvironmentRow = typeof environments.$inferSelect;
 /**
  * The lookup every environment-scoped read makes, as a prepared statement built once per
  * database handle: drizzle does not rebuild the SQL per call, and on PostgreSQL the statement
- * is parsed and planned once per connection (one round trip per call instead of two).
+ * is parsed and planned once per connection (one round trip per call instead of two). It runs
+ * on the handle's point-read connection (`pointReads`), where concurrent lookups share writes.
  */
 const buildLookup = (db: Db) =>
-  db
+  pointReads(db)
     .select()
     .from(environments)
     .where(
