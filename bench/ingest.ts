@@ -74,8 +74,8 @@ type Phase = {
   spansPerSecond: number;
   peakRssMiB: number;
   peakHeapMiB: number;
-  /** % of one core over the window. */
-  cpu: { bench: number | null; db: number | null; other: number | null };
+  /** % of one core over the window; `main` is the bench process's main (serving) thread alone. */
+  cpu: { bench: number | null; main: number | null; db: number | null; other: number | null };
 };
 
 const t0 = performance.now();
@@ -321,6 +321,7 @@ async function measure(
   const percent = (a: number | null | undefined, b: number | null | undefined) =>
     a === null || a === undefined || b === null || b === undefined ? null : ((b - a) / seconds) * 100;
   const bench = percent(cpu0?.bench, cpu1.bench);
+  const main = percent(cpu0?.main, cpu1.main);
   const db = target === "postgres" ? percent(cpu0?.db, cpu1.db) : null;
   const machine = percent(cpu0?.machine, cpu1.machine);
   return {
@@ -333,6 +334,7 @@ async function measure(
     peakHeapMiB: peakHeap / 2 ** 20,
     cpu: {
       bench,
+      main,
       db,
       other: machine === null || bench === null ? null : Math.max(0, machine - bench - (db ?? 0)),
     },
@@ -342,9 +344,16 @@ async function measure(
 function cpuNow() {
   return {
     bench: processCpuSeconds(process.pid),
+    main: threadCpuSeconds(),
     db: postgresCpuSeconds(),
     machine: machineCpuSeconds()?.busy ?? null,
   };
+}
+
+/** CPU seconds of this thread (the main thread: HTTP, admission, the database writes). */
+function threadCpuSeconds(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1e6;
 }
 
 /** Spans with an exception event in one request (see otlp-batches.ts: index % errorEvery === 7). */
@@ -364,6 +373,7 @@ function report(results: Phase[]) {
     "peak RSS MiB",
     "peak heap MiB",
     "CPU bench",
+    "main",
     "db",
     "other",
   ];
@@ -377,6 +387,7 @@ function report(results: Phase[]) {
       fmt(r.peakRssMiB),
       fmt(r.peakHeapMiB),
       r.cpu.bench === null ? "—" : `${fmt(r.cpu.bench)} %`,
+      r.cpu.main === null ? "—" : `${fmt(r.cpu.main)} %`,
       r.cpu.db === null ? "—" : `${fmt(r.cpu.db)} %`,
       r.cpu.other === null ? "—" : `${fmt(r.cpu.other)} %`,
     ];
