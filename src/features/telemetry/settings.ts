@@ -2,8 +2,9 @@ import { availableParallelism } from "node:os";
 import type { Config } from "../../config.ts";
 
 /**
- * One conversion thread per core beyond the serving thread's, at least one and at most two: a
- * thread converts ~150,000 spans/s, more than one serving thread and its database can store.
+ * One conversion thread per core beyond the serving thread's, at least one and at most two.
+ * Alone, a thread converts 110,000–150,000 spans/s (6–9 µs each; docs/performance.md), more
+ * than one serving thread and its database store; threads beyond the idle cores only compete.
  */
 const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
 
