@@ -34,8 +34,8 @@ export function formatOf(contentType: string | undefined): OtlpFormat | undefine
 
 /**
  * POST /v1/{traces,logs,metrics}. Order: key (401) → content type (415) → admission (503) →
- * body within limits (413) → decode (400; traces on a conversion thread) → store → 200 with partial success when items were
- * refused. Every error is a `google.rpc.Status` in the request's format (JSON when the format is
+ * body within limits (413) → decode (400; for traces on a conversion thread) → store → 200 with
+ * partial success when items were refused. Every error is a `google.rpc.Status` in the request's format (JSON when the format is
  * not one we speak), never problem+json: OTLP exporters read Status bodies.
  */
 export const exportHandler =
