@@ -15,7 +15,8 @@
  * BENCH_CONCURRENCY (8), BENCH_SPANS_PER_REQUEST (512), BENCH_ERROR_EVERY (50: one span in 50 has
  * an exception), BENCH_TARGETS (pglite,postgres), BENCH_PG_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_FULL_ONLY=1 (skip decode-only),
- * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest phase there).
+ * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest phase there),
+ * BENCH_CONVERSION_THREADS (conversion worker threads; default as in production, 0 = inline).
  *
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any failed request,
  * lost span or error.
@@ -38,7 +39,7 @@ import { bootstrapOrganization } from "../src/features/organizations/bootstrap-o
 import { decodeExport } from "../src/features/telemetry/decode-export.ts";
 import { createOtlpRouter } from "../src/features/telemetry/routes/otlp.ts";
 import { telemetrySettings } from "../src/features/telemetry/settings.ts";
-import { telemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
+import { closeTelemetryRuntime, telemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
 import type { AppEnv } from "../src/http/env.ts";
 import { requestId } from "../src/http/request-id.ts";
 import { createLogger } from "../src/logger.ts";
@@ -59,6 +60,10 @@ const settings = {
   fullOnly: process.env.BENCH_FULL_ONLY === "1",
   cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+  /** Conversion worker threads (0: decode and encode on the serving thread); default as in production. */
+  conversionThreads: process.env.BENCH_CONVERSION_THREADS
+    ? Math.round(Number(process.env.BENCH_CONVERSION_THREADS))
+    : undefined,
 };
 
 type Phase = {
@@ -69,8 +74,8 @@ type Phase = {
   spansPerSecond: number;
   peakRssMiB: number;
   peakHeapMiB: number;
-  /** % of one core over the window. */
-  cpu: { bench: number | null; db: number | null; other: number | null };
+  /** % of one core over the window; `main` is the bench process's main (serving) thread alone. */
+  cpu: { bench: number | null; main: number | null; db: number | null; other: number | null };
 };
 
 const t0 = performance.now();
@@ -190,7 +195,13 @@ async function runTarget(
     clock: () => new Date(),
   } as unknown as Deps;
   // No retention timer: it would only add noise to a 10-second window.
-  const runtime = telemetryRuntime(deps, { ...telemetrySettings(deps.config), sweepEveryMs: 2 ** 31 - 1 });
+  const defaults = telemetrySettings(deps.config);
+  const runtime = telemetryRuntime(deps, {
+    ...defaults,
+    sweepEveryMs: 2 ** 31 - 1,
+    conversionThreads: settings.conversionThreads ?? defaults.conversionThreads,
+  });
+  log(`${target}: ${settings.conversionThreads ?? defaults.conversionThreads} conversion thread(s)`);
   const app = new Hono<AppEnv>();
   app.use("*", async (c, next) => {
     c.set("deps", deps);
@@ -258,7 +269,7 @@ async function runTarget(
     profiler.disconnect();
     log(`CPU profile of the full-ingest phase: ${file}`);
   }
-  runtime.store.close();
+  await closeTelemetryRuntime(deps);
 
   const stored = await countStored(handle.db, tenant.environmentId);
   const ok = stored.spans === spansSent && stored.problemOccurrences === exceptionsSent;
@@ -310,6 +321,7 @@ async function measure(
   const percent = (a: number | null | undefined, b: number | null | undefined) =>
     a === null || a === undefined || b === null || b === undefined ? null : ((b - a) / seconds) * 100;
   const bench = percent(cpu0?.bench, cpu1.bench);
+  const main = percent(cpu0?.main, cpu1.main);
   const db = target === "postgres" ? percent(cpu0?.db, cpu1.db) : null;
   const machine = percent(cpu0?.machine, cpu1.machine);
   return {
@@ -322,6 +334,7 @@ async function measure(
     peakHeapMiB: peakHeap / 2 ** 20,
     cpu: {
       bench,
+      main,
       db,
       other: machine === null || bench === null ? null : Math.max(0, machine - bench - (db ?? 0)),
     },
@@ -331,9 +344,16 @@ async function measure(
 function cpuNow() {
   return {
     bench: processCpuSeconds(process.pid),
+    main: threadCpuSeconds(),
     db: postgresCpuSeconds(),
     machine: machineCpuSeconds()?.busy ?? null,
   };
+}
+
+/** CPU seconds of this thread (the main thread: HTTP, admission, the database writes). */
+function threadCpuSeconds(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1e6;
 }
 
 /** Spans with an exception event in one request (see otlp-batches.ts: index % errorEvery === 7). */
@@ -353,6 +373,7 @@ function report(results: Phase[]) {
     "peak RSS MiB",
     "peak heap MiB",
     "CPU bench",
+    "main",
     "db",
     "other",
   ];
@@ -366,6 +387,7 @@ function report(results: Phase[]) {
       fmt(r.peakRssMiB),
       fmt(r.peakHeapMiB),
       r.cpu.bench === null ? "—" : `${fmt(r.cpu.bench)} %`,
+      r.cpu.main === null ? "—" : `${fmt(r.cpu.main)} %`,
       r.cpu.db === null ? "—" : `${fmt(r.cpu.db)} %`,
       r.cpu.other === null ? "—" : `${fmt(r.cpu.other)} %`,
     ];

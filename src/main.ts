@@ -6,7 +6,7 @@ import type { Config } from "./config.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
-import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
+import { closeTelemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
@@ -71,7 +71,7 @@ export async function runServer(config: Config): Promise<void> {
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
     await drainServer(server as Server, { settleMs: 250, timeoutMs: 10_000 });
     await deps.jobs.stop({ timeoutMs: 10_000 });
-    telemetryRuntime(deps).store.close();
+    await closeTelemetryRuntime(deps);
     await deps.egress.close();
     await deps.payments.close();
     await deps.database.close();

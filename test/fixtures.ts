@@ -13,6 +13,7 @@ import {
   bootstrapOrganization,
 } from "../src/features/organizations/bootstrap-organization.ts";
 import { jobQueues } from "../src/features/tasks/task-queue.ts";
+import { closeTelemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
 import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
 import { paymentsUnavailable } from "../src/features/x402/payments.ts";
 import { createJobs } from "../src/jobs/queue.ts";
@@ -114,6 +115,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
       await deps.jobs.start();
       await use(deps);
       await deps.jobs.stop({ timeoutMs: 5_000 });
+      await closeTelemetryRuntime(deps);
       await deps.egress.close();
       await database.drop();
     },

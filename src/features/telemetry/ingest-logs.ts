@@ -1,16 +1,17 @@
+import { decodeExport } from "./decode-export.ts";
 import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } from "./ingest-result.ts";
 import { OTLP_LIMITS } from "./limits.ts";
 import { toLogRecords } from "./log-records.ts";
-import type { LogsRequest } from "./otlp-types.ts";
 import { exceptionsFromLogs } from "./problems/exception-occurrences.ts";
-import { identifyOccurrences } from "./problems/group-occurrences.ts";
+import { identifyOccurrences } from "./problems/identify-occurrences.ts";
 
 /**
  * Stores the valid log records of one export request (all of them or none), with the problems
  * their errors belong to, and reports the rest.
  */
-export async function ingestLogs(args: IngestArgs<LogsRequest>): Promise<IngestResult> {
-  const { records, rejected } = toLogRecords(args.request, args.deps.clock(), OTLP_LIMITS);
+export async function ingestLogs(args: IngestArgs): Promise<IngestResult> {
+  const request = decodeExport("logs", args.format, args.body);
+  const { records, rejected } = toLogRecords(request, args.deps.clock(), OTLP_LIMITS);
   const exceptions = identifyOccurrences(exceptionsFromLogs(records));
   const prepared = args.store.prepareLogs(args.principal, records, exceptions);
   const result = ingestResult(records.length, rejected, "log records");

@@ -1,14 +1,20 @@
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
+import type { ConversionPool } from "./conversion/conversion-pool.ts";
+import type { OtlpFormat } from "./decode-export.ts";
 import type { Rejections } from "./rejections.ts";
 import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
 
-export type IngestArgs<Request> = {
+export type IngestArgs = {
   deps: Pick<Deps, "clock" | "logger">;
   store: TelemetryStore;
+  /** Where trace bodies are decoded and encoded (worker threads, or inline). */
+  conversion: ConversionPool;
   principal: IngestPrincipal;
-  request: Request;
+  format: OtlpFormat;
+  /** The export request body, decompressed and within the limits (read-body.ts). */
+  body: Uint8Array;
   /** Runs the storage write once a writer is free (the write queue's `run`). */
   writer: <T>(write: () => Promise<T>) => Promise<T>;
 };
@@ -31,7 +37,7 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  */
 export async function writeOrUnavailable(
   deps: Pick<Deps, "logger">,
-  writer: IngestArgs<unknown>["writer"],
+  writer: IngestArgs["writer"],
   prepared: PreparedWrite,
 ): Promise<void> {
   try {

@@ -1,20 +1,21 @@
-import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } from "./ingest-result.ts";
-import { OTLP_LIMITS } from "./limits.ts";
-import type { TraceRequest } from "./otlp-types.ts";
-import { exceptionsFromSpans } from "./problems/exception-occurrences.ts";
-import { identifyOccurrences } from "./problems/group-occurrences.ts";
-import { toSpanRecords } from "./span-records.ts";
+import { type IngestArgs, type IngestResult, writeOrUnavailable } from "./ingest-result.ts";
 
 /**
  * Stores the valid spans of one export request (all of them or none), with the problems their
- * exception events belong to, and reports the rest. Everything but the write happens before the
- * batch waits for a writer, so the request and its records are garbage by then.
+ * exception events belong to, and reports the rest. Decoding, validation, grouping and the COPY
+ * encoding run on a conversion thread (conversion/); this thread keeps only the write, which waits
+ * for a writer holding nothing but the encoded bytes.
  */
-export async function ingestTraces(args: IngestArgs<TraceRequest>): Promise<IngestResult> {
-  const { records, rejected } = toSpanRecords(args.request, args.deps.clock(), OTLP_LIMITS);
-  const exceptions = identifyOccurrences(exceptionsFromSpans(records));
-  const prepared = args.store.prepareSpans(args.principal, records, exceptions);
-  const result = ingestResult(records.length, rejected, "spans");
+export async function ingestTraces(args: IngestArgs): Promise<IngestResult> {
+  const { principal } = args;
+  const tenant = { organizationId: principal.organizationId, environmentId: principal.environmentId };
+  const converted = await args.conversion.convertTraces({
+    tenant,
+    format: args.format,
+    body: args.body,
+    nowMs: args.deps.clock().getTime(),
+  });
+  const prepared = args.store.prepareSpanRows(tenant, converted.rows, converted.exceptions);
   await writeOrUnavailable(args.deps, args.writer, prepared);
-  return result;
+  return converted.result;
 }

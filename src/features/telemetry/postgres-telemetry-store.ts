@@ -8,7 +8,7 @@ import { copyLogs, logCopyText } from "./storage/log-rows.ts";
 import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
 import { querySearchLogs } from "./storage/search-logs-sql.ts";
 import { queryServiceHealth } from "./storage/service-health-sql.ts";
-import { copyNewSpans, copySpans, spanCopyText } from "./storage/span-rows.ts";
+import { copyNewSpans, copySpans, encodeSpanRows } from "./storage/span-rows.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
 import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
@@ -74,30 +74,35 @@ export function createPostgresTelemetryStore(args: {
     timer.unref();
   }
 
+  const prepareSpanRows: TelemetryStore["prepareSpanRows"] = (tenant, rows, exceptions = []) => {
+    if (rows.count === 0) return nothing;
+    const { data, resources } = rows;
+    return {
+      async write() {
+        try {
+          await write(tenant, resources, async (run) => {
+            await copySpans(run, data);
+            return exceptions;
+          });
+        } catch (fastPathError) {
+          // Most likely spans stored before (an exporter retrying): the slow path skips them.
+          // Any other fault fails there again and is reported from there.
+          args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
+          await write(tenant, resources, async (run) => {
+            const fresh = await copyNewSpans(run, data);
+            return exceptions.filter((o) => fresh.has(`${o.traceId}/${o.spanId}`));
+          });
+        }
+      },
+    };
+  };
+
   return {
     prepareSpans(tenant, records, exceptions = []) {
       if (records.length === 0) return nothing;
-      const { refOf, all } = refsOf(records);
-      const data = spanCopyText(tenant, records, refOf);
-      return {
-        async write() {
-          try {
-            await write(tenant, all, async (run) => {
-              await copySpans(run, data);
-              return exceptions;
-            });
-          } catch (fastPathError) {
-            // Most likely spans stored before (an exporter retrying): the slow path skips them.
-            // Any other fault fails there again and is reported from there.
-            args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
-            await write(tenant, all, async (run) => {
-              const fresh = await copyNewSpans(run, data);
-              return exceptions.filter((o) => fresh.has(`${o.traceId}/${o.spanId}`));
-            });
-          }
-        },
-      };
+      return prepareSpanRows(tenant, encodeSpanRows(tenant, records), exceptions);
     },
+    prepareSpanRows,
     prepareLogs(tenant, records, exceptions = []) {
       if (records.length === 0) return nothing;
       const { refOf, all } = refsOf(records);

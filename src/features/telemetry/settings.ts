@@ -1,4 +1,12 @@
+import { availableParallelism } from "node:os";
 import type { Config } from "../../config.ts";
+
+/**
+ * One conversion thread per core beyond the serving thread's, at least one and at most two.
+ * Alone, a thread converts 110,000–150,000 spans/s (6–9 µs each; docs/performance.md), more
+ * than one serving thread and its database store; threads beyond the idle cores only compete.
+ */
+const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
 
 export type TelemetrySettings = {
   /** Rows older than this are deleted by the retention sweep. */
@@ -10,6 +18,8 @@ export type TelemetrySettings = {
   maxQueuedRequests: number;
   /** Decoded payload bytes admitted at once. */
   maxQueuedBytes: number;
+  /** Worker threads decoding and encoding trace bodies (0: on the serving thread). */
+  conversionThreads: number;
 };
 
 /**
@@ -23,5 +33,6 @@ export function telemetrySettings(config: Pick<Config, "telemetry">): TelemetryS
     writers: 4,
     maxQueuedRequests: 32,
     maxQueuedBytes: 64 * 1024 * 1024,
+    conversionThreads: CONVERSION_THREADS,
   };
 }

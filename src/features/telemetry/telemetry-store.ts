@@ -1,5 +1,6 @@
 import type { JsonObject, MetricType, SpanEventJson, SpanLinkJson } from "../../db/schema/telemetry.ts";
 import type { ProblemOccurrence } from "./problems/group-occurrences.ts";
+import type { SpanRows } from "./storage/span-rows.ts";
 
 /** Whose telemetry a batch is: the publishable key's organisation and environment. */
 export type TelemetryTenant = { organizationId: string; environmentId: string };
@@ -80,6 +81,11 @@ export type TelemetryStore = {
     records: SpanRecord[],
     exceptions?: ProblemOccurrence[],
   ): PreparedWrite;
+  /**
+   * Spans already encoded in the store's row format (`encodeSpanRows`, possibly on a conversion
+   * worker thread): only the write is left.
+   */
+  prepareSpanRows(tenant: TelemetryTenant, rows: SpanRows, exceptions?: ProblemOccurrence[]): PreparedWrite;
   prepareLogs(
     tenant: TelemetryTenant,
     records: LogRecordRow[],

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { requestId } from "../../http/request-id.ts";
+import { createConversionPool } from "./conversion/conversion-pool.ts";
 import { createOtlpRouter } from "./routes/otlp.ts";
 import type { TelemetryStore } from "./telemetry-store.ts";
 import { createKey, JSON_TYPE, jsonSpan, jsonTraces, post } from "./test-support.ts";
@@ -53,7 +54,8 @@ function gatedStore(fail = false) {
     open = resolve;
   });
   const store: TelemetryStore = {
-    prepareSpans: () => ({
+    prepareSpans: () => ({ write: async () => {} }),
+    prepareSpanRows: () => ({
       async write() {
         await gate;
         if (fail) throw new Error("connection refused");
@@ -79,7 +81,8 @@ describe("OTLP ingest under load", () => {
     });
     app.use("*", requestId());
     const queue = createWriteQueue({ maxRequests, maxBytes: 64 * 1024 * 1024, writers: 1 });
-    app.route("/v1", createOtlpRouter({ store, queue }));
+    const conversion = createConversionPool({ threads: 0, maxPending: maxRequests, logger: deps.logger });
+    app.route("/v1", createOtlpRouter({ store, queue, conversion }));
     return { app, queue };
   };
 

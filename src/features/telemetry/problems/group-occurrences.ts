@@ -1,6 +1,6 @@
 import { MAX_SAMPLE_TRACE_IDS } from "../../../db/schema/problems.ts";
 import type { ExceptionOccurrence } from "./exception-occurrences.ts";
-import { identifyProblem, type ProblemIdentity } from "./fingerprint.ts";
+import type { ProblemIdentity } from "./fingerprint.ts";
 
 /** An exception with the problem it belongs to. */
 export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
@@ -23,9 +23,6 @@ export type ProblemDelta = {
 };
 
 const MAX_MESSAGE_CHARS = 4096;
-
-export const identifyOccurrences = (found: ExceptionOccurrence[]): ProblemOccurrence[] =>
-  found.map((occurrence) => ({ ...occurrence, ...identifyProblem(occurrence) }));
 
 /**
  * Folds a batch's occurrences into one delta per fingerprint, so a batch costs one upsert row per

@@ -5,7 +5,7 @@ import {
   type IngestPrincipal,
   resolvePublishableKey,
 } from "../../publishable-keys/resolve-publishable-key.ts";
-import { decodeExport, type ExportRequests, type OtlpFormat } from "../decode-export.ts";
+import type { OtlpFormat } from "../decode-export.ts";
 import { ingestLogs } from "../ingest-logs.ts";
 import { ingestMetrics } from "../ingest-metrics.ts";
 import type { IngestArgs, IngestResult } from "../ingest-result.ts";
@@ -16,7 +16,7 @@ import type { Signal } from "../otlp-schema.ts";
 import { readOtlpBody } from "../read-body.ts";
 import type { TelemetryRuntime } from "../telemetry-runtime.ts";
 
-const ingest: { [S in Signal]: (args: IngestArgs<ExportRequests[S]>) => Promise<IngestResult> } = {
+const ingest: Record<Signal, (args: IngestArgs) => Promise<IngestResult>> = {
   traces: ingestTraces,
   logs: ingestLogs,
   metrics: ingestMetrics,
@@ -34,12 +34,12 @@ export function formatOf(contentType: string | undefined): OtlpFormat | undefine
 
 /**
  * POST /v1/{traces,logs,metrics}. Order: key (401) → content type (415) → admission (503) →
- * body within limits (413) → decode (400) → store → 200 with partial success when items were
- * refused. Every error is a `google.rpc.Status` in the request's format (JSON when the format is
+ * body within limits (413) → decode (400; for traces on a conversion thread) → store → 200 with
+ * partial success when items were refused. Every error is a `google.rpc.Status` in the request's format (JSON when the format is
  * not one we speak), never problem+json: OTLP exporters read Status bodies.
  */
 export const exportHandler =
-  <S extends Signal>(signal: S, runtime: TelemetryRuntime) =>
+  (signal: Signal, runtime: TelemetryRuntime) =>
   async (c: Context<AppEnv>): Promise<Response> => {
     const format = formatOf(c.req.header("content-type"));
     try {
@@ -55,15 +55,14 @@ export const exportHandler =
       try {
         const body = await readOtlpBody(c.req.raw, OTLP_LIMITS);
         if (!admission.reserve(body.byteLength)) throw saturated();
-        const request = decodeExport(signal, format, body);
-        const deps = c.get("deps");
-        const run: (args: IngestArgs<ExportRequests[S]>) => Promise<IngestResult> = ingest[signal];
         // Conversion runs first; only the storage write waits for one of the writers.
-        const result = await run({
-          deps,
+        const result = await ingest[signal]({
+          deps: c.get("deps"),
           store: runtime.store,
+          conversion: runtime.conversion,
           principal,
-          request,
+          format,
+          body,
           writer: (write) => admission.run(write),
         });
         return exportResponse(signal, format, result.rejected);

@@ -20,14 +20,16 @@ export const copyJson = (value: unknown): string => copyText(JSON.stringify(valu
  * kilobytes in large-object space per request; each row here is encoded and dropped at once.
  */
 export function copyBuffer(expectedBytes: number) {
-  let buffer = Buffer.allocUnsafe(Math.max(4096, expectedBytes));
+  // Never from Node's shared pool: the result's memory is its own, so it can be transferred to
+  // another thread (conversion workers hand it to the writer).
+  let buffer = Buffer.allocUnsafeSlow(Math.max(4096, expectedBytes));
   let length = 0;
   return {
     push(row: string) {
       // UTF-8 takes at most 3 bytes per UTF-16 code unit.
       const room = row.length * 3;
       if (length + room > buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + room));
+        const grown = Buffer.allocUnsafeSlow(Math.max(buffer.length * 2, length + room));
         buffer.copy(grown, 0, 0, length);
         buffer = grown;
       }

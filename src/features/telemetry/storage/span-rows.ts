@@ -1,7 +1,14 @@
 import type { SpanRecord, TelemetryTenant } from "../telemetry-store.ts";
 import { copyBuffer, copyJson, copyNullable, copyText } from "./copy-text.ts";
-import type { ResourceRef } from "./resources.ts";
+import { type ResourceRef, resourceRefs } from "./resources.ts";
 import type { SqlRunner } from "./sql-runner.ts";
+
+/**
+ * A batch of spans encoded for storage: the COPY text of its rows (outside the JS heap, and
+ * transferable between threads) and the resources they refer to. Plain data, so a conversion
+ * worker can build it and hand it to the thread that writes.
+ */
+export type SpanRows = { count: number; data: Buffer; resources: ResourceRef[] };
 
 const columns =
   "organization_id, environment_id, trace_id, span_id, parent_span_id, service_name, name, kind, " +
@@ -27,6 +34,13 @@ export function spanCopyText(
   }
   // Bytes outside the JS heap: young-generation GCs need not copy them while the batch waits.
   return data.done();
+}
+
+/** Spans → their COPY text and resources; one hash per OTLP resource, however many spans share it. */
+export function encodeSpanRows(tenant: TelemetryTenant, records: SpanRecord[]): SpanRows {
+  const resources = resourceRefs();
+  const data = spanCopyText(tenant, records, (r) => resources.refOf(r.resourceAttributes, r.serviceName));
+  return { count: records.length, data, resources: resources.all() };
 }
 
 /** Fast path: one COPY. Fails as a whole on a span already stored (primary key). */

@@ -1,0 +1,39 @@
+import { decodeExport, type OtlpFormat } from "../decode-export.ts";
+import { type IngestResult, ingestResult } from "../ingest-result.ts";
+import { OTLP_LIMITS } from "../limits.ts";
+import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
+import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
+import { identifyOccurrences } from "../problems/identify-occurrences.ts";
+import { toSpanRecords } from "../span-records.ts";
+import { encodeSpanRows, type SpanRows } from "../storage/span-rows.ts";
+import type { TelemetryTenant } from "../telemetry-store.ts";
+
+/** One trace export request as a conversion worker receives it. */
+export type TraceConversion = {
+  tenant: TelemetryTenant;
+  format: OtlpFormat;
+  /** The decompressed body, within the limits (read-body.ts). */
+  body: Uint8Array;
+  /** The ingesting process's clock: the upper bound on timestamps derives from it. */
+  nowMs: number;
+};
+
+/** Everything but the write: the rows to COPY, the problems' occurrences, the answer. */
+export type ConvertedTraces = { rows: SpanRows; exceptions: ProblemOccurrence[]; result: IngestResult };
+
+/**
+ * The CPU-bound part of trace ingest — decode, validate and bound the spans, find and fingerprint
+ * their exceptions, encode the rows — as one pure function of plain data, so that it can run on a
+ * worker thread (conversion-pool.ts) as well as inline. A body that does not decode throws
+ * `invalid_request`.
+ */
+export function convertTraces(input: TraceConversion): ConvertedTraces {
+  const request = decodeExport("traces", input.format, input.body);
+  const { records, rejected } = toSpanRecords(request, new Date(input.nowMs), OTLP_LIMITS);
+  const exceptions = identifyOccurrences(exceptionsFromSpans(records));
+  return {
+    rows: encodeSpanRows(input.tenant, records),
+    exceptions,
+    result: ingestResult(records.length, rejected, "spans"),
+  };
+}
