@@ -1,8 +1,17 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The PostgreSQL lane (`npm run test:pg`) skips files whose subject does not depend on the
+ * database engine: the Chromium flows (the same pages are tested in process on both engines),
+ * the example agent (the same journey runs in test/agent-journey.test.ts on both engines) and
+ * the MCP conformance suite (protocol only). Both lanes together stay well under CI's budget.
+ */
+const engineIndependent = ["test/browser/**", "test/example-agent.test.ts", "src/mcp/conformance.test.ts"];
+
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", ...(process.env.PATCHBAY_TEST_PG ? engineIndependent : [])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: one fork per core keeps PGlite instances from starving each other.
