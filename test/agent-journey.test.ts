@@ -1,5 +1,4 @@
 import { afterAll, vi } from "vitest";
-import { telemetryEvidence } from "../src/features/remediations/telemetry-evidence.ts";
 import { hexId, jsonSpan, jsonTraces } from "../src/features/telemetry/test-support.ts";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
 import { appFetch, payingFetch, startTestChain } from "./lib/dev-chain.ts";
@@ -8,10 +7,9 @@ import {
   fixtureFiles,
   investigationScript,
   makeGitRepo,
-  remediationHarness,
   removeFixtureRepos,
+  telemetryHarness,
 } from "./lib/remediation.ts";
-import { scriptedModel } from "./lib/scripted-model.ts";
 import { eventually } from "./lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
 
@@ -39,9 +37,7 @@ describe("the agent journey (spec 1B)", () => {
   }) => {
     const chain = await startTestChain();
     try {
-      const h = await remediationHarness({ ...deps, payments: chain.payments });
-      h.services.evidence = telemetryEvidence(h.deps);
-      h.setModel(scriptedModel(investigationScript()).model);
+      const h = await telemetryHarness({ ...deps, payments: chain.payments }, investigationScript());
       const base = h.deps.config.baseUrl;
       const payer = await chain.fundedPayer(18, "20");
       const pay = payingFetch(h.app, chain.payments, payer.privateKey);

@@ -4,7 +4,6 @@ import { afterAll, vi } from "vitest";
 import type { createApp } from "../src/app.ts";
 import { organizations } from "../src/db/schema/organizations.ts";
 import { memberships } from "../src/db/schema/users.ts";
-import { telemetryEvidence } from "../src/features/remediations/telemetry-evidence.ts";
 import { listen } from "../src/features/telemetry/test-support.ts";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
 import { startTestChain } from "./lib/dev-chain.ts";
@@ -13,10 +12,9 @@ import {
   fixtureFiles,
   investigationScript,
   makeGitRepo,
-  remediationHarness,
   removeFixtureRepos,
+  telemetryHarness,
 } from "./lib/remediation.ts";
-import { scriptedModel } from "./lib/scripted-model.ts";
 import { eventually } from "./lib/wait.ts";
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -30,13 +28,10 @@ describe("examples/agent.ts", () => {
     let app: ReturnType<typeof createApp> | undefined;
     const server = await listen({ fetch: (request) => (app as NonNullable<typeof app>).fetch(request) });
     try {
-      const h = await remediationHarness({
-        ...deps,
-        payments: chain.payments,
-        config: { ...deps.config, baseUrl: server.url },
-      });
-      h.services.evidence = telemetryEvidence(h.deps);
-      h.setModel(scriptedModel(investigationScript()).model);
+      const h = await telemetryHarness(
+        { ...deps, payments: chain.payments, config: { ...deps.config, baseUrl: server.url } },
+        investigationScript(),
+      );
       app = h.app;
       const payer = await chain.fundedPayer(11, "10");
       const before = await chain.balanceOf(payer.address);

@@ -4,12 +4,13 @@ import type { Deps } from "../../src/deps.ts";
 import { memoryEvidence } from "../../src/features/remediations/evidence.ts";
 import { registerRemediationWorker } from "../../src/features/remediations/remediation-worker.ts";
 import type { RemediationServices } from "../../src/features/remediations/services.ts";
+import { telemetryEvidence } from "../../src/features/remediations/telemetry-evidence.ts";
 import { createSandbox } from "../../src/features/sandbox/create-sandbox.ts";
 import { localGitHost } from "../../src/features/source-hosting/local-git-host.ts";
 import type { Tenant } from "../fixtures.ts";
 import { type Client, client } from "../http.ts";
 import { type GitRepo, makeGitRepo } from "./git-repo.ts";
-import { lastToolResults, type Turn } from "./scripted-model.ts";
+import { lastToolResults, scriptedModel, type Turn } from "./scripted-model.ts";
 
 /** The buggy module: `"ORD-000123".slice(3)` is "-000123", so every order id parses negative. */
 export const BUGGY = `// Order ids look like "ORD-000123"; the numeric part is the database key.
@@ -160,6 +161,20 @@ export async function remediationHarness(base: Deps, opts: { worker?: boolean } 
   };
   harnesses.set(base, harness);
   return harness;
+}
+
+/**
+ * A harness whose agent reads the telemetry store (problems made from real OTLP) and whose model
+ * plays `turns` — for tests that go through ingest rather than the fixture evidence.
+ */
+export async function telemetryHarness(
+  base: Deps,
+  turns: Parameters<typeof scriptedModel>[0],
+): Promise<Harness> {
+  const h = await remediationHarness(base);
+  h.services.evidence = telemetryEvidence(h.deps);
+  h.setModel(scriptedModel(turns).model);
+  return h;
 }
 
 const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });

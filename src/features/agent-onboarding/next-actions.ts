@@ -1,7 +1,7 @@
 import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
-import { problemDigest, problemSubject } from "../remediations/problem-assumption.ts";
+import { assumeProblem } from "../remediations/problem-assumption.ts";
 import { formatUsd, type PriceKey } from "../x402/prices.ts";
 import { assumeState, stateDigest } from "./assumed-state.ts";
 import type { NextAction } from "./next-action.ts";
@@ -128,8 +128,7 @@ function readyActions(deps: ActionDeps, environmentId: string): NextAction[] {
 /** The shortcut (`POST /x402/resolve`) for the problem it would pick, assuming that problem's state. */
 async function resolveActions(deps: ActionDeps, environmentId: string): Promise<NextAction[]> {
   const problem = await chooseProblem(deps.db, environmentId);
-  const digest = problem && (await problemDigest(deps, problem.id));
-  if (!problem || !digest) return [];
+  if (!problem) return [];
   return [
     {
       action: "resolve",
@@ -138,11 +137,7 @@ async function resolveActions(deps: ActionDeps, environmentId: string): Promise<
       price: priceOf(deps, "remediation"),
       description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
       body: { environmentId, problemId: problem.id },
-      x_assumed_state: assumeState(
-        deps.keyring,
-        { subject: problemSubject(problem.id), digest },
-        deps.clock(),
-      ),
+      x_assumed_state: assumeProblem(deps, problem),
     },
   ];
 }

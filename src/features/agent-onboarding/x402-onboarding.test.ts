@@ -345,7 +345,8 @@ describe("catalog and llms.txt", () => {
   test("every paid route's declared discovery extension passes the SDK's validation (examples match schemas)", () => {
     for (const [route, entry] of Object.entries(paidTable(x402Routes))) {
       // As the SDK enriches it for a request: the HTTP method joins the declared input.
-      const { bazaar } = (entry ?? {}).extensions as { bazaar: { info: { input: object } } };
+      const extensions = entry?.extensions as { bazaar: { info: { input: object } } };
+      const { bazaar } = extensions;
       const method = route.split(" ")[0];
       const enriched = { ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, method } } };
       expect(validateDiscoveryExtension(enriched as never), route).toEqual({ valid: true });

@@ -2,8 +2,17 @@ import { and, desc, eq, inArray, notExists, notInArray, sql } from "drizzle-orm"
 import type { Db } from "../../db/client.ts";
 import { problems } from "../../db/schema/problems.ts";
 import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
+import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 
-export type ChosenProblem = { id: string; title: string; service: string; status: string; count: number };
+export type ChosenProblem = {
+  id: string;
+  title: string;
+  service: string;
+  status: string;
+  count: number;
+  remediationId: string | null;
+  remediationState: string | null;
+};
 
 /**
  * The problem a guided "fix it" (`POST /x402/resolve`) takes on when the agent names none: the
@@ -18,6 +27,8 @@ export async function chooseProblem(db: Db, environmentId: string): Promise<Chos
       service: problems.serviceName,
       status: problems.status,
       count: problems.count,
+      remediationId: problemColumns.remediationId,
+      remediationState: problemColumns.remediationState,
     })
     .from(problems)
     .where(

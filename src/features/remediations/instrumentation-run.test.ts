@@ -8,13 +8,12 @@ import {
   fixtureFiles,
   lastOutput,
   makeGitRepo,
-  remediationHarness,
   removeFixtureRepos,
+  telemetryHarness,
 } from "../../../test/lib/remediation.ts";
-import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import type { Turn } from "../../../test/lib/scripted-model.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { memberships } from "../../db/schema/users.ts";
-import { telemetryEvidence } from "./telemetry-evidence.ts";
 
 vi.setConfig({ testTimeout: 180_000 });
 afterAll(removeFixtureRepos);
@@ -66,9 +65,7 @@ describe("POST /x402/instrumentation/pr", () => {
   }) => {
     const chain = await startTestChain();
     try {
-      const h = await remediationHarness({ ...deps, payments: chain.payments });
-      h.services.evidence = telemetryEvidence(h.deps);
-      h.setModel(scriptedModel(instrumentationScript()).model);
+      const h = await telemetryHarness({ ...deps, payments: chain.payments }, instrumentationScript());
       const base = h.deps.config.baseUrl;
       const payer = await chain.fundedPayer(25, "10");
       const pay = payingFetch(h.app, chain.payments, payer.privateKey);

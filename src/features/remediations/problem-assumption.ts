@@ -1,33 +1,65 @@
-import { and, desc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { problems } from "../../db/schema/problems.ts";
-import { remediations } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
-import { stateDigest } from "../agent-onboarding/assumed-state.ts";
+import { assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
+import type { NextAction } from "../agent-onboarding/next-action.ts";
 import type { AssumptionKind } from "../agent-onboarding/onboarding-assumption.ts";
+import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 import { formatUsd } from "../x402/prices.ts";
 
 /** Subject of "remediate this problem": `problem:<problem id>`. */
 export const problemSubject = (problemId: string) => `problem:${problemId}`;
 
+/** What a remediation suggestion rests on: the problem's status and its latest run. */
+export type ProblemState = {
+  id: string;
+  status: string;
+  remediationId: string | null;
+  remediationState: string | null;
+};
+
+const digestOf = (p: ProblemState) => stateDigest([p.status, p.remediationId, p.remediationState]);
+
 async function facts(deps: Pick<Deps, "db">, problemId: string) {
   const [problem] = await deps.db
-    .select({ status: problems.status, environmentId: problems.environmentId })
+    .select({
+      id: problems.id,
+      status: problems.status,
+      environmentId: problems.environmentId,
+      remediationId: problemColumns.remediationId,
+      remediationState: problemColumns.remediationState,
+    })
     .from(problems)
     .where(eq(problems.id, problemId));
-  if (!problem) return undefined;
-  const [latest] = await deps.db
-    .select({ id: remediations.id, status: remediations.status })
-    .from(remediations)
-    .where(and(eq(remediations.environmentId, problem.environmentId), eq(remediations.problemId, problemId)))
-    .orderBy(desc(remediations.createdAt))
-    .limit(1);
-  return { problem, latest };
+  return problem;
 }
 
-/** The facts a remediation suggestion rests on: the problem's status and its latest run. */
+/** The digest of the problem's facts now (undefined for an unknown problem). */
 export async function problemDigest(deps: Pick<Deps, "db">, problemId: string): Promise<string | undefined> {
-  const f = await facts(deps, problemId);
-  return f ? stateDigest([f.problem.status, f.latest?.id ?? null, f.latest?.status ?? null]) : undefined;
+  const problem = await facts(deps, problemId);
+  return problem ? digestOf(problem) : undefined;
+}
+
+/** `x_assumed_state` for a suggestion about a problem as the caller just read it. */
+export const assumeProblem = (deps: Pick<Deps, "keyring" | "clock">, problem: ProblemState) =>
+  assumeState(deps.keyring, { subject: problemSubject(problem.id), digest: digestOf(problem) }, deps.clock());
+
+/** "remediate": start a run for the problem, refused for free if the problem moved on meanwhile. */
+export function remediateAction(
+  deps: Pick<Deps, "keyring" | "clock" | "config" | "payments">,
+  problem: ProblemState,
+  environmentId: string,
+  description: string,
+): NextAction {
+  return {
+    action: "remediate",
+    method: "POST",
+    href: `${deps.config.baseUrl}/x402/problems/${problem.id}/remediations`,
+    price: formatUsd(deps.payments.prices.remediation),
+    description,
+    body: { environmentId },
+    x_assumed_state: assumeProblem(deps, problem),
+  };
 }
 
 export const problemAssumption: AssumptionKind = {
@@ -36,14 +68,14 @@ export const problemAssumption: AssumptionKind = {
     const f = await facts(deps, problemId);
     if (!f) return [];
     const base = deps.config.baseUrl;
-    if (f.latest) {
+    if (f.remediationId) {
       return [
         {
           action: "poll_remediation",
           method: "GET",
-          href: `${base}/x402/remediations/${f.latest.id}`,
+          href: `${base}/x402/remediations/${f.remediationId}`,
           price: "free",
-          description: `A remediation of this problem exists (${f.latest.status}); poll it with Authorization: Bearer <session token>.`,
+          description: `A remediation of this problem exists (${f.remediationState}); poll it with Authorization: Bearer <session token>.`,
         },
       ];
     }
@@ -51,9 +83,9 @@ export const problemAssumption: AssumptionKind = {
       {
         action: "inspect_problem",
         method: "GET",
-        href: `${base}/x402/problems/${problemId}?environmentId=${f.problem.environmentId}`,
+        href: `${base}/x402/problems/${problemId}?environmentId=${f.environmentId}`,
         price: formatUsd(deps.payments.prices.read),
-        description: `The problem is now ${f.problem.status}: look at it again before remediating.`,
+        description: `The problem is now ${f.status}: look at it again before remediating.`,
       },
     ];
   },

@@ -2,11 +2,9 @@ import { afterAll, vi } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { payingFetch, startTestChain } from "../../../test/lib/dev-chain.ts";
 import { jsonPost } from "../../../test/lib/paid-app.ts";
-import { remediationHarness, removeFixtureRepos } from "../../../test/lib/remediation.ts";
-import { scriptedModel } from "../../../test/lib/scripted-model.ts";
+import { removeFixtureRepos, telemetryHarness } from "../../../test/lib/remediation.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
-import { telemetryEvidence } from "./telemetry-evidence.ts";
 
 vi.setConfig({ testTimeout: 120_000 });
 afterAll(removeFixtureRepos);
@@ -35,10 +33,8 @@ describe("POST /x402/resolve", () => {
   }) => {
     const chain = await startTestChain();
     try {
-      const h = await remediationHarness({ ...deps, payments: chain.payments });
-      h.services.evidence = telemetryEvidence(h.deps);
       // Each run stops at the repository approval (none registered): the model is never asked.
-      h.setModel(scriptedModel([]).model);
+      const h = await telemetryHarness({ ...deps, payments: chain.payments }, []);
       const base = h.deps.config.baseUrl;
       const payer = await chain.fundedPayer(21, "20");
       const pay = payingFetch(h.app, chain.payments, payer.privateKey);

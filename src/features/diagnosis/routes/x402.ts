@@ -1,13 +1,13 @@
 import type { Deps } from "../../../deps.ts";
 import { parseJsonBody } from "../../../x402/parse-input.ts";
 import type { X402Route } from "../../../x402/route.ts";
-import { assumeState } from "../../agent-onboarding/assumed-state.ts";
 import type { NextAction } from "../../agent-onboarding/next-action.ts";
 import { sendTelemetryAction } from "../../agent-onboarding/next-actions.ts";
 import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
 import { walletOf } from "../../agent-onboarding/wallet.ts";
 import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
-import { problemDigest, problemSubject } from "../../remediations/problem-assumption.ts";
+import { remediateAction } from "../../remediations/problem-assumption.ts";
+import { workingStatuses } from "../../remediations/run-state.ts";
 import { hasTelemetry } from "../../telemetry/queries/has-telemetry.ts";
 import { telemetryRuntime } from "../../telemetry/telemetry-runtime.ts";
 import { formatUsd } from "../../x402/prices.ts";
@@ -15,7 +15,8 @@ import { paymentOf } from "../../x402/verified-payment.ts";
 import { diagnoseIncident } from "../diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../schemas.ts";
 
-const WORKING = ["queued", "investigating", "awaiting-approval", "coding", "validating", "opening-pr"];
+/** A run in one of these still works toward a fix: poll it rather than pay for another. */
+const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
 
 const query = (params: Record<string, string | undefined>) =>
   new URLSearchParams(
@@ -57,23 +58,16 @@ async function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): Prom
         `Confirm: the stack trace and sample traces of "${problem.title}".`,
       ),
     );
-    const digest = await problemDigest(deps, problem.id);
     const remediable = problem.status === "open" || problem.status === "regressed";
-    if (digest && remediable && !actions.some((a) => a.action === "poll_remediation")) {
-      actions.push({
-        action: "remediate",
-        method: "POST",
-        href: `${base}/x402/problems/${problem.id}/remediations`,
-        price: formatUsd(deps.payments.prices.remediation),
-        description:
+    if (remediable && !actions.some((a) => a.action === "poll_remediation")) {
+      actions.push(
+        remediateAction(
+          deps,
+          problem,
+          environmentId,
           "Fix it: patchbay investigates, changes the code in a sandbox, runs the repository's tests and opens a pull request for a human.",
-        body: { environmentId },
-        x_assumed_state: assumeState(
-          deps.keyring,
-          { subject: problemSubject(problem.id), digest },
-          deps.clock(),
         ),
-      });
+      );
     }
     return actions;
   }

@@ -4,13 +4,12 @@ import type { Deps } from "../../../deps.ts";
 import type { AppEnv } from "../../../http/env.ts";
 import { validate } from "../../../x402/parse-input.ts";
 import type { X402Route } from "../../../x402/route.ts";
-import { assumeState } from "../../agent-onboarding/assumed-state.ts";
 import type { NextAction } from "../../agent-onboarding/next-action.ts";
 import { sendTelemetryAction } from "../../agent-onboarding/next-actions.ts";
 import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
 import { walletOf } from "../../agent-onboarding/wallet.ts";
 import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
-import { problemDigest, problemSubject } from "../../remediations/problem-assumption.ts";
+import { remediateAction } from "../../remediations/problem-assumption.ts";
 import { formatUsd } from "../../x402/prices.ts";
 import { paymentOf } from "../../x402/verified-payment.ts";
 import { getProblem } from "../problems/get-problem.ts";
@@ -174,22 +173,15 @@ export const telemetryRoutes: X402Route[] = [
       });
       const sample = problem.sampleTraceIds[0];
       const next_actions: NextAction[] = [];
-      const digest = await problemDigest(deps, problem.id);
-      if (digest && (problem.status === "open" || problem.status === "regressed")) {
-        next_actions.push({
-          action: "remediate",
-          method: "POST",
-          href: `${deps.config.baseUrl}/x402/problems/${problem.id}/remediations`,
-          price: formatUsd(deps.payments.prices.remediation),
-          description:
+      if (problem.status === "open" || problem.status === "regressed") {
+        next_actions.push(
+          remediateAction(
+            deps,
+            problem,
+            scope.environmentId,
             "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
-          body: { environmentId: scope.environmentId },
-          x_assumed_state: assumeState(
-            deps.keyring,
-            { subject: problemSubject(problem.id), digest },
-            deps.clock(),
           ),
-        });
+        );
       }
       if (sample) {
         next_actions.push(
