@@ -14,14 +14,14 @@ import { hexId } from "./test-support.ts";
 const daysAgo = (days: number, now: Date) => new Date(now.getTime() - days * 86_400_000).toISOString();
 
 const span = (startTime: string): SpanRecord => ({
+  startMicros: Date.parse(startTime) * 1000,
+  endMicros: Date.parse(startTime) * 1000,
   traceId: hexId(16),
   spanId: hexId(8),
   parentSpanId: null,
   serviceName: "svc",
   name: "op",
   kind: 1,
-  startTime,
-  endTime: startTime,
   durationNs: 0,
   statusCode: 0,
   statusMessage: null,

@@ -13,8 +13,9 @@ export type SpanRecord = {
   serviceName: string;
   name: string;
   kind: number;
-  startTime: string;
-  endTime: string;
+  /** Microseconds since the Unix epoch (PostgreSQL keeps microseconds). */
+  startMicros: number;
+  endMicros: number;
   durationNs: number;
   statusCode: number;
   statusMessage: string | null;
@@ -140,4 +141,8 @@ export type LogSearch = {
 
 export type StoredLog = LogRecordRow & { id: number };
 
-export type StoredSpan = SpanRecord;
+/** A span as read back: its times as ISO 8601 text with microseconds. */
+export type StoredSpan = Omit<SpanRecord, "startMicros" | "endMicros"> & {
+  startTime: string;
+  endTime: string;
+};

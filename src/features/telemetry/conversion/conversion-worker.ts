@@ -15,6 +15,6 @@ port.on("message", ({ id, input }: { id: number; input: TraceConversion }) => {
     port.postMessage({ id, ok: false, error: describeError(error) } satisfies WorkerReply);
     return;
   }
-  // The COPY buffer is never pooled (copy-text.ts), so its memory moves to the writing thread.
+  // The COPY buffer is never pooled (copy-binary.ts), so its memory moves to the writing thread.
   port.postMessage(reply, reply.ok ? [reply.value.rows.data.buffer as ArrayBuffer] : []);
 });

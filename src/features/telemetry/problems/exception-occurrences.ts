@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../../db/schema/telemetry.ts";
+import { microsToIso } from "../otlp-scalars.ts";
 import type { LogRecordRow, SpanRecord } from "../telemetry-store.ts";
 
 /** One observed exception, as problem grouping consumes it. */
@@ -38,7 +39,10 @@ export function exceptionsFromSpans(spans: SpanRecord[]): ExceptionOccurrence[] 
         stacktrace: text(event.attributes, "exception.stacktrace"),
         traceId: span.traceId,
         spanId: span.spanId,
-        time: nanos > 0n ? new Date(Number(nanos / 1_000_000n)).toISOString() : span.startTime,
+        time:
+          nanos > 0n
+            ? new Date(Number(nanos / 1_000_000n)).toISOString()
+            : microsToIso({ micros: span.startMicros, rest: 0 }),
       });
     }
   }

@@ -2,6 +2,8 @@ import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type postgres from "postgres";
 import type { DatabaseHandle } from "../../../db/client.ts";
 
+export type CopyFormat = "text" | "binary";
+
 /** One statement's rows, as the driver decoded them. */
 export type Row = Record<string, unknown>;
 
@@ -9,8 +11,8 @@ export type Row = Record<string, unknown>;
 export type SqlRunner = {
   /** One statement with positional parameters (`$1`, …). */
   query(text: string, params: unknown[]): Promise<Row[]>;
-  /** `COPY <target> FROM STDIN` of text-format `data`, UTF-8 (see copy-text.ts). */
-  copyIn(target: string, data: Buffer): Promise<void>;
+  /** `COPY <target> FROM STDIN` of `data`: text format, UTF-8 (copy-text.ts), or binary (copy-binary.ts). */
+  copyIn(target: string, data: Buffer, format?: CopyFormat): Promise<void>;
 };
 
 export type TelemetryDatabase = {
@@ -34,7 +36,7 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
       const result = await sql.begin((tx) =>
         fn({
           query: (text, params) => tx.unsafe(text, params as postgres.ParameterOrJSON<never>[]),
-          copyIn: (target, data) => copyInPostgres(tx, target, data),
+          copyIn: (target, data, format = "text") => copyInPostgres(tx, target, data, format),
         }),
       );
       return result as Awaited<ReturnType<typeof fn>>;
@@ -48,8 +50,13 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
  * and its end callback would wait forever — so a statement queued right behind it carries the
  * news: inside the failed transaction it is refused (25P02), which rejects here.
  */
-async function copyInPostgres(tx: postgres.TransactionSql, target: string, data: Buffer): Promise<void> {
-  const stream = await tx.unsafe(`copy ${target} from stdin`).writable();
+async function copyInPostgres(
+  tx: postgres.TransactionSql,
+  target: string,
+  data: Buffer,
+  format: CopyFormat,
+): Promise<void> {
+  const stream = await tx.unsafe(`copy ${target} from stdin with (format ${format})`).writable();
   let failure: unknown;
   const finished = new Promise<void>((resolve, reject) => {
     stream.on("error", (error) => {
@@ -75,8 +82,8 @@ function pgliteDatabase(pglite: PGlite): TelemetryDatabase {
   const runner = (tx: Transaction): SqlRunner => ({
     query: async (text, params) => (await tx.query<Row>(text, params)).rows,
     // PGlite reads COPY data from a Blob standing in for the file /dev/blob.
-    copyIn: async (target, data) => {
-      await tx.query(`copy ${target} from '/dev/blob'`, [], {
+    copyIn: async (target, data, format = "text") => {
+      await tx.query(`copy ${target} from '/dev/blob' with (format ${format})`, [], {
         blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]),
       });
     },
