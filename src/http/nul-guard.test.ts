@@ -1,0 +1,45 @@
+import { describe, expect, test } from "../../test/fixtures.ts";
+import { problem } from "../../test/http.ts";
+
+describe("NUL characters", () => {
+  test("in the path or the query: 400 invalid_request, before any lookup", async ({ owner }) => {
+    for (const path of [
+      `/environments/${owner.environmentId}%00`,
+      `/environments/${owner.environmentId}/logs?q=a%00b`,
+    ]) {
+      const res = await owner.api.get(path);
+      expect(res.status).toBe(400);
+      expect((await problem(res)).code).toBe("invalid_request");
+    }
+    // `%2500` is the text "%00", which is no NUL.
+    expect((await owner.api.get(`/environments/${owner.environmentId}/logs?q=a%2500b`)).status).toBe(200);
+  });
+
+  test("in a JSON string: 400 invalid_request and nothing written; an escaped backslash is text", async ({
+    owner,
+  }) => {
+    const refused = await owner.api.post("/environments", { name: "staging\u0000" });
+    expect(refused.status).toBe(400);
+    expect((await problem(refused)).detail).toMatch(/NUL/);
+    const names = async () =>
+      ((await (await owner.api.get("/environments")).json()) as { items: { name: string }[] }).items.map(
+        (e) => e.name,
+      );
+    expect(await names()).toEqual(["production"]);
+
+    // The body is still read by the route after the guard looked at it.
+    const created = await owner.api.post("/environments", { name: "back\\u0000slash" });
+    expect(created.status).toBe(201);
+    expect(await names()).toContain("back\\u0000slash");
+  });
+
+  test("paid x402 routes refuse it too, before asking for payment", async ({ app }) => {
+    const res = await app.request("/x402/signup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ organizationName: "a\u0000b" }),
+    });
+    expect(res.status).toBe(400);
+    expect((await problem(res)).code).toBe("invalid_request");
+  });
+});
