@@ -75,7 +75,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/api/v1/openapi.json", (c) => c.body(openapi, 200, { "content-type": "application/json" }));
   app.route("/api/v1/docs", docsPage());
 
-  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate(), refuseNulCharacters());
+  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate(), refuseNulCharacters("json"));
   app.route("/api/v1", api);
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));

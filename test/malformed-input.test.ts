@@ -1,4 +1,5 @@
-import { describe, expect, test } from "./fixtures.ts";
+import { describe, expect, newTenant, test } from "./fixtures.ts";
+import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
 
 /**
  * Every documented REST operation, sent malformed input: broken and oversized path parameters,
@@ -147,5 +148,48 @@ describe("malformed input, every documented operation", () => {
     }
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(1_000);
+  });
+});
+
+describe("malformed input, every web UI page", () => {
+  test("garbage in any path parameter or query of a signed-in page is never a 500", async ({ app, deps }) => {
+    const email = "sweep@example.com";
+    const tenant = await newTenant(deps, app, email);
+    await givePassword(deps, email);
+    const browser = webClient(app);
+    expect((await browser.signIn(email, TEST_PASSWORD)).status).toBe(303);
+
+    // The app's own route table: every page is covered the day it is added.
+    const pages = [
+      ...new Set(
+        app.routes
+          .filter(
+            (r) => r.method === "GET" && r.path.includes("/:") && !/^\/(api|x402|v1|mcp)\b/.test(r.path),
+          )
+          .map((r) => r.path),
+      ),
+    ];
+    expect(pages.length).toBeGreaterThan(10);
+    const valid: Record<string, string> = {
+      orgId: tenant.organizationId,
+      environmentId: tenant.environmentId,
+    };
+    const failures: string[] = [];
+    for (const page of pages) {
+      const names = page.match(/:(\w+)/g)?.map((p) => p.slice(1)) ?? [];
+      for (const name of names) {
+        for (const value of [...GARBAGE_PATH, crypto.randomUUID()]) {
+          const path = page.replace(/:(\w+)(\{[^}]*\})?/g, (_, n: string) =>
+            n === name ? value : (valid[n] ?? crypto.randomUUID()),
+          );
+          for (const query of ["", "?cursor=%00", "?window=x&status=%FF&q=%00&from=soon"]) {
+            const res = await browser.get(`${path}${query}`);
+            if (res.status >= 500) failures.push(`${res.status} GET ${path.slice(0, 120)}${query}`);
+            await res.body?.cancel();
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-import { describe, expect, test } from "../../test/fixtures.ts";
+import { describe, expect, newTenant, test } from "../../test/fixtures.ts";
 import { problem } from "../../test/http.ts";
+import { givePassword, TEST_PASSWORD, webClient } from "../../test/web.ts";
 
 describe("NUL characters", () => {
   test("in the path or the query: 400 invalid_request, before any lookup", async ({ owner }) => {
@@ -20,7 +21,7 @@ describe("NUL characters", () => {
   }) => {
     const refused = await owner.api.post("/environments", { name: "staging\u0000" });
     expect(refused.status).toBe(400);
-    expect((await problem(refused)).detail).toMatch(/NUL/);
+    expect((await problem(refused)).detail).toBe("JSON strings must not contain NUL characters.");
     const names = async () =>
       ((await (await owner.api.get("/environments")).json()) as { items: { name: string }[] }).items.map(
         (e) => e.name,
@@ -41,5 +42,26 @@ describe("NUL characters", () => {
     });
     expect(res.status).toBe(400);
     expect((await problem(res)).code).toBe("invalid_request");
+  });
+});
+
+describe("NUL characters in the web UI", () => {
+  test("in a page's path or a form field: a 400 page, nothing written", async ({ app, deps }) => {
+    const email = "nul-web@example.com";
+    const tenant = await newTenant(deps, app, email);
+    await givePassword(deps, email);
+    const browser = webClient(app);
+    expect((await browser.signIn(email, TEST_PASSWORD)).status).toBe(303);
+    const page = await browser.get(`/orgs/${tenant.organizationId}%00/api-keys`);
+    expect(page.status).toBe(400);
+    expect(page.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await page.text()).toContain("The path and query must not contain NUL characters");
+
+    const keys = `/orgs/${tenant.organizationId}/api-keys`;
+    await browser.page(keys);
+    const posted = await browser.post(keys, { name: "ci\u0000key", permissions: "environments:read" });
+    expect(posted.status).toBe(400);
+    expect(await posted.text()).toContain("Form fields must not contain NUL characters");
+    expect(await browser.page(keys)).not.toContain("ci");
   });
 });

@@ -54,7 +54,7 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
     "*",
     apiBodyLimit(),
     requireJsonBodies(),
-    refuseNulCharacters(),
+    refuseNulCharacters("json"),
     assumedStateCheck(deps, assumptionKinds),
     paymentGate({
       payments: deps.payments,
