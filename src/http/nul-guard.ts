@@ -33,3 +33,13 @@ export const refuseNulCharacters =
     }
     return next();
   };
+
+/** Whether any string in a parsed value (JSON arguments, say) holds U+0000. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) if (key.includes("\0") || containsNul(item)) return true;
+  }
+  return false;
+}

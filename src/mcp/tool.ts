@@ -12,6 +12,7 @@ import {
   idempotencyKeyPattern,
   releaseIdempotencyKey,
 } from "../http/idempotency.ts";
+import { containsNul } from "../http/nul-guard.ts";
 import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
 
@@ -75,6 +76,9 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
     const { ctx } = session;
     try {
       requireAccess(session, spec.access);
+      // Same rule as REST (nul-guard.ts): PostgreSQL text cannot hold U+0000.
+      if (containsNul(args))
+        throw new AppError("invalid_request", "Arguments must not contain NUL characters.");
       // The SDK validated `args` against `declaredInput`; parsing again types them for `run`.
       const parsed = input.parse(args);
       if (!write) {
