@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import { describe, expect, newTenant, test } from "../../test/fixtures.ts";
 import { client, problem } from "../../test/http.ts";
 import { apiKeys } from "../db/schema/api-keys.ts";
@@ -59,6 +62,40 @@ describe("authentication", () => {
     const replaced = await app.request("/api/v1/me", { headers: { "x-request-id": "bad id\twith spaces" } });
     expect(replaced.headers.get("x-request-id")).toMatch(/^req_/);
     expect((await problem(replaced)).requestId).toBe(replaced.headers.get("x-request-id"));
+  });
+
+  test("over a real Node server: request ids, ETag and a cached key's second request", async ({
+    owner,
+    app,
+  }) => {
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const get = (path: string, headers: Record<string, string> = {}) =>
+        fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+          headers: { authorization: `Bearer ${owner.apiKey}`, ...headers },
+        });
+      for (let i = 0; i < 2; i++) {
+        const ok = await get(`/environments/${owner.environmentId}`, { "x-request-id": "trace-456" });
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get("x-request-id")).toBe("trace-456");
+        expect(ok.headers.get("etag")).toBe('"1"');
+        expect(ok.headers.get("content-type")).toBe("application/json");
+        expect(await ok.json()).toMatchObject({ id: owner.environmentId, name: "production" });
+      }
+      const missing = await get(`/environments/${randomUUID()}`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get("x-request-id")).toMatch(/^req_/);
+      expect((await problem(missing)).requestId).toBe(missing.headers.get("x-request-id"));
+      const refused = await get("/me", { authorization: "Bearer sk_unknown" });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("x-request-id")).toMatch(/^req_/);
+      expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -1,13 +1,15 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import type { Actor } from "../context.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, isAppError } from "../errors.ts";
-import { resolveApiKey } from "../features/api-keys/resolve-api-key.ts";
+import { cachedApiKey, resolveApiKey } from "../features/api-keys/resolve-api-key.ts";
 import { resolveAccessToken } from "../features/oauth/resolve-access-token.ts";
 import type { ResourceName } from "../features/oauth/resources.ts";
 import type { AppEnv } from "./env.ts";
 import { problemResponse } from "./problem.ts";
 import { bearerChallenge } from "./protected-resource.ts";
+
+const bearer = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * Turns an `Authorization` header into an actor, or throws `unauthorized`. Shared by `/api/v1`
@@ -20,7 +22,7 @@ export async function resolveBearerActor(
   resource: ResourceName,
 ): Promise<Actor> {
   if (!header) throw new AppError("unauthorized", "Send Authorization: Bearer <API key or access token>.");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const match = bearer.exec(header);
   if (!match?.[1]) throw new AppError("unauthorized", "The Authorization header must be: Bearer <token>.");
   const credential = match[1];
   // Keys start with `sk_`; an opaque token may too (its alphabet has `_`), so a miss falls through.
@@ -37,9 +39,25 @@ export async function resolveBearerActor(
  * (spec 5.3): cookies ride along on cross-site requests, bearer tokens do not. A 401 carries an
  * RFC 6750 challenge pointing at the RFC 9728 metadata.
  */
-export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => {
-  const header = c.req.header("authorization");
+export const authenticate = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const deps = c.get("deps");
+  const header = c.req.header("authorization");
+  // A known API key (the common case) is answered from the auth cache, without a promise.
+  const credential = header === undefined ? undefined : bearer.exec(header)?.[1];
+  const actor = credential === undefined ? undefined : cachedApiKey(deps, credential);
+  if (actor) {
+    c.set("ctx", { deps, actor, requestId: c.get("requestId") });
+    return next();
+  }
+  return authenticateSlowly(c, next, deps, header);
+};
+
+async function authenticateSlowly(
+  c: Context<AppEnv>,
+  next: Next,
+  deps: Deps,
+  header: string | undefined,
+): Promise<Response | undefined> {
   if (!header && c.req.header("cookie")) {
     const error = new AppError(
       "unauthorized",
@@ -61,4 +79,5 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => async (c, next) => 
   }
   c.set("ctx", { deps, actor, requestId: c.get("requestId") });
   await next();
-};
+  return undefined;
+}

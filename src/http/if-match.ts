@@ -1,4 +1,6 @@
-import type { Context } from "hono";
+import type { Context, TypedResponse } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
 import { AppError } from "../errors.ts";
 
 const strongRevision = /^"(\d{1,9})"$/;
@@ -26,3 +28,19 @@ export function ifMatch(c: Context): number {
 
 /** ETag for a revisioned resource, the value clients send back in If-Match. */
 export const etag = (revision: number): string => `"${revision}"`;
+
+/**
+ * `c.json(body, status)` carrying the resource's ETag, with the headers kept as a plain object.
+ * Given two headers or more (or one set earlier with `c.header`), `c.json` builds a `Headers`,
+ * which @hono/node-server then converts back to an object field by field; a plain object it
+ * hands to Node as it is. Same status, body and headers either way.
+ */
+export function jsonWithEtag<T, S extends ContentfulStatusCode>(
+  body: T,
+  status: S,
+  revision: number,
+): Response & TypedResponse<JSONParsed<T>, S, "json"> {
+  const headers = { "content-type": "application/json", etag: etag(revision) };
+  return new Response(JSON.stringify(body), { status, headers }) as Response &
+    TypedResponse<JSONParsed<T>, S, "json">;
+}

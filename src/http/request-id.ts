@@ -1,4 +1,6 @@
 import { randomFillSync } from "node:crypto";
+import { ServerResponse } from "node:http";
+import { Http2ServerResponse } from "node:http2";
 import type { MiddlewareHandler } from "hono";
 import { alphabet } from "../ids.ts";
 import type { AppEnv } from "./env.ts";
@@ -41,11 +43,32 @@ export function newRequestId(): string {
   return out;
 }
 
-/** Honours a caller's X-Request-Id when it is a plain token (it ends up in logs), else mints one. */
-export const requestId = (): MiddlewareHandler<AppEnv> => async (c, next) => {
+/**
+ * Honours a caller's X-Request-Id when it is a plain token (it ends up in logs), else mints one.
+ *
+ * Under @hono/node-server the header goes onto Node's response before the handler runs: Node
+ * merges it into whatever the handler's response writes, and the response keeps its plain
+ * header object, which @hono/node-server writes without building a `Headers` (setting it on
+ * `c.res.headers` afterwards forced one on every response). Elsewhere (`app.request` in tests)
+ * it is set on the finished response.
+ */
+export const requestId = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const inbound = c.req.header("x-request-id");
   const id = inbound && acceptable.test(inbound) ? inbound : newRequestId();
   c.set("requestId", id);
-  await next();
-  c.res.headers.set("x-request-id", id);
+  const outgoing = nodeResponse(c.env);
+  if (outgoing) {
+    outgoing.setHeader("x-request-id", id);
+    return next();
+  }
+  return next().then(() => {
+    c.res.headers.set("x-request-id", id);
+  });
 };
+
+/** The Node response @hono/node-server passes as the request's bindings, if it is one. */
+function nodeResponse(env: unknown): ServerResponse | Http2ServerResponse | undefined {
+  if (typeof env !== "object" || env === null || !("outgoing" in env)) return undefined;
+  const outgoing = env.outgoing;
+  return outgoing instanceof ServerResponse || outgoing instanceof Http2ServerResponse ? outgoing : undefined;
+}

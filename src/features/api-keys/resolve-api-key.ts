@@ -49,6 +49,24 @@ export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor |
     cached.lastUsedAt = touch(deps, cached.actor.id, cached.lastUsedAt);
     return cached.actor;
   }
+  return readApiKey(deps, secretHash);
+}
+
+/**
+ * `resolveApiKey`'s answer when the auth cache holds it, synchronously (no promise for the
+ * common case of a known key); undefined when it has to be read.
+ */
+export function cachedApiKey(deps: Deps, secret: string): Actor | undefined {
+  const cache = deps.authCache;
+  if (!cache || !secret.startsWith("sk_") || secret.length > 128) return undefined;
+  const cached = cache.get(hashApiKeySecret(secret));
+  if (!cached) return undefined;
+  cached.lastUsedAt = touch(deps, cached.actor.id, cached.lastUsedAt);
+  return cached.actor;
+}
+
+async function readApiKey(deps: Deps, secretHash: string): Promise<Actor | null> {
+  const cache = deps.authCache;
   const ticket = cache?.ticket() ?? 0;
   let lookup = lookups.get(deps.db);
   if (!lookup) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
+import { selectEnvironments } from "./find-environment.ts";
 
 describe("environments", () => {
   test("the bootstrap environment is listed, readable and carries an ETag", async ({ owner }) => {
@@ -126,5 +127,67 @@ describe("environments", () => {
       { revision: 1 },
     );
     expect(foreignPatch.status).toBe(404);
+  });
+});
+
+describe("environment lookups batched per event-loop turn", () => {
+  test("concurrent reads from two organisations each see exactly their own environment", async ({
+    owner,
+    stranger,
+  }) => {
+    const created = await owner.api.post("/environments", { name: "staging" });
+    const staging = ((await created.json()) as { id: string }).id;
+    const reads = [
+      [owner, owner.environmentId, 200],
+      [stranger, owner.environmentId, 404],
+      [owner, staging, 200],
+      [stranger, stranger.environmentId, 200],
+      [owner, stranger.environmentId, 404],
+      [owner, randomUUID(), 404],
+      [stranger, staging, 404],
+    ] as const;
+    const answers = await Promise.all(reads.map(([tenant, id]) => tenant.api.get(`/environments/${id}`)));
+    for (const [i, [tenant, id, status]] of reads.entries()) {
+      const res = answers[i];
+      expect(res?.status, `read ${i}`).toBe(status);
+      if (status === 200) {
+        expect(await res?.json(), `read ${i}`).toMatchObject({ id, organizationId: tenant.organizationId });
+      }
+    }
+  });
+
+  test("the batch query matches on the environment and the organisation together", async ({
+    deps,
+    owner,
+    stranger,
+  }) => {
+    const rows = await selectEnvironments(deps.db, [
+      { environmentId: owner.environmentId, organizationId: owner.organizationId },
+      { environmentId: owner.environmentId, organizationId: stranger.organizationId },
+      { environmentId: stranger.environmentId, organizationId: owner.organizationId },
+      { environmentId: stranger.environmentId, organizationId: stranger.organizationId },
+      { environmentId: randomUUID(), organizationId: owner.organizationId },
+    ]);
+    expect(rows.map((r) => [r.id, r.organizationId]).sort()).toEqual(
+      [
+        [owner.environmentId, owner.organizationId],
+        [stranger.environmentId, stranger.organizationId],
+      ].sort(),
+    );
+  });
+
+  test("a committed rename is visible to the next read; a non-canonical id is read on its own", async ({
+    owner,
+  }) => {
+    const path = `/environments/${owner.environmentId}`;
+    const renamed = await owner.api.patch(path, { name: "prod" }, { revision: 1 });
+    expect(renamed.status).toBe(200);
+    const [one, upper] = await Promise.all([
+      owner.api.get(path),
+      owner.api.get(`/environments/${owner.environmentId.toUpperCase()}`),
+    ]);
+    expect(await one.json()).toMatchObject({ name: "prod", revision: 2 });
+    expect(upper.status).toBe(200);
+    expect(await upper.json()).toMatchObject({ id: owner.environmentId, name: "prod" });
   });
 });

@@ -1,6 +1,7 @@
 import { and, eq, is, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
+import { type BatchReader, batchReader } from "../../db/batch-reads.ts";
 import { type Db, pointReads } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { AppError } from "../../errors.ts";
@@ -26,12 +27,62 @@ const buildLookup = (db: Db) =>
     .limit(1)
     .prepare("find_environment");
 
-const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+/**
+ * The same lookup for many (environment, organisation) pairs at once: the lookups of one
+ * event-loop turn go out as one query (`batchReader`). Each row is matched on both columns, so
+ * it only ever answers the caller that asked for exactly that environment in its organisation.
+ */
+const buildBatchLookup = (db: Db) =>
+  pointReads(db)
+    .select()
+    .from(environments)
+    .where(
+      sql`(${environments.id}, ${environments.organizationId}) in (select * from unnest(${sql.placeholder("ids")}::uuid[], ${sql.placeholder("organizationIds")}::text[]))`,
+    )
+    .prepare("find_environments");
+
+type Key = { environmentId: string; organizationId: string };
+
+const keyId = (environmentId: string, organizationId: string) => `${environmentId} ${organizationId}`;
+
+const batchLookups = new WeakMap<Db, ReturnType<typeof buildBatchLookup>>();
+
+/**
+ * Reads many (environment, organisation) pairs in one query: a row is returned only for a pair
+ * that matches it on both columns. Exported for tests; requests go through `findEnvironment`.
+ */
+export function selectEnvironments(db: Db, keys: readonly Key[]): Promise<EnvironmentRow[]> {
+  let prepared = batchLookups.get(db);
+  if (!prepared) {
+    prepared = buildBatchLookup(db);
+    batchLookups.set(db, prepared);
+  }
+  return prepared.execute({
+    ids: keys.map((k) => k.environmentId),
+    organizationIds: keys.map((k) => k.organizationId),
+  });
+}
+
+const buildReader = (db: Db): BatchReader<Key, EnvironmentRow> =>
+  batchReader<Key, EnvironmentRow>({
+    id: (key) => keyId(key.environmentId, key.organizationId),
+    readOne: async (key) => (await lookup(db).execute(key))[0],
+    readMany: async (keys) =>
+      (await selectEnvironments(db, keys)).map((row) => [keyId(row.id, row.organizationId), row] as const),
+  });
+
+const readers = new WeakMap<Db, BatchReader<Key, EnvironmentRow>>();
+
+/** A UUID in its canonical text form, as the database returns it (the batch matches on that). */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The tenancy gate for everything under an environment: the row is looked up together with the
  * caller's organisation, so another organisation's environment is indistinguishable from a
  * missing one (404, never 403). `forUpdate` locks the row inside a transaction.
+ *
+ * Outside a transaction, the lookups of one event-loop turn are one query (`batchReader`): under
+ * load that spares postgres.js and PostgreSQL their per-query work for all but one of them.
  */
 export async function findEnvironment(
   db: Db,
@@ -40,7 +91,7 @@ export async function findEnvironment(
   opts: { forUpdate?: boolean } = {},
 ): Promise<EnvironmentRow> {
   const organizationId = ctx.actor.organizationId;
-  const [row] = await select(db, environmentId, organizationId, opts.forUpdate === true);
+  const row = await select(db, environmentId, organizationId, opts.forUpdate === true);
   if (!row) throw new AppError("not_found", `Environment ${environmentId} was not found.`);
   return row;
 }
@@ -50,10 +101,11 @@ function select(
   environmentId: string,
   organizationId: string,
   forUpdate: boolean,
-): Promise<EnvironmentRow[]> {
-  // Only database handles are ever in `lookups`, so a hit needs no further check.
-  const prepared = forUpdate ? undefined : lookups.get(db);
-  if (prepared) return prepared.execute({ environmentId, organizationId });
+): Promise<EnvironmentRow | undefined> {
+  // Only database handles are ever in `readers`, so a hit needs no further check. Ids that are
+  // not canonical UUIDs are read on their own: the batch answers by the id as stored.
+  const reader = forUpdate ? undefined : readers.get(db);
+  if (reader && CANONICAL_UUID.test(environmentId)) return reader.load({ environmentId, organizationId });
   // A prepared statement runs on the client it was built for, never inside someone's
   // transaction: transactions (and row locks) take the dynamic query.
   if (forUpdate || is(db, PgTransaction)) {
@@ -62,9 +114,26 @@ function select(
       .from(environments)
       .where(and(eq(environments.id, environmentId), eq(environments.organizationId, organizationId)))
       .limit(1);
-    return forUpdate ? query.for("update") : query;
+    return (forUpdate ? query.for("update") : query).then((rows) => rows[0]);
   }
-  const lookup = buildLookup(db);
-  lookups.set(db, lookup);
-  return lookup.execute({ environmentId, organizationId });
+  let created = reader;
+  if (!created) {
+    created = buildReader(db);
+    readers.set(db, created);
+  }
+  if (CANONICAL_UUID.test(environmentId)) return created.load({ environmentId, organizationId });
+  return lookup(db)
+    .execute({ environmentId, organizationId })
+    .then((rows) => rows[0]);
+}
+
+const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+
+function lookup(db: Db): ReturnType<typeof buildLookup> {
+  let prepared = lookups.get(db);
+  if (!prepared) {
+    prepared = buildLookup(db);
+    lookups.set(db, prepared);
+  }
+  return prepared;
 }

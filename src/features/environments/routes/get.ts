@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { etag } from "../../../http/if-match.ts";
+import { jsonWithEtag } from "../../../http/if-match.ts";
 import { problemResponses, revisionedResponse } from "../../../http/openapi.ts";
 import { getEnvironment } from "../get-environment.ts";
 import { EnvironmentParams, EnvironmentSchema } from "../schemas.ts";
@@ -19,6 +19,5 @@ const route = createRoute({
 export const registerGetEnvironment = (app: OpenAPIHono<AppEnv>) =>
   app.openapi(route, async (c) => {
     const env = await getEnvironment({ ctx: c.get("ctx"), input: c.req.valid("param") });
-    c.header("etag", etag(env.revision));
-    return c.json(env, 200);
+    return jsonWithEtag(env, 200, env.revision);
   });
