@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  customType,
   doublePrecision,
   index,
   json,
@@ -22,6 +23,14 @@ export type SpanLinkJson = { traceId: string; spanId: string; attributes: JsonOb
 
 // Microsecond timestamps kept as ISO strings: a JavaScript Date would cut them to milliseconds.
 const micros = (name: string) => timestamp(name, { withTimezone: true, precision: 6, mode: "string" });
+
+/**
+ * Trace and span ids (lowercase hex) compared bytewise: the spans' primary key compares them on
+ * every inserted row, and under the database's collation that goes through the C library's
+ * `strcoll` (PostgreSQL 15 treats only "C" and "POSIX" as bytewise, not `C.UTF-8`; `en_US.UTF-8`
+ * is slower still). Hex sorts the same either way. bench:ingest: docs/performance.md, step 9.
+ */
+const hexId = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /**
  * The resources (service, host, process, SDK attributes) that spans and logs come from. One export
@@ -55,9 +64,9 @@ export const telemetrySpans = pgTable(
   {
     organizationId: text("organization_id").notNull(),
     environmentId: uuid("environment_id").notNull(),
-    traceId: text("trace_id").notNull(),
-    spanId: text("span_id").notNull(),
-    parentSpanId: text("parent_span_id"),
+    traceId: hexId("trace_id").notNull(),
+    spanId: hexId("span_id").notNull(),
+    parentSpanId: hexId("parent_span_id"),
     serviceName: text("service_name").notNull(),
     name: text("name").notNull(),
     kind: smallint("kind").notNull(),
@@ -100,8 +109,8 @@ export const telemetryLogs = pgTable(
     severityText: text("severity_text"),
     body: text("body"),
     serviceName: text("service_name").notNull(),
-    traceId: text("trace_id"),
-    spanId: text("span_id"),
+    traceId: hexId("trace_id"),
+    spanId: hexId("span_id"),
     eventName: text("event_name"),
     scopeName: text("scope_name"),
     resourceId: bigint("resource_id", { mode: "bigint" }).notNull().default(sql`0`),
