@@ -9,15 +9,18 @@ import { migrateDatabase } from "../src/db/migrate.ts";
  */
 export const testPgUrl = process.env.PATCHBAY_TEST_PG;
 
-/** A fresh, migrated database for one test file, dropped again by `drop()`. */
-export async function createTestDatabase(): Promise<{
+/**
+ * A fresh database for one test file, dropped again by `drop()`; migrated unless `migrate` is false
+ * (a migration's own test).
+ */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<{
   handle: DatabaseHandle;
   url?: string;
   drop(): Promise<void>;
 }> {
   if (!testPgUrl) {
     const handle = await openDatabase({ kind: "pglite", dataDir: "memory" });
-    await migrateDatabase(handle);
+    if (options.migrate !== false) await migrateDatabase(handle);
     return { handle, drop: () => handle.close() };
   }
   const name = `patchbay_test_${randomBytes(6).toString("hex")}`;
@@ -26,7 +29,7 @@ export async function createTestDatabase(): Promise<{
   const url = new URL(testPgUrl);
   url.pathname = `/${name}`;
   const handle = await openDatabase({ kind: "postgres", url: url.toString() });
-  await migrateDatabase(handle);
+  if (options.migrate !== false) await migrateDatabase(handle);
   return {
     handle,
     url: url.toString(),

@@ -2,7 +2,7 @@ import { count, eq, sum } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
 import { problems } from "../../src/db/schema/problems.ts";
 import { publishableKeys } from "../../src/db/schema/publishable-keys.ts";
-import { telemetrySpans } from "../../src/db/schema/telemetry.ts";
+import { telemetryTraceChunks } from "../../src/db/schema/telemetry.ts";
 import {
   generatePublishableKey,
   newPublishableKeyId,
@@ -29,15 +29,15 @@ export async function createPublishableKeyRow(
 /** What the environment holds after a run: spans, problems and the occurrences they counted. */
 export async function countStored(db: Db, environmentId: string) {
   const [spans] = await db
-    .select({ n: count() })
-    .from(telemetrySpans)
-    .where(eq(telemetrySpans.environmentId, environmentId));
+    .select({ n: sum(telemetryTraceChunks.spanCount) })
+    .from(telemetryTraceChunks)
+    .where(eq(telemetryTraceChunks.environmentId, environmentId));
   const [grouped] = await db
     .select({ problems: count(), occurrences: sum(problems.count) })
     .from(problems)
     .where(eq(problems.environmentId, environmentId));
   return {
-    spans: spans?.n ?? 0,
+    spans: Number(spans?.n ?? 0),
     problems: grouped?.problems ?? 0,
     problemOccurrences: Number(grouped?.occurrences ?? 0),
   };

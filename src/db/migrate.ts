@@ -5,13 +5,16 @@ import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { DatabaseHandle, Schema } from "./client.ts";
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 
-/** Applies the committed drizzle-kit migrations. Call inside `withStartupLock`. */
-export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
+/**
+ * Applies the committed drizzle-kit migrations. Call inside `withStartupLock`. `folder` is for the
+ * tests of a migration, which first stop short of it.
+ */
+export async function migrateDatabase(handle: DatabaseHandle, folder = migrationsFolder): Promise<void> {
   if (handle.kind === "pglite") {
-    await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder });
+    await migratePglite(handle.db as unknown as PgliteDatabase<Schema>, { migrationsFolder: folder });
   } else {
-    await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder });
+    await migratePostgres(handle.db as unknown as PostgresJsDatabase<Schema>, { migrationsFolder: folder });
   }
 }

@@ -1,9 +1,4 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../context.ts";
 import { recordAudit } from "../audit/record-audit.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { getRemediation } from "./get-remediation.ts";
@@ -23,23 +18,20 @@ export async function createRemediation(args: {
   requirePermission(ctx, "remediations:manage");
   requireOwnerOrAdmin(ctx);
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  const started = await withTransaction(ctx, async (tx) => {
-    const result = await startRemediation({
-      deps: ctx.deps,
-      organizationId: ctx.actor.organizationId,
-      environmentId: input.environmentId,
-      problemId: input.problemId,
-      requestedBy: ctx.actor.userId,
-      budgets: input.budgets,
-      tx,
-    });
-    await recordAudit(tx, ctx, {
-      action: "remediation.created",
-      targetType: "remediation",
-      targetId: result.remediationId,
-      details: { environmentId: input.environmentId, problemId: input.problemId },
-    });
-    return result;
+  const started = await startRemediation({
+    deps: ctx.deps,
+    organizationId: ctx.actor.organizationId,
+    environmentId: input.environmentId,
+    problemId: input.problemId,
+    requestedBy: ctx.actor.userId,
+    budgets: input.budgets,
+    alsoInTransaction: (tx, result) =>
+      recordAudit(tx, ctx, {
+        action: "remediation.created",
+        targetType: "remediation",
+        targetId: result.remediationId,
+        details: { environmentId: input.environmentId, problemId: input.problemId },
+      }),
   });
   return getRemediation({
     deps: ctx.deps,

@@ -249,11 +249,17 @@ describe("remediation failure paths", () => {
     expect((await strangerApi.post(`${base}/remediations/${first.id}/cancellation`)).status).toBe(404);
 
     h.setModel(undefined as never);
+    // The evidence points at the owner's environment again (the stranger's view moved it).
+    h.forTenant(owner);
     const noModel = await api.post(
       `/environments/${owner.environmentId}/problems/${PROBLEM_ID}/remediations`,
       {},
     );
     expect(noModel.status).toBe(503);
     expect((await problem(noModel)).code).toBe("model_not_configured");
+    // An unknown problem is a 404 before any configuration check.
+    const unknownWithoutModel = await api.post(`${base}/problems/prb_nope/remediations`, {});
+    expect(unknownWithoutModel.status).toBe(404);
+    expect((await problem(unknownWithoutModel)).code).toBe("not_found");
   });
 });

@@ -28,7 +28,6 @@ export async function startInstrumentation(args: {
   requestedBy: string;
 }): Promise<StartedInstrumentation> {
   const { deps } = args;
-  assertRunnable(deps);
   return deps.db.transaction(async (raw) => {
     const tx = raw as unknown as Db;
     // The environment row lock serialises starts, so two requests cannot both start a run.
@@ -40,6 +39,8 @@ export async function startInstrumentation(args: {
       )
       .for("update");
     if (!env) throw new AppError("not_found", `Environment ${args.environmentId} was not found.`);
+    // After the lookup: an unknown environment is a 404 whatever the configuration.
+    assertRunnable(deps);
     const [busy] = await tx
       .select({ id: remediations.id, status: remediations.status })
       .from(remediations)

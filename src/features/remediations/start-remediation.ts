@@ -97,14 +97,15 @@ export async function startRemediation(args: {
   problemId: string;
   requestedBy: string;
   budgets?: Partial<typeof DEFAULT_REMEDIATION_BUDGETS> | undefined;
-  /** Runs inside this transaction (e.g. with an audit entry) instead of its own. */
-  tx?: Db;
+  /** More writes in the run's transaction (an audit entry): committed with the run or not at all. */
+  alsoInTransaction?: (tx: Db, started: StartedRemediation) => Promise<void>;
 }): Promise<StartedRemediation> {
   const { deps } = args;
-  const services = assertRunnable(deps);
+  const services = remediationServices(deps);
   const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
-  // Inside the caller's transaction on PGlite, a read outside it would wait for it forever.
-  const [env] = await (args.tx ?? deps.db)
+  // Every lookup before the transaction: on PGlite (one connection) a read outside an open
+  // transaction would wait for it forever, and the evidence reads through its own handle.
+  const [env] = await deps.db
     .select({ id: environments.id })
     .from(environments)
     .where(
@@ -114,6 +115,9 @@ export async function startRemediation(args: {
   const problem = await services.evidence.getProblem(scope, args.problemId);
   if (!problem)
     throw new AppError("not_found", `Problem ${args.problemId} was not found in this environment.`);
+  // After the lookups: an unknown problem is a 404 whatever the configuration; nothing is written
+  // (or charged) before this check either way.
+  assertRunnable(deps);
 
   const run = async (tx: Db) => {
     // The environment row lock serialises starts, so two requests cannot both start a run.
@@ -154,12 +158,14 @@ export async function startRemediation(args: {
       budgets: args.budgets,
       message: `Remediation of ${problem.id} (${problem.title}) requested.`,
     });
-    return {
+    const started: StartedRemediation = {
       remediationId: row.id,
       threadUrl: threadUrlFor(deps.config.baseUrl, row.id),
-      status: "queued" as const,
+      status: "queued",
       problem: { id: problem.id, title: problem.title, service: problem.service },
     };
+    await args.alsoInTransaction?.(tx, started);
+    return started;
   };
-  return args.tx ? run(args.tx) : deps.db.transaction((tx) => run(tx as unknown as Db));
+  return deps.db.transaction((tx) => run(tx as unknown as Db));
 }

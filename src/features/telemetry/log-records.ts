@@ -18,14 +18,16 @@ type Context = {
 /**
  * An export request → log rows, plus the records refused and why. A record is refused for a
  * malformed trace or span id (a present id must be valid; absent ones are fine) or a time beyond
- * the allowed clock skew. A missing time falls back to the observed time, then to now (spec).
+ * the allowed clock skew. A missing time falls back to the observed time, then to now (spec);
+ * `untimed` counts the records that had neither.
  */
 export function toLogRecords(
   request: LogsRequest,
   now: Date,
   limits: OtlpLimits,
-): { records: LogRecordRow[]; rejected: Rejections } {
+): { records: LogRecordRow[]; rejected: Rejections; untimed: number } {
   const records: LogRecordRow[] = [];
+  let untimed = 0;
   const rejected = createRejections();
   const nowNanos = dateToNanos(now);
   const latestNanos = nowNanos + BigInt(limits.maxFutureSkewMs) * 1_000_000n;
@@ -38,12 +40,18 @@ export function toLogRecords(
       for (const log of scopeLogs.logRecords ?? []) {
         const record = toLogRecord(log, context);
         if (typeof record === "string") rejected.add(record);
-        else records.push(record);
+        else {
+          records.push(record);
+          if (isUntimed(log)) untimed++;
+        }
       }
     }
   }
-  return { records, rejected };
+  return { records, rejected, untimed };
 }
+
+const isUntimed = (log: LogRecord): boolean =>
+  toBigInt(log.timeUnixNano, true) === 0n && toBigInt(log.observedTimeUnixNano, true) === 0n;
 
 function toLogRecord(log: LogRecord, context: Context): LogRecordRow | string {
   const { limits } = context;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { telemetryLogs, telemetrySpans } from "../../db/schema/telemetry.ts";
+import { telemetryLogs } from "../../db/schema/telemetry.ts";
 import {
   createKey,
   decodeResponse,
@@ -14,6 +14,7 @@ import {
   protoTraces,
   resource,
   spansOf,
+  storedSpans,
 } from "./test-support.ts";
 
 describe("OTLP ingest bounds what it stores and reports partial success", () => {
@@ -40,10 +41,7 @@ describe("OTLP ingest bounds what it stores and reports partial success", () => 
     const res = await post(app, "/v1/traces", key, JSON.stringify(jsonTraces([span])), JSON_TYPE);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
-    const [row] = await deps.db
-      .select()
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, owner.environmentId));
+    const [row] = await storedSpans(deps.db, owner.environmentId);
     const huge = String(row?.attributes.huge);
     expect(huge.length).toBe(4096);
     expect(huge.endsWith("…")).toBe(true);
@@ -60,10 +58,7 @@ describe("OTLP ingest bounds what it stores and reports partial success", () => 
     });
     const res = await post(app, "/v1/traces", key, protoTraces([span]), PROTO_TYPE);
     expect(res.status).toBe(200);
-    const [row] = await deps.db
-      .select()
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, owner.environmentId));
+    const [row] = await storedSpans(deps.db, owner.environmentId);
     expect(row?.name).toBe("nul\uFFFDhere");
     expect(row?.attributes).toEqual({ "k\uFFFD": "a\uFFFDb" });
   });
@@ -88,10 +83,7 @@ describe("OTLP ingest bounds what it stores and reports partial success", () => 
     expect(body.partialSuccess.errorMessage).toContain(
       "end_time_unix_nano is before start_time_unix_nano (1)",
     );
-    const rows = await deps.db
-      .select()
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, owner.environmentId));
+    const rows = await storedSpans(deps.db, owner.environmentId);
     expect(rows.map((r) => r.name)).toEqual(["good"]);
     expect(rows[0]?.traceId).toBe(good.traceId);
   });

@@ -1,21 +1,19 @@
 import type { DatabaseHandle } from "../../db/client.ts";
 import type { JsonObject } from "../../db/schema/telemetry.ts";
-import { telemetryMetricPoints } from "../../db/schema/telemetry.ts";
 import type { Logger } from "../../logger.ts";
 import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
 import { upsertProblems } from "./problems/upsert-problems.ts";
 import { copyLogs, logCopyText } from "./storage/log-rows.ts";
+import { copyMetricPoints, metricCopyText } from "./storage/metric-rows.ts";
+import { claimRequest } from "./storage/request-keys.ts";
 import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
 import { querySearchLogs } from "./storage/search-logs-sql.ts";
 import { queryServiceHealth } from "./storage/service-health-sql.ts";
-import { copyNewSpans, copySpans, encodeSpanRows } from "./storage/span-rows.ts";
+import { copyNewSpans, copySpans, encodeSpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
 import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { PreparedWrite, TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
-
-/** Metric points per INSERT: ~12 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
-const METRIC_CHUNK = 500;
 
 const nothing: PreparedWrite = { write: async () => {} };
 
@@ -28,7 +26,7 @@ function refsOf<R extends { resourceAttributes: JsonObject; serviceName: string 
 }
 
 /**
- * Telemetry in the service database (PostgreSQL or PGlite). Spans and logs go in by `COPY` (the
+ * Telemetry in the service database (PostgreSQL or PGlite). Spans, logs and data points go in by `COPY` (the
  * cheapest way into PostgreSQL by far: no parameters, no per-row planning), in one transaction
  * with the batch's problem upserts and resource records: all of a request or nothing. The COPY
  * text is built when the batch is prepared, before it waits for a writer. A batch holding spans
@@ -76,21 +74,20 @@ export function createPostgresTelemetryStore(args: {
 
   const prepareSpanRows: TelemetryStore["prepareSpanRows"] = (tenant, rows, exceptions = []) => {
     if (rows.count === 0) return nothing;
-    const { data, resources } = rows;
     return {
       async write() {
         try {
-          await write(tenant, resources, async (run) => {
-            await copySpans(run, data);
+          await write(tenant, rows.resources, async (run) => {
+            await copySpans(run, rows);
             return exceptions;
           });
         } catch (fastPathError) {
           // Most likely spans stored before (an exporter retrying): the slow path skips them.
           // Any other fault fails there again and is reported from there.
           args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
-          await write(tenant, resources, async (run) => {
-            const fresh = await copyNewSpans(run, data);
-            return exceptions.filter((o) => fresh.has(`${o.traceId}/${o.spanId}`));
+          await write(tenant, rows.resources, async (run) => {
+            const fresh = await copyNewSpans(run, rows);
+            return exceptions.filter((o) => o.traceId !== null && fresh.has(o.traceId));
           });
         }
       },
@@ -103,36 +100,33 @@ export function createPostgresTelemetryStore(args: {
       return prepareSpanRows(tenant, encodeSpanRows(tenant, records), exceptions);
     },
     prepareSpanRows,
-    prepareLogs(tenant, records, exceptions = []) {
+    prepareLogs(tenant, records, exceptions = [], options = {}) {
       if (records.length === 0) return nothing;
       const { refOf, all } = refsOf(records);
       const data = logCopyText(tenant, records, refOf);
       return {
         write: () =>
           write(tenant, all, async (run) => {
+            // A retry of a stored request: nothing stored, nothing counted.
+            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
             await copyLogs(run, data);
             return exceptions;
           }),
       };
     },
-    prepareMetricPoints(tenant, records) {
+    prepareMetricPoints(tenant, records, options = {}) {
       if (records.length === 0) return nothing;
+      // Points carry no resource id; recording the resource marks the environment as sending
+      // telemetry (hasTelemetry).
       const { all } = refsOf(records);
-      const tenantColumns = { organizationId: tenant.organizationId, environmentId: tenant.environmentId };
-      const rows = records.map(({ resourceAttributes: _, ...r }) => ({ ...tenantColumns, ...r }));
+      const data = metricCopyText(tenant, records);
       return {
-        async write() {
-          await db.transaction(async (tx) => {
-            for (let i = 0; i < rows.length; i += METRIC_CHUNK) {
-              await tx.insert(telemetryMetricPoints).values(rows.slice(i, i + METRIC_CHUNK));
-            }
-          });
-          // Points carry no resource id; recording the resource marks the environment as sending
-          // telemetry (hasTelemetry).
-          if (touches.due(tenant, all, args.clock().getTime()).length > 0) {
-            await write(tenant, all, async () => []);
-          }
-        },
+        write: () =>
+          write(tenant, all, async (run) => {
+            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
+            await copyMetricPoints(run, data);
+            return [];
+          }),
       };
     },
     serviceHealth: (environmentId, query) => queryServiceHealth(db, environmentId, query),

@@ -2,11 +2,14 @@ import { availableParallelism } from "node:os";
 import type { Config } from "../../config.ts";
 
 /**
- * One conversion thread per core beyond the serving thread's, at least one and at most two.
- * Alone, a thread converts 110,000–150,000 spans/s (6–9 µs each; docs/performance.md), more
- * than one serving thread and its database store; threads beyond the idle cores only compete.
+ * One conversion thread per core, at least one and at most two. The serving thread mostly waits
+ * (about a third of a core in bench:ingest) and the database's share of a stored span shrank when
+ * spans went into trace chunks, so with two cores the conversion itself became the bottleneck: a
+ * second thread took full ingest from 50–58k to 63–74k spans/s in interleaved runs, for ~200 MiB
+ * more peak RSS under full load (docs/performance.md, step 11). Beyond two, threads mostly compete
+ * with the serving thread and a local database.
  */
-const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
+const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism()));
 
 export type TelemetrySettings = {
   /** Rows older than this are deleted by the retention sweep. */

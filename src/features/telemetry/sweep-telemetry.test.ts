@@ -3,34 +3,18 @@ import { describe, expect, test } from "../../../test/fixtures.ts";
 import {
   telemetryLogs,
   telemetryMetricPoints,
+  telemetryRequests,
   telemetryResources,
-  telemetrySpans,
 } from "../../db/schema/telemetry.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { SpanRecord } from "./telemetry-store.ts";
-import { hexId } from "./test-support.ts";
+import { spanRecord, spansOf } from "./test-support.ts";
 
 const daysAgo = (days: number, now: Date) => new Date(now.getTime() - days * 86_400_000).toISOString();
 
-const span = (startTime: string): SpanRecord => ({
-  startMicros: Date.parse(startTime) * 1000,
-  endMicros: Date.parse(startTime) * 1000,
-  traceId: hexId(16),
-  spanId: hexId(8),
-  parentSpanId: null,
-  serviceName: "svc",
-  name: "op",
-  kind: 1,
-  durationNs: 0,
-  statusCode: 0,
-  statusMessage: null,
-  scopeName: null,
-  attributes: {},
-  resourceAttributes: {},
-  events: [],
-  links: [],
-});
+const span = (startTime: string): SpanRecord =>
+  spanRecord({ startMicros: Date.parse(startTime) * 1000, endMicros: Date.parse(startTime) * 1000 });
 
 describe("telemetry retention", () => {
   test("sweepTelemetry deletes rows older than the retention, in batches, and keeps the rest", async ({
@@ -84,19 +68,25 @@ describe("telemetry retention", () => {
       firstSeen: lastSeen,
       lastSeen,
     });
+    await deps.db.insert(telemetryRequests).values([
+      { environmentId: owner.environmentId, requestKey: "0a".repeat(16), receivedAt: daysAgo(8, now) },
+      { environmentId: owner.environmentId, requestKey: "0b".repeat(16), receivedAt: daysAgo(1, now) },
+    ]);
     await deps.db
       .insert(telemetryResources)
       .values([resource(1n, daysAgo(9.5, now)), resource(2n, daysAgo(8.5, now))]);
 
     expect(await sweepTelemetry(deps.db, now, 7, { batch: 500 })).toEqual({
       spans: 1_234,
+      // Each span here is a trace's root: an entry span too.
+      entrySpans: 1_234,
+      requestKeys: 1,
       logs: 1,
       metricPoints: 1,
       resources: 1,
       problems: 0,
     });
-    const scope = eq(telemetrySpans.environmentId, owner.environmentId);
-    expect(await deps.db.select().from(telemetrySpans).where(scope)).toHaveLength(2);
+    expect(await spansOf(deps.db, owner.environmentId)).toBe(2);
     expect(
       await deps.db.select().from(telemetryLogs).where(eq(telemetryLogs.environmentId, owner.environmentId)),
     ).toHaveLength(1);
@@ -108,6 +98,8 @@ describe("telemetry retention", () => {
     ).toHaveLength(1);
     expect(await sweepTelemetry(deps.db, now, 7)).toEqual({
       spans: 0,
+      entrySpans: 0,
+      requestKeys: 0,
       logs: 0,
       metricPoints: 0,
       resources: 0,

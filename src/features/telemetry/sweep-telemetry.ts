@@ -4,10 +4,12 @@ import type { Db } from "../../db/client.ts";
 import { problems } from "../../db/schema/problems.ts";
 import { remediations } from "../../db/schema/remediations.ts";
 import {
+  telemetryEntrySpans,
   telemetryLogs,
   telemetryMetricPoints,
+  telemetryRequests,
   telemetryResources,
-  telemetrySpans,
+  telemetryTraceChunks,
 } from "../../db/schema/telemetry.ts";
 import type { SweepResult } from "./telemetry-store.ts";
 
@@ -37,9 +39,14 @@ export async function sweepTelemetry(
   const cutoff = new Date(cutoffMs).toISOString();
   const batch = options.batch ?? DEFAULT_BATCH;
   return {
-    spans: await sweepTable(db, telemetrySpans, lt(telemetrySpans.startTime, cutoff), batch),
+    // A chunk goes with its earliest span; entry spans are what service health reads of them.
+    spans: await sweepTable(db, telemetryTraceChunks, lt(telemetryTraceChunks.startTime, cutoff), batch, {
+      weight: sql<number>`${telemetryTraceChunks.spanCount}`,
+    }),
+    entrySpans: await sweepTable(db, telemetryEntrySpans, lt(telemetryEntrySpans.startTime, cutoff), batch),
     logs: await sweepTable(db, telemetryLogs, lt(telemetryLogs.time, cutoff), batch),
     metricPoints: await sweepTable(db, telemetryMetricPoints, lt(telemetryMetricPoints.time, cutoff), batch),
+    requestKeys: await sweepTable(db, telemetryRequests, lt(telemetryRequests.receivedAt, cutoff), batch),
     resources: await sweepTable(
       db,
       telemetryResources,
@@ -68,15 +75,22 @@ export async function sweepTelemetry(
   };
 }
 
-async function sweepTable(db: Db, table: PgTable, expired: SQL | undefined, batch: number): Promise<number> {
+/** Deletes `batch` rows at a time; answers the rows deleted, or the sum of `weight` over them. */
+async function sweepTable(
+  db: Db,
+  table: PgTable,
+  expired: SQL | undefined,
+  batch: number,
+  options: { weight?: SQL<number> } = {},
+): Promise<number> {
   let total = 0;
   for (;;) {
     const doomed = db.select({ ctid: sql`ctid` }).from(table).where(expired).limit(batch);
     const deleted = await db
       .delete(table)
       .where(sql`ctid = any(array(${doomed}))`)
-      .returning({ one: sql<number>`1` });
-    total += deleted.length;
+      .returning({ weight: options.weight ?? sql<number>`1` });
+    for (const row of deleted) total += Number(row.weight);
     if (deleted.length < batch) return total;
   }
 }

@@ -1,6 +1,6 @@
 import type { JsonObject, MetricType, SpanEventJson, SpanLinkJson } from "../../db/schema/telemetry.ts";
 import type { ProblemOccurrence } from "./problems/group-occurrences.ts";
-import type { SpanRows } from "./storage/span-rows.ts";
+import type { SpanRows } from "./storage/span-chunks.ts";
 
 /** Whose telemetry a batch is: the publishable key's organisation and environment. */
 export type TelemetryTenant = { organizationId: string; environmentId: string };
@@ -56,6 +56,10 @@ export type MetricPointRecord = {
 
 export type SweepResult = {
   spans: number;
+  /** Rows of `telemetry_entry_spans` (service health's view of the spans). */
+  entrySpans: number;
+  /** Keys of stored log and metric requests (`telemetry_requests`). */
+  requestKeys: number;
   logs: number;
   metricPoints: number;
   resources: number;
@@ -71,9 +75,10 @@ export type PreparedWrite = { write(): Promise<void> };
 /**
  * Where telemetry goes. Each write stores all of its records or none (a failed request is retried
  * by the exporter, so a half-stored batch would duplicate its first half), together with the
- * problems its exceptions belong to and the resources it came from. Spans are keyed by
- * (environment, trace id, span id): writing one again is a no-op, and its exceptions are not
- * counted again. The reads behind the query verbs are here too, so that a column store can take
+ * problems its exceptions belong to and the resources it came from. Spans are stored per trace
+ * and request (a chunk, keyed by a hash of its span ids): writing the same request again is a
+ * no-op and its exceptions are not counted again; a span re-sent in another request is read back
+ * once. The reads behind the query verbs are here too, so that a column store can take
  * over spans and logs (docs/telemetry.md). Problems and resources are PostgreSQL state either way.
  */
 export type TelemetryStore = {
@@ -87,12 +92,18 @@ export type TelemetryStore = {
    * worker thread): only the write is left.
    */
   prepareSpanRows(tenant: TelemetryTenant, rows: SpanRows, exceptions?: ProblemOccurrence[]): PreparedWrite;
+  /** With a `requestKey`, a request already stored under that key is skipped whole. */
   prepareLogs(
     tenant: TelemetryTenant,
     records: LogRecordRow[],
     exceptions?: ProblemOccurrence[],
+    options?: RequestOptions,
   ): PreparedWrite;
-  prepareMetricPoints(tenant: TelemetryTenant, records: MetricPointRecord[]): PreparedWrite;
+  prepareMetricPoints(
+    tenant: TelemetryTenant,
+    records: MetricPointRecord[],
+    options?: RequestOptions,
+  ): PreparedWrite;
   /** Entry-span statistics per service over a window, and when each service was last seen. */
   serviceHealth(environmentId: string, query: ServiceHealthQuery): Promise<ServiceHealthRow[]>;
   /** Log records, newest first, after the keyset position `before` when given. */
@@ -104,6 +115,9 @@ export type TelemetryStore = {
   /** Stops background work (the retention timer). */
   close(): void;
 };
+
+/** `requestKey` (request-key.ts): the export request's identity, to store a retried one once. */
+export type RequestOptions = { requestKey?: string | undefined };
 
 export type ServiceHealthQuery = {
   /** Window bounds, ISO 8601. */

@@ -2,11 +2,13 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { count, eq } from "drizzle-orm";
+import { asc, eq, sum } from "drizzle-orm";
 import type { Tenant } from "../../../test/fixtures.ts";
 import type { Db } from "../../db/client.ts";
-import { telemetrySpans } from "../../db/schema/telemetry.ts";
+import { telemetryTraceChunks } from "../../db/schema/telemetry.ts";
 import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
+import { type ChunkSpan, parseChunkSpans } from "./storage/chunk-codec.ts";
+import type { SpanRecord } from "./telemetry-store.ts";
 
 type AppLike = { fetch: (request: Request) => Response | Promise<Response> };
 
@@ -96,14 +98,59 @@ export const decodeResponse = (signal: Signal, body: ArrayBuffer) =>
 export const decodeStatus = (body: ArrayBuffer) =>
   statusMessage.toObject(statusMessage.decode(new Uint8Array(body))) as { code?: number; message?: string };
 
+/** A span record as the store takes it: a root span of a new trace, starting now, unless overridden. */
+export function spanRecord(overrides: Partial<SpanRecord> = {}): SpanRecord {
+  const now = Date.now() * 1000;
+  return {
+    traceId: hexId(16),
+    spanId: hexId(8),
+    parentSpanId: null,
+    serviceName: "svc",
+    name: "op",
+    kind: 1,
+    startMicros: now,
+    endMicros: now,
+    durationNs: 0,
+    statusCode: 0,
+    statusMessage: null,
+    scopeName: null,
+    attributes: {},
+    resourceAttributes: {},
+    events: [],
+    links: [],
+    ...overrides,
+  };
+}
+
 /** How many spans the environment has stored. */
 export const spansOf = async (db: Db, environmentId: string) =>
-  (
-    await db
-      .select({ n: count() })
-      .from(telemetrySpans)
-      .where(eq(telemetrySpans.environmentId, environmentId))
-  )[0]?.n;
+  Number(
+    (
+      await db
+        .select({ n: sum(telemetryTraceChunks.spanCount) })
+        .from(telemetryTraceChunks)
+        .where(eq(telemetryTraceChunks.environmentId, environmentId))
+    )[0]?.n ?? 0,
+  );
+
+export type StoredSpanRow = ChunkSpan & { organizationId: string; environmentId: string; traceId: string };
+
+/** Every span the environment has stored, as kept in its trace chunks, chunk by chunk. */
+export async function storedSpans(db: Db, environmentId: string): Promise<StoredSpanRow[]> {
+  const chunks = await db
+    .select()
+    .from(telemetryTraceChunks)
+    .where(eq(telemetryTraceChunks.environmentId, environmentId))
+    .orderBy(asc(telemetryTraceChunks.startTime));
+  return chunks.flatMap((c) =>
+    parseChunkSpans(c.spans).map((span) => ({
+      organizationId: c.organizationId,
+      environmentId: c.environmentId,
+      traceId: c.traceId,
+      ...span,
+    })),
+  );
+}
 
 /** POSTs an OTLP body to the in-process app. */
 export function post(

@@ -66,7 +66,15 @@ function gatedStore(fail = false) {
     serviceHealth: async () => [],
     searchLogs: async () => [],
     traceSpans: async () => [],
-    sweep: async () => ({ spans: 0, logs: 0, metricPoints: 0, resources: 0, problems: 0 }),
+    sweep: async () => ({
+      spans: 0,
+      entrySpans: 0,
+      requestKeys: 0,
+      logs: 0,
+      metricPoints: 0,
+      resources: 0,
+      problems: 0,
+    }),
     close() {},
   };
   return { store, open: () => open() };

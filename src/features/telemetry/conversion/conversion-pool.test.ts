@@ -41,8 +41,10 @@ describe("conversion pool", () => {
     const input: TraceConversion = { tenant, format: "protobuf", body: body(), nowMs };
     const inline = convertTraces({ ...input, body: input.body.slice() });
     const converted = await pool().convertTraces(input);
-    expect(Buffer.isBuffer(converted.rows.data)).toBe(true);
-    expect(converted.rows.data.toString("utf8")).toBe(inline.rows.data.toString("utf8"));
+    expect(Buffer.isBuffer(converted.rows.chunks)).toBe(true);
+    expect(Buffer.isBuffer(converted.rows.entries)).toBe(true);
+    expect(converted.rows.chunks.equals(inline.rows.chunks)).toBe(true);
+    expect(converted.rows.entries.equals(inline.rows.entries)).toBe(true);
     expect(converted.rows.count).toBe(2);
     expect(converted.rows.resources).toEqual(inline.rows.resources);
     expect(converted.exceptions).toEqual(inline.exceptions);

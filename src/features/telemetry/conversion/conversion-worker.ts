@@ -15,6 +15,7 @@ port.on("message", ({ id, input }: { id: number; input: TraceConversion }) => {
     port.postMessage({ id, ok: false, error: describeError(error) } satisfies WorkerReply);
     return;
   }
-  // The COPY buffer is never pooled (copy-binary.ts), so its memory moves to the writing thread.
-  port.postMessage(reply, reply.ok ? [reply.value.rows.data.buffer as ArrayBuffer] : []);
+  // The COPY buffers are never pooled (copy-binary.ts), so their memory moves to the writing thread.
+  const { chunks, entries } = reply.value.rows;
+  port.postMessage(reply, [chunks.buffer as ArrayBuffer, entries.buffer as ArrayBuffer]);
 });

@@ -5,7 +5,7 @@ import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
 import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
 import { identifyOccurrences } from "../problems/identify-occurrences.ts";
 import { toSpanRecords } from "../span-records.ts";
-import { encodeSpanRows, type SpanRows } from "../storage/span-rows.ts";
+import { encodeSpanRows, type SpanRows } from "../storage/span-chunks.ts";
 import type { TelemetryTenant } from "../telemetry-store.ts";
 
 /** One trace export request as a conversion worker receives it. */

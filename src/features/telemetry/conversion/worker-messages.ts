@@ -25,13 +25,13 @@ export function reviveError(error: WorkerError): Error {
 }
 
 /**
- * A result as it arrives from a worker: structured cloning turns the COPY Buffer into a plain
- * Uint8Array over the transferred memory; the writer wants a Buffer view of the same bytes.
+ * A result as it arrives from a worker: structured cloning turns the COPY Buffers into plain
+ * Uint8Arrays over the transferred memory; the writer wants Buffer views of the same bytes.
  */
 export function reviveConverted(value: ConvertedTraces): ConvertedTraces {
-  const data = value.rows.data as Uint8Array;
+  const asBuffer = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   return {
     ...value,
-    rows: { ...value.rows, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) },
+    rows: { ...value.rows, chunks: asBuffer(value.rows.chunks), entries: asBuffer(value.rows.entries) },
   };
 }

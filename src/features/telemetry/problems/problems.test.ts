@@ -162,6 +162,25 @@ describe("problem detection", () => {
     expect(rows).toHaveLength(1);
   });
 
+  test("a person's remediation request looks the stored problem up first: 404 unknown, 503 without a model", async ({
+    app,
+    owner,
+  }) => {
+    const { key } = await createKey(owner);
+    await sendJson(app, "traces", key, jsonTraces([failedSpan(thrown(() => loadOrder(9)))], "remediate"));
+    const [stored] = (await listOf(owner, "?service=remediate")).items;
+    const start = (problemId: string) =>
+      owner.api.post(`/environments/${owner.environmentId}/problems/${problemId}/remediations`, {});
+    // The lookup reads through the telemetry store's own handle: on PGlite (one connection) it
+    // must not run inside the run's transaction, or it would wait for it forever.
+    const known = await start(String(stored?.id));
+    expect(known.status).toBe(503);
+    expect((await problem(known)).code).toBe("model_not_configured");
+    const unknown = await start("prb_nope");
+    expect(unknown.status).toBe(404);
+    expect((await problem(unknown)).code).toBe("not_found");
+  });
+
   test("refused requests and refused spans leave no problem behind", async ({ app, owner }) => {
     const { key } = await createKey(owner);
     const text = JSON.stringify(jsonTraces([failedSpan(thrown(() => loadOrder(3)))], "strict"));

@@ -11,6 +11,7 @@ type Row = {
   uuid: string;
   resource: string;
   json: unknown;
+  count: number;
 };
 
 const rows: Row[] = [
@@ -23,6 +24,7 @@ const rows: Row[] = [
     uuid: "6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
     resource: "0",
     json: {},
+    count: 0,
   },
   {
     // Characters the text format escapes, and multi-byte UTF-8 (3- and 4-byte sequences).
@@ -34,6 +36,7 @@ const rows: Row[] = [
     uuid: "00000000-0000-0000-0000-000000000001",
     resource: "-9223372036854775808",
     json: { "http.route": "/a\tb", nested: [1, "x\n", { deep: null }], emoji: "🚀" },
+    count: -2_147_483_648,
   },
   {
     text: "x".repeat(300_000), // larger than the writer's first allocation: it must grow
@@ -44,6 +47,7 @@ const rows: Row[] = [
     uuid: "ffffffff-ffff-ffff-ffff-ffffffffffff",
     resource: "9223372036854775807",
     json: [{ name: "exception", attributes: { "exception.stacktrace": "at f (a.js:1:2)\n".repeat(500) } }],
+    count: 2_147_483_647,
   },
 ];
 
@@ -51,7 +55,7 @@ function encode(input: Row[]): Buffer {
   const out = binaryCopyWriter(64);
   for (const r of input) {
     out.push(
-      rowStart(8) +
+      rowStart(10) +
         field.text(r.text) +
         field.nullableText(r.maybe) +
         field.int16(r.small) +
@@ -59,8 +63,11 @@ function encode(input: Row[]): Buffer {
         field.timestamp(r.micros) +
         field.uuid(r.uuid) +
         field.int64Decimal(r.resource) +
-        field.text(JSON.stringify(r.json)),
+        field.text(JSON.stringify(r.json)) +
+        field.int32(r.count),
     );
+    // The same text again, written straight as UTF-8 (long values: trace chunks).
+    out.pushText(r.text);
   }
   return out.done();
 }
@@ -71,18 +78,18 @@ describe("binary COPY", () => {
       await run.query(
         `create temp table copy_binary_check (
            text text not null, maybe text, small smallint, big bigint, at timestamptz(6),
-           uuid uuid, resource bigint, json json
+           uuid uuid, resource bigint, json json, count integer, direct text not null
          ) on commit drop`,
         [],
       );
       await run.copyIn(
-        "copy_binary_check (text, maybe, small, big, at, uuid, resource, json)",
+        "copy_binary_check (text, maybe, small, big, at, uuid, resource, json, count, direct)",
         encode(rows),
         "binary",
       );
       return run.query(
         `select text, maybe, small, big::text as big, uuid::text as uuid, resource::text as resource,
-                json::text as json,
+                json::text as json, count, direct,
                 ((extract(epoch from at) * 1000000)::bigint)::text as micros
            from copy_binary_check`,
         [],
@@ -99,6 +106,8 @@ describe("binary COPY", () => {
       expect(got.uuid).toBe(want.uuid);
       expect(got.resource).toBe(want.resource);
       expect(JSON.parse(String(got.json))).toEqual(want.json);
+      expect(got.count).toBe(want.count);
+      expect(got.direct).toBe(want.text);
     });
   });
 

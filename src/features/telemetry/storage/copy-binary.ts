@@ -35,6 +35,7 @@ export const field = {
   },
   nullableText: (value: string | null): string => (value === null ? NULL : field.text(value)),
   int16: (value: number): string => `\0\0\0\x02${char((value >>> 8) & 255, value & 255)}`,
+  int32: (value: number): string => `\0\0\0\x04${int32Chars(value)}`,
   /** Exact for any integer a double holds exactly (|value| < 2^53); the high word carries the sign. */
   int64(value: number): string {
     const high = Math.floor(value / TWO_32);
@@ -67,17 +68,30 @@ export const rowStart = (count: number): string => char((count >>> 8) & 255, cou
 export function binaryCopyWriter(expectedBytes: number) {
   let buffer = Buffer.allocUnsafeSlow(Math.max(4096, expectedBytes + HEADER.length + TRAILER.length));
   let at = buffer.write(HEADER, 0, "latin1");
-  const push = (bytes: string) => {
-    if (at + bytes.length > buffer.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(buffer.length * 2, at + bytes.length));
+  const room = (bytes: number) => {
+    if (at + bytes > buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(buffer.length * 2, at + bytes));
       buffer.copy(grown, 0, 0, at);
       buffer = grown;
     }
+  };
+  const push = (bytes: string) => {
+    room(bytes.length);
     at += buffer.write(bytes, at, "latin1");
   };
   return {
     /** A row: `rowStart(n)` followed by its n fields (`field.*`). */
     push,
+    /**
+     * A text field written straight as UTF-8 (its length word filled in after): for long values
+     * such as a trace chunk's JSON, which `field.text` would scan and copy once more.
+     */
+    pushText(value: string) {
+      room(4 + value.length * 3);
+      const bytes = buffer.write(value, at + 4, "utf8");
+      buffer.writeInt32BE(bytes, at);
+      at += 4 + bytes;
+    },
     done(): Buffer {
       push(TRAILER);
       return buffer.subarray(0, at);

@@ -2,47 +2,34 @@ import { sql } from "drizzle-orm";
 import { describe, expect, test } from "../../../../test/fixtures.ts";
 import { createPostgresTelemetryStore } from "../postgres-telemetry-store.ts";
 import type { SpanRecord } from "../telemetry-store.ts";
-import { hexId } from "../test-support.ts";
+import { hexId, spanRecord } from "../test-support.ts";
 
-const span = (
-  traceId: string,
-  spanId: string,
-  parentSpanId: string | null,
-  startTime: string,
-): SpanRecord => ({
-  traceId,
-  spanId,
-  parentSpanId,
-  serviceName: "svc",
-  name: "op",
-  kind: parentSpanId === null ? 2 : 1,
-  startMicros: Date.parse(startTime) * 1000,
-  endMicros: Date.parse(startTime) * 1000,
-  durationNs: 0,
-  statusCode: 0,
-  statusMessage: null,
-  scopeName: null,
-  attributes: {},
-  resourceAttributes: {},
-  events: [],
-  links: [],
-});
+const span = (traceId: string, spanId: string, parentSpanId: string | null, startTime: string): SpanRecord =>
+  spanRecord({
+    traceId,
+    spanId,
+    parentSpanId,
+    kind: parentSpanId === null ? 2 : 1,
+    startMicros: Date.parse(startTime) * 1000,
+    endMicros: Date.parse(startTime) * 1000,
+  });
 
 describe("trace and span ids compared bytewise", () => {
-  test('the id columns of spans and logs use COLLATE "C"', async ({ deps }) => {
+  test('the id columns of trace chunks, entry spans and logs use COLLATE "C"', async ({ deps }) => {
     const result = await deps.db.execute(
       sql`select table_name, column_name, collation_name from information_schema.columns
-          where table_name in ('telemetry_spans', 'telemetry_logs')
-            and column_name in ('trace_id', 'span_id', 'parent_span_id')
+          where table_name in ('telemetry_trace_chunks', 'telemetry_entry_spans', 'telemetry_logs')
+            and column_name in ('trace_id', 'span_id', 'chunk_id')
           order by table_name, column_name`,
     );
     const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
     expect(rows).toEqual([
+      { table_name: "telemetry_entry_spans", column_name: "chunk_id", collation_name: "C" },
+      { table_name: "telemetry_entry_spans", column_name: "trace_id", collation_name: "C" },
       { table_name: "telemetry_logs", column_name: "span_id", collation_name: "C" },
       { table_name: "telemetry_logs", column_name: "trace_id", collation_name: "C" },
-      { table_name: "telemetry_spans", column_name: "parent_span_id", collation_name: "C" },
-      { table_name: "telemetry_spans", column_name: "span_id", collation_name: "C" },
-      { table_name: "telemetry_spans", column_name: "trace_id", collation_name: "C" },
+      { table_name: "telemetry_trace_chunks", column_name: "chunk_id", collation_name: "C" },
+      { table_name: "telemetry_trace_chunks", column_name: "trace_id", collation_name: "C" },
     ]);
   });
 
@@ -61,7 +48,7 @@ describe("trace and span ids compared bytewise", () => {
     const at = new Date().toISOString();
     const first = [span(traceId, root, null, at), span(traceId, "00000000000000ff", root, at)];
     await store.prepareSpans(tenant, first).write();
-    // A retry with one new span: the COPY fails on the primary key, the staging table takes it.
+    // A request re-sent with one more span: another chunk, its spans read back once each.
     await store.prepareSpans(tenant, [...first, span(traceId, "ff00000000000000", root, at)]).write();
 
     const stored = await store.traceSpans(owner.environmentId, traceId, 10);

@@ -9,11 +9,10 @@ const numOrNull = (value: unknown): number | null =>
 
 /**
  * Services (from spans and logs) in name order after `after`, each with its entry-span figures
- * over the window. Spans are read only through the covering partial index of entry spans
- * (server and consumer spans, and roots — every service's spans start at one), whose predicate
- * is repeated here word for word so the planner can use it; logs through their (environment,
- * service, time) index. Distinct names come from a skip scan of those indexes — one index probe
- * per service, not a scan of the window.
+ * over the window. Entry spans (server and consumer spans, and roots — every service's spans
+ * start at one) are read only through their covering (environment, service, time, duration,
+ * status) index; logs through their (environment, service, time) index. Distinct names come from
+ * a skip scan of those indexes — one index probe per service, not a scan of the window.
  */
 export async function queryServiceHealth(
   db: Db,
@@ -24,14 +23,12 @@ export async function queryServiceHealth(
   const result = await db.execute(sql`
     with recursive
     span_services(name) as (
-      (select service_name from telemetry_spans
+      (select service_name from telemetry_entry_spans
         where environment_id = ${environmentId} and service_name > ${after}
-          and (kind in (2, 5) or parent_span_id is null)
         order by service_name limit 1)
       union all
-      select (select t.service_name from telemetry_spans t
+      select (select t.service_name from telemetry_entry_spans t
                where t.environment_id = ${environmentId} and t.service_name > s.name
-                 and (t.kind in (2, 5) or t.parent_span_id is null)
                order by t.service_name limit 1)
         from span_services s where s.name is not null
     ),
@@ -54,9 +51,8 @@ export async function queryServiceHealth(
     )
     select n.name as service_name,
            to_char(greatest(
-             (select max(start_time) from telemetry_spans
-               where environment_id = ${environmentId} and service_name = n.name
-                 and (kind in (2, 5) or parent_span_id is null)),
+             (select max(start_time) from telemetry_entry_spans
+               where environment_id = ${environmentId} and service_name = n.name),
              (select max(time) from telemetry_logs
                where environment_id = ${environmentId} and service_name = n.name)
            ) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as last_seen,
@@ -68,10 +64,9 @@ export async function queryServiceHealth(
                percentile_cont(0.5) within group (order by duration_ns) as p50,
                percentile_cont(0.95) within group (order by duration_ns) as p95,
                percentile_cont(0.99) within group (order by duration_ns) as p99
-          from telemetry_spans
+          from telemetry_entry_spans
          where environment_id = ${environmentId} and service_name = n.name
            and start_time >= ${query.from}::timestamptz and start_time < ${query.to}::timestamptz
-           and (kind in (2, 5) or parent_span_id is null)
       ) w on true
      order by n.name`);
   return rowsOf(result).map((row) => ({
