@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
-import { runCapped } from "./run-capped.ts";
+import { runCapped, SANDBOX_INFO_FD } from "./run-capped.ts";
 import type { RunLimits, RunResult } from "./sandbox.ts";
 
 /** Runs a command at a working copy's root with the given limits. */
@@ -42,10 +42,12 @@ export const bwrapRunner: Runner = {
   run(dir, command, limits) {
     return runCapped({
       file: "bwrap",
-      argv: [...bwrapArgs(dir), ...limited(limits, command)],
+      // The report on the info fd names the sandbox's PID namespace init, which a kill targets.
+      argv: ["--info-fd", String(SANDBOX_INFO_FD), ...bwrapArgs(dir), ...limited(limits, command)],
       cwd: dir,
       env: {},
       limits,
+      sandboxInfo: true,
     });
   },
 };

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -157,7 +157,45 @@ describe.skipIf(!hasBwrap)("bubblewrap isolation (skipped where bwrap cannot cre
       await ws.dispose();
     }
   });
+
+  test("a kill at any moment of start-up ends the sandbox at once and leaves no process behind", async () => {
+    // bubblewrap killed early in start-up used to orphan its sandbox (--die-with-parent races),
+    // which then held the output pipes: the run never ended. Busy loops widen that window as a
+    // loaded CI machine does.
+    const marker = String(860_000_000 + (process.pid % 100_000));
+    const busy = [0, 1, 2].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    const ws = await sandbox.createWorkspace({ archive: tarOf({ a: "" }) });
+    try {
+      let slowest = 0;
+      for (let i = 0; i < 60; i++) {
+        const r = await ws.run(`(sleep ${marker} &) ; sleep ${marker}`, { timeoutMs: 1 + (i % 40) });
+        expect(r.timedOut).toBe(true);
+        slowest = Math.max(slowest, r.durationMs);
+      }
+      // Well under the 5 s last-resort settle: every run ended by its kill, not by giving up.
+      expect(slowest).toBeLessThan(2000);
+      // SIGKILL is delivered at once but a dying process lingers in /proc for a moment.
+      let left = processesMatching(`sleep ${marker}`);
+      for (let wait = 0; left > 0 && wait < 20; wait++) {
+        await new Promise((r) => setTimeout(r, 50));
+        left = processesMatching(`sleep ${marker}`);
+      }
+      expect(left).toBe(0);
+    } finally {
+      for (const p of busy) p.kill("SIGKILL");
+      await ws.dispose();
+    }
+  }, 60_000);
 });
+
+/** How many processes have `pattern` in their command line (no shell: it would match itself). */
+function processesMatching(pattern: string): number {
+  try {
+    return Number(execFileSync("pgrep", ["-c", "-f", pattern]).toString());
+  } catch {
+    return 0; // pgrep exits 1 when nothing matches
+  }
+}
 
 describe("choosing the sandbox", () => {
   const logger = createLogger({ level: "silent" });
