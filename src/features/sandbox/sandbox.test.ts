@@ -163,7 +163,9 @@ describe.skipIf(!hasBwrap)("bubblewrap isolation (skipped where bwrap cannot cre
     // which then held the output pipes: the run never ended. Busy loops widen that window as a
     // loaded CI machine does.
     const marker = String(860_000_000 + (process.pid % 100_000));
-    const busy = [0, 1, 2].map(() => spawn(process.execPath, ["-e", "for(;;){}"], { stdio: "ignore" }));
+    // Each loop ends by itself after 60 s, so a failed or aborted run cannot leave them behind.
+    const spin = "const end = Date.now() + 60000; while (Date.now() < end);";
+    const busy = [0, 1, 2].map(() => spawn(process.execPath, ["-e", spin], { stdio: "ignore" }));
     const ws = await sandbox.createWorkspace({ archive: tarOf({ a: "" }) });
     try {
       let slowest = 0;
