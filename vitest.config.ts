@@ -4,9 +4,16 @@ import { defineConfig } from "vitest/config";
  * The PostgreSQL lane (`npm run test:pg`) skips files whose subject does not depend on the
  * database engine: the Chromium flows (the same pages are tested in process on both engines),
  * the example agent (the same journey runs in test/agent-journey.test.ts on both engines) and
- * the MCP conformance suite (protocol only). Both lanes together stay well under CI's budget.
+ * the MCP conformance suite (protocol only), and the CLI's tests, whose server and data directory
+ * are always embedded PGlite (they drop DATABASE_URL), so both lanes would run the very same thing.
+ * Both lanes together stay well under CI's budget.
  */
-const engineIndependent = ["test/browser/**", "test/example-agent.test.ts", "src/mcp/conformance.test.ts"];
+const engineIndependent = [
+  "test/browser/**",
+  "test/example-agent.test.ts",
+  "src/mcp/conformance.test.ts",
+  "src/cli/**",
+];
 
 export default defineConfig({
   test: {
