@@ -80,7 +80,11 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-/** Extra, client-safe fields that travel with the error (e.g. `currentRevision`, `limit`). */
+/**
+ * Extra, client-safe fields that travel with the error (e.g. `currentRevision`, `limit`). Never
+ * `type`, `title`, `status`, `detail`, `code` or `requestId`: a problem document's own members
+ * of those names win, so such a detail would be silently lost (say `remediationStatus`).
+ */
 export type ErrorDetails = Record<string, unknown>;
 
 export class AppError extends Error {

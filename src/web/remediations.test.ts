@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, vi } from "vitest";
 import { describe, expect, newTenant, test } from "../../test/fixtures.ts";
+import { client } from "../../test/http.ts";
 import {
   FIXED,
   type Harness,
@@ -294,6 +295,10 @@ describe("remediation pages", () => {
     // No repository yet: the run waits for access, and the approval page says how to give it.
     const id = await startRun(browser, env);
     await waitForRun(api, tenant.environmentId, id, ["awaiting-approval"]);
+    const proposedPath = `/environments/${tenant.environmentId}/remediations/${id}/proposed-change`;
+    const none = await api.get(proposedPath);
+    expect(none.status).toBe(404);
+    expect(await none.json()).toMatchObject({ code: "not_found", remediationStatus: "awaiting-approval" });
     const access = await browser.page(`/remediations/${id}/approval`);
     expect(access).toContain("The run needs repository access");
     expect(access).toContain(`href="${env}/repositories/new?service=checkout"`);
@@ -312,6 +317,26 @@ describe("remediation pages", () => {
     expect(approval).toContain("edits the existing test test/order-id.test.js");
     expect(approval).toContain("<code>test/order-id.test.js</code>");
     expect(approval).toContain('<span class="add">+test(&quot;ok&quot;, () =&gt; {});</span>');
+
+    // The same change through the API, for an approver who does not use the web UI.
+    const proposed = await api.get(proposedPath);
+    expect(proposed.status).toBe(200);
+    const change = (await proposed.json()) as {
+      status: string;
+      files: { path: string; deleted: boolean }[];
+      diff: string;
+      risk: { high: boolean; reasons: string[] };
+    };
+    expect(change.status).toBe("awaiting-approval");
+    expect(change.files).toContainEqual({ path: "test/order-id.test.js", deleted: false });
+    expect(change.diff).toContain('+test("ok", () => {});');
+    expect(change.risk.high).toBe(true);
+    expect(change.risk.reasons.join(" ")).toContain("test/order-id.test.js");
+    // Another organisation's key learns nothing about the run.
+    const stranger = await newTenant(h.deps, h.app, "approve-stranger@example.com");
+    const foreign = await client(h.app, stranger.apiKey).get(proposedPath);
+    expect(foreign.status).toBe(404);
+    expect(await foreign.text()).not.toContain("order-id");
 
     const member = await memberOf(h, tenant, "approve-member@example.com");
     const memberPage = await member.page(`/remediations/${id}/approval`);

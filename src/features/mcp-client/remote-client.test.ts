@@ -78,7 +78,11 @@ describe("listRemoteTools against real MCP servers over HTTPS", () => {
     async (status) => {
       const remote = await server({ auth: { kind: "bearer", token: "another-token" }, rejectStatus: status });
       const error = await rejection(list(remote, { kind: "bearer", credential: SECRET }));
-      expect(error).toMatchObject({ code: "remote_auth_failed", status: 422, details: { status } });
+      expect(error).toMatchObject({
+        code: "remote_auth_failed",
+        status: 422,
+        details: { remoteStatus: status },
+      });
       expect(error.message).toContain("127.0.0.1");
       expectNoLeak(error);
       // Refused at initialize: nothing was listed.
@@ -171,7 +175,7 @@ describe("listRemoteTools against real MCP servers over HTTPS", () => {
     [
       "a 404",
       (res) => res.writeHead(404, { "content-type": "text/plain" }).end(`no ${SECRET}`),
-      { reason: "http_status", status: 404 },
+      { reason: "http_status", remoteStatus: 404 },
     ],
     [
       "JSON that is not JSON-RPC",

@@ -21,12 +21,12 @@ export function toRemoteError(error: unknown, host: string, authKind: string): u
         authKind === "none"
           ? `${host} requires authentication (HTTP ${status}); configure a credential for this connection.`
           : `${host} refused the credential (HTTP ${status}).`;
-      return new AppError("remote_auth_failed", message, { status });
+      return new AppError("remote_auth_failed", message, { remoteStatus: status });
     }
     if (status !== undefined && status >= 400) {
       return unreachable(
         `${host} answered HTTP ${status}; check that the URL is the server's MCP (Streamable HTTP) endpoint.`,
-        { reason: "http_status", status },
+        { reason: "http_status", remoteStatus: status },
       );
     }
     return notMcp(host);

@@ -33,7 +33,7 @@ export async function approveRemediation(args: {
         row.status === "awaiting-approval"
           ? "The run waits for repository access: register the repository for its service to resume it."
           : `The run is ${row.status}; there is nothing to approve.`,
-        { status: row.status },
+        { remediationStatus: row.status },
       );
     }
     const now = ctx.deps.clock();

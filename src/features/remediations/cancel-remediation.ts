@@ -36,7 +36,7 @@ export async function cancelRemediation(args: {
         row.status === "awaiting-review"
           ? "The run is waiting for review; close its pull request (or delete its branch) instead."
           : `The run has already ${row.status === "failed" || row.status === "cancelled" ? "ended" : "finished"} (${row.status}).`,
-        { status: row.status },
+        { remediationStatus: row.status },
       );
     }
     if (row.status === "queued" || row.status === "awaiting-approval") {

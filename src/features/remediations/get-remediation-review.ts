@@ -23,9 +23,8 @@ export async function getRemediationReview(args: {
     throw new AppError(
       "not_found",
       `Remediation ${row.id} has no proposed commit yet (it is ${row.status}).`,
-      {
-        status: row.status,
-      },
+      // Not `status`: that member of a problem document is the HTTP status.
+      { remediationStatus: row.status },
     );
   }
   const [repo] = await ctx.deps.db.select().from(repositories).where(eq(repositories.id, row.repositoryId));

@@ -234,7 +234,11 @@ describe("remediation failure paths", () => {
     await waitForRun(api, owner.environmentId, first.id, ["awaiting-approval"]);
     const second = await api.post(`${base}/problems/${PROBLEM_ID}/remediations`, {});
     expect(second.status).toBe(409);
-    expect(await problem(second)).toMatchObject({ code: "remediation_in_progress", remediationId: first.id });
+    expect(await problem(second)).toMatchObject({
+      code: "remediation_in_progress",
+      remediationId: first.id,
+      remediationStatus: expect.any(String),
+    });
 
     const list = (await (await api.get(`${base}/remediations?problemId=${PROBLEM_ID}`)).json()) as {
       items: RunView[];

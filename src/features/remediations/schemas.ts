@@ -116,6 +116,25 @@ export const RemediationParams = EnvironmentParams.extend({
     .openapi({ param: { name: "remediationId", in: "path" }, example: "rem_2e1y0zqtv97tr8rz3w838kpb" }),
 });
 
+export const ProposedChangeSchema = z
+  .object({
+    remediationId: z.string(),
+    status: z.enum(remediationStatuses),
+    summary: z.string(),
+    files: z.array(z.object({ path: z.string(), deleted: z.boolean() })),
+    diff: z.string().openapi({ description: "Unified diff against the base commit (bounded)." }),
+    risk: z.object({
+      high: z.boolean(),
+      reasons: z
+        .array(z.string())
+        .openapi({ description: "Why the change needs an owner's or admin's approval." }),
+    }),
+  })
+  .openapi("ProposedChange", {
+    description: "The change the agent proposed, readable before any commit exists (what an approver reads).",
+  });
+export type ProposedChange = z.infer<typeof ProposedChangeSchema>;
+
 export const RemediationReviewSchema = z
   .object({
     remediationId: z.string(),

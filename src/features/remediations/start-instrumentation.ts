@@ -59,7 +59,7 @@ export async function startInstrumentation(args: {
         `Run ${busy.id} is already adding instrumentation to ${args.service}.`,
         {
           remediationId: busy.id,
-          status: busy.status,
+          remediationStatus: busy.status,
           threadUrl: threadUrlFor(deps.config.baseUrl, busy.id),
         },
       );

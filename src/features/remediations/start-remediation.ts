@@ -143,7 +143,7 @@ export async function startRemediation(args: {
         `Remediation ${busy.id} is already working on this problem.`,
         {
           remediationId: busy.id,
-          status: busy.status,
+          remediationStatus: busy.status,
           threadUrl: threadUrlFor(deps.config.baseUrl, busy.id),
         },
       );

@@ -27,7 +27,7 @@ export async function cancelTask(args: {
     const row = await findTask(tx, ctx, args.input, { forUpdate: true });
     if (row.status !== "queued" && row.status !== "running") {
       throw new AppError("task_not_cancellable", `The task has already ${row.status}.`, {
-        status: row.status,
+        taskStatus: row.status,
       });
     }
     const now = ctx.deps.clock();

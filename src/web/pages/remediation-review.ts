@@ -34,7 +34,11 @@ async function reviewPage(c: Context<WebEnv>): Promise<Response> {
     });
   } catch (error) {
     // The run is this organisation's (the context checked) but has no commit yet: say so.
-    if (!isAppError(error) || error.code !== "not_found" || typeof error.details?.status !== "string")
+    if (
+      !isAppError(error) ||
+      error.code !== "not_found" ||
+      typeof error.details?.remediationStatus !== "string"
+    )
       throw error;
     return renderPage(c, {
       title: "Nothing to review yet",

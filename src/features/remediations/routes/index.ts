@@ -18,11 +18,13 @@ import { listRemediations } from "../list-remediations.ts";
 import {
   CreateRemediationBody,
   ProblemParams,
+  ProposedChangeSchema,
   RemediationParams,
   RemediationReviewSchema,
   RemediationSchema,
   RemediationSummarySchema,
 } from "../schemas.ts";
+import { getProposedChange } from "../show-proposed-change.ts";
 import { showRemediation } from "../show-remediation.ts";
 
 const tags = ["Remediations"];
@@ -118,6 +120,18 @@ const review = createRoute({
   responses: { 200: jsonResponse(RemediationReviewSchema, "The review."), ...problemResponses() },
 });
 
+const proposedChange = createRoute({
+  method: "get",
+  path: `${base}/{remediationId}/proposed-change`,
+  operationId: "getProposedChange",
+  tags,
+  summary: "The change the agent proposed: files, diff and risk — what an approver reads before approving",
+  description:
+    "Available from the moment the agent proposes a change (also while a high-risk change waits in `awaiting-approval`, before any commit exists). `404 not_found` with `remediationStatus` while nothing is proposed.",
+  request: { params: RemediationParams },
+  responses: { 200: jsonResponse(ProposedChangeSchema, "The proposed change."), ...problemResponses() },
+});
+
 export function registerRemediationRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => {
     const body = c.req.header("content-length") === "0" ? {} : await c.req.json().catch(() => ({}));
@@ -143,6 +157,9 @@ export function registerRemediationRoutes(app: OpenAPIHono<AppEnv>): void {
   );
   app.openapi(approve, async (c) =>
     c.json(await approveRemediation({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+  );
+  app.openapi(proposedChange, async (c) =>
+    c.json(await getProposedChange({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );
   app.openapi(review, async (c) =>
     c.json(await getRemediationReview({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
