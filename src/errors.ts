@@ -80,12 +80,14 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/** A problem document's own members (http/problem.ts): a detail of one of these names would be lost. */
+type ProblemMember = "type" | "title" | "status" | "detail" | "code" | "requestId";
+
 /**
- * Extra, client-safe fields that travel with the error (e.g. `currentRevision`, `limit`). Never
- * `type`, `title`, `status`, `detail`, `code` or `requestId`: a problem document's own members
- * of those names win, so such a detail would be silently lost (say `remediationStatus`).
+ * Extra, client-safe fields that travel with the error (e.g. `currentRevision`, `limit`). The
+ * problem document's own members are refused by the type: a run's status is `remediationStatus`.
  */
-export type ErrorDetails = Record<string, unknown>;
+export type ErrorDetails = Record<string, unknown> & { [K in ProblemMember]?: never };
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -123,13 +123,11 @@ export function runCapped(args: {
       clearTimeout(graceTimer);
       reject(error);
     });
+    // 'exit' comes first; 'close' once the output pipes are closed too (the grace timer may not wait for it).
     child.on("exit", (code, signal) => {
       exit = { code, signal };
     });
-    child.on("close", (code, signal) => {
-      exit = { code, signal };
-      settle();
-    });
+    child.on("close", settle);
   });
 }
 
@@ -145,7 +143,7 @@ function readSandboxInfo(pipe: Readable, done: (info: SandboxInfo | null) => voi
   pipe.on("close", () => done(parseSandboxInfo(text)));
 }
 
-export function parseSandboxInfo(text: string): SandboxInfo | null {
+function parseSandboxInfo(text: string): SandboxInfo | null {
   try {
     const report = JSON.parse(text) as Record<string, unknown>;
     const childPid = report["child-pid"];

@@ -1,7 +1,8 @@
 import type { Context, Hono } from "hono";
+import { isAppError } from "../../errors.ts";
 import { approveRemediation } from "../../features/remediations/approve-remediation.ts";
 import { cancelRemediation } from "../../features/remediations/cancel-remediation.ts";
-import type { Remediation } from "../../features/remediations/schemas.ts";
+import type { ProposedChange, Remediation } from "../../features/remediations/schemas.ts";
 import { showProposedChange } from "../../features/remediations/show-proposed-change.ts";
 import { showRemediation } from "../../features/remediations/show-remediation.ts";
 import type { WebEnv } from "../env.ts";
@@ -29,11 +30,17 @@ ${
 }
 
 async function highRiskChange(c: Context<WebEnv>, run: Remediation): Promise<Html> {
-  const change = await showProposedChange({
-    ctx: c.get("ctx"),
-    input: { environmentId: run.environmentId, remediationId: run.id },
-  });
-  if (!change) return html`<p class="muted">The proposed change is not available.</p>`;
+  let change: ProposedChange;
+  try {
+    change = await showProposedChange({
+      ctx: c.get("ctx"),
+      input: { environmentId: run.environmentId, remediationId: run.id },
+    });
+  } catch (error) {
+    // The run is this organisation's (showRemediation read it): only the change is missing.
+    if (!isAppError(error) || error.code !== "not_found") throw error;
+    return html`<p class="muted">The proposed change is not available.</p>`;
+  }
   return html`<h2>Why it needs approval</h2>
 <ul>${join(change.risk.reasons.map((r) => html`<li>${r}</li>`))}</ul>
 <h2>The agent's summary</h2>

@@ -24,7 +24,7 @@ import {
   RemediationSchema,
   RemediationSummarySchema,
 } from "../schemas.ts";
-import { getProposedChange } from "../show-proposed-change.ts";
+import { showProposedChange } from "../show-proposed-change.ts";
 import { showRemediation } from "../show-remediation.ts";
 
 const tags = ["Remediations"];
@@ -159,7 +159,7 @@ export function registerRemediationRoutes(app: OpenAPIHono<AppEnv>): void {
     c.json(await approveRemediation({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );
   app.openapi(proposedChange, async (c) =>
-    c.json(await getProposedChange({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+    c.json(await showProposedChange({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );
   app.openapi(review, async (c) =>
     c.json(await getRemediationReview({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
