@@ -31,6 +31,9 @@ const micros = (name: string) => timestamp(name, { withTimezone: true, precision
  * `strcoll` (PostgreSQL 15 treats only "C" and "POSIX" as bytewise, not `C.UTF-8`; `en_US.UTF-8`
  * is slower still). Hex sorts the same either way. bench:ingest: docs/performance.md, step 9.
  */
+/** Both drivers hand bytea over as bytes (postgres.js a Buffer, PGlite a Uint8Array). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
 const hexId = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
 
 /**
@@ -82,10 +85,12 @@ export const telemetryTraceChunks = pgTable(
     startTime: micros("start_time").notNull(),
     lastStart: micros("last_start").notNull(),
     spanCount: integer("span_count").notNull(),
-    // JSON text (chunk-codec.ts), written and read only by the service: text, not json, spares
-    // PostgreSQL a validation pass over every byte. Compressed with lz4 where the server has it
-    // (migration 0014).
-    spans: text("spans").notNull(),
+    // A `TraceChunk` message (proto/patchbay/storage/v1): the spans as OTLP, mostly the bytes the
+    // exporter sent (storage/stored-spans.ts). Compressed with lz4 where the server has it.
+    spansProto: bytea("spans_proto"),
+    // Before migration 0016: the spans as JSON text (storage/chunk-codec.ts reads both). Rows
+    // have one or the other; JSON rows age out with retention.
+    spans: text("spans"),
   },
   (t) => [
     primaryKey({ columns: [t.environmentId, t.traceId, t.chunkId] }),

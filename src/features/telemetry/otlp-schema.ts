@@ -24,6 +24,7 @@ root.loadSync([
   "opentelemetry/proto/collector/logs/v1/logs_service.proto",
   "opentelemetry/proto/collector/metrics/v1/metrics_service.proto",
   "google/rpc/status.proto",
+  "patchbay/storage/v1/trace_chunk.proto",
 ]);
 root.resolveAll();
 
@@ -64,3 +65,10 @@ export const otlpMessages: Record<Signal, SignalMessages> = {
 
 /** `google.rpc.Status`: the body of every OTLP/HTTP error answer. */
 export const statusMessage = root.lookupType("google.rpc.Status");
+
+/** patchbay's stored trace chunk (storage/chunk-codec.ts) and the OTLP span it holds. */
+export const chunkMessages = {
+  chunk: root.lookupType("patchbay.storage.v1.TraceChunk"),
+  group: root.lookupType("patchbay.storage.v1.SpanGroup"),
+  span: root.lookupType("opentelemetry.proto.trace.v1.Span"),
+};

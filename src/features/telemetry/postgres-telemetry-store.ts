@@ -11,6 +11,7 @@ import { querySearchLogs } from "./storage/search-logs-sql.ts";
 import { queryServiceHealth } from "./storage/service-health-sql.ts";
 import { copyNewSpans, copySpans, encodeSpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
+import { encodeRecords } from "./storage/stored-spans.ts";
 import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { PreparedWrite, TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
@@ -97,7 +98,8 @@ export function createPostgresTelemetryStore(args: {
   return {
     prepareSpans(tenant, records, exceptions = []) {
       if (records.length === 0) return nothing;
-      return prepareSpanRows(tenant, encodeSpanRows(tenant, records), exceptions);
+      const { spans, resources } = encodeRecords(records);
+      return prepareSpanRows(tenant, encodeSpanRows(tenant, spans, resources), exceptions);
     },
     prepareSpanRows,
     prepareLogs(tenant, records, exceptions = [], options = {}) {

@@ -11,50 +11,51 @@ import {
   nanosToString,
   toNanos,
 } from "./otlp-scalars.ts";
-import type { Span, TraceRequest } from "./otlp-types.ts";
-import { attributesToJson, serviceNameOf } from "./otlp-values.ts";
-import { createRejections, type Rejections } from "./rejections.ts";
+import type { Span } from "./otlp-types.ts";
+import { attributesToJson } from "./otlp-values.ts";
 import type { SpanRecord } from "./telemetry-store.ts";
 
-type Context = {
+/** Where a span sits (its resource and scope, already bounded) and the bounds to apply. */
+export type SpanContext = {
   serviceName: string;
   scopeName: string | null;
   resourceAttributes: JsonObject;
   limits: OtlpLimits;
+  /** Spans ending after this are refused (clock skew); `NO_LATEST` when reading stored spans. */
   latest: Nanos;
 };
 
-/**
- * An export request → span records to store, plus the spans refused and why. A span is refused
- * when it cannot be placed in a trace (bad ids) or in time (missing or inverted timestamps, or
- * stamped beyond the allowed clock skew); anything merely oversized is cut down, not refused.
- */
-export function toSpanRecords(
-  request: TraceRequest,
-  now: Date,
-  limits: OtlpLimits,
-): { records: SpanRecord[]; rejected: Rejections } {
-  const records: SpanRecord[] = [];
-  const rejected = createRejections();
-  const latest: Nanos = { micros: (now.getTime() + limits.maxFutureSkewMs) * 1000, rest: 0 };
-  for (const resourceSpans of request.resourceSpans ?? []) {
-    const resourceAttributes = attributesToJson(resourceSpans.resource?.attributes, limits);
-    const serviceName = serviceNameOf(resourceAttributes, limits);
-    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-      const scopeName = cleanText(scopeSpans.scope?.name ?? "", limits.maxNameChars) || null;
-      const context: Context = { serviceName, scopeName, resourceAttributes, limits, latest };
-      for (const span of scopeSpans.spans ?? []) {
-        const record = toSpanRecord(span, context);
-        if (typeof record === "string") rejected.add(record);
-        else records.push(record);
-      }
-    }
-  }
-  return { records, rejected };
-}
+/** No upper bound on timestamps: for spans read back from storage, checked when they came in. */
+export const NO_LATEST: Nanos = { micros: Number.POSITIVE_INFINITY, rest: 0 };
 
-function toSpanRecord(span: Span, context: Context): SpanRecord | string {
-  const { limits } = context;
+/** What placing a span needs: its ids and times, checked. Cheap — no text or attribute work. */
+export type SpanKey = {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  start: Nanos;
+  end: Nanos;
+  /** 0–5; anything else is 0 (unspecified). */
+  kind: number;
+  /** 0–2; anything else is 0 (unset). */
+  statusCode: number;
+};
+
+/** The latest end a span may have, `now` plus the allowed clock skew. */
+export const latestEnd = (now: Date, limits: OtlpLimits): Nanos => ({
+  micros: (now.getTime() + limits.maxFutureSkewMs) * 1000,
+  rest: 0,
+});
+
+/** Server and consumer spans, and roots: the requests a service handled (service health). */
+export const isEntrySpan = (kind: number, parentSpanId: string | null): boolean =>
+  kind === 2 || kind === 5 || parentSpanId === null;
+
+/**
+ * A span's ids and times, or why it is refused: it cannot be placed in a trace (bad ids) or in
+ * time (missing or inverted timestamps, or stamped beyond `latest`).
+ */
+export function checkSpan(span: Span, latest: Nanos): SpanKey | string {
   const traceId = idToHex(span.traceId, 16);
   if (!traceId) return "trace_id must be 16 bytes and not all zero";
   const spanId = idToHex(span.spanId, 8);
@@ -67,20 +68,40 @@ function toSpanRecord(span: Span, context: Context): SpanRecord | string {
   const end = toNanos(span.endTimeUnixNano);
   if (isZero(start)) return "start_time_unix_nano is missing";
   if (isBefore(end, start)) return "end_time_unix_nano is before start_time_unix_nano";
-  if (isBefore(context.latest, end)) return "timestamps lie more than 24 hours in the future";
+  if (isBefore(latest, end)) return "timestamps lie more than 24 hours in the future";
   const kind = span.kind ?? 0;
   const statusCode = span.status?.code ?? 0;
   return {
     traceId,
     spanId,
     parentSpanId,
+    start,
+    end,
+    kind: kind >= 0 && kind <= 5 ? kind : 0,
+    statusCode: statusCode >= 0 && statusCode <= 2 ? statusCode : 0,
+  };
+}
+
+/** One span → its record, bounded; a string says why it is refused (`checkSpan`). */
+export function toSpanRecord(span: Span, context: SpanContext): SpanRecord | string {
+  const key = checkSpan(span, context.latest);
+  return typeof key === "string" ? key : spanRecordOf(span, context, key);
+}
+
+/** A checked span (`checkSpan`) → its record: text cut, attributes, events and links bounded. */
+export function spanRecordOf(span: Span, context: SpanContext, key: SpanKey): SpanRecord {
+  const { limits } = context;
+  return {
+    traceId: key.traceId,
+    spanId: key.spanId,
+    parentSpanId: key.parentSpanId,
     serviceName: context.serviceName,
     name: cleanText(span.name ?? "", limits.maxNameChars),
-    kind: kind >= 0 && kind <= 5 ? kind : 0,
-    startMicros: start.micros,
-    endMicros: end.micros,
-    durationNs: nanosBetween(start, end),
-    statusCode: statusCode >= 0 && statusCode <= 2 ? statusCode : 0,
+    kind: key.kind,
+    startMicros: key.start.micros,
+    endMicros: key.end.micros,
+    durationNs: nanosBetween(key.start, key.end),
+    statusCode: key.statusCode,
     statusMessage: cleanText(span.status?.message ?? "", limits.maxValueChars) || null,
     scopeName: context.scopeName,
     attributes: attributesToJson(span.attributes, limits),

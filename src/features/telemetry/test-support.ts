@@ -7,7 +7,7 @@ import type { Tenant } from "../../../test/fixtures.ts";
 import type { Db } from "../../db/client.ts";
 import { telemetryTraceChunks } from "../../db/schema/telemetry.ts";
 import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
-import { type ChunkSpan, parseChunkSpans } from "./storage/chunk-codec.ts";
+import { type ChunkSpan, chunkSpans } from "./storage/chunk-codec.ts";
 import type { SpanRecord } from "./telemetry-store.ts";
 
 type AppLike = { fetch: (request: Request) => Response | Promise<Response> };
@@ -143,7 +143,7 @@ export async function storedSpans(db: Db, environmentId: string): Promise<Stored
     .where(eq(telemetryTraceChunks.environmentId, environmentId))
     .orderBy(asc(telemetryTraceChunks.startTime));
   return chunks.flatMap((c) =>
-    parseChunkSpans(c.spans).map((span) => ({
+    chunkSpans(c).map((span) => ({
       organizationId: c.organizationId,
       environmentId: c.environmentId,
       traceId: c.traceId,

@@ -4,8 +4,8 @@ import { OTLP_LIMITS } from "../limits.ts";
 import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
 import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
 import { identifyOccurrences } from "../problems/identify-occurrences.ts";
-import { toSpanRecords } from "../span-records.ts";
 import { encodeSpanRows, type SpanRows } from "../storage/span-chunks.ts";
+import { acceptSpans } from "../storage/stored-spans.ts";
 import type { TelemetryTenant } from "../telemetry-store.ts";
 
 /** One trace export request as a conversion worker receives it. */
@@ -22,18 +22,19 @@ export type TraceConversion = {
 export type ConvertedTraces = { rows: SpanRows; exceptions: ProblemOccurrence[]; result: IngestResult };
 
 /**
- * The CPU-bound part of trace ingest — decode, validate and bound the spans, find and fingerprint
- * their exceptions, encode the rows — as one pure function of plain data, so that it can run on a
+ * The CPU-bound part of trace ingest — decode, check the spans, find and fingerprint their
+ * exceptions, encode the rows — as one pure function of plain data, so that it can run on a
  * worker thread (conversion-pool.ts) as well as inline. A body that does not decode throws
- * `invalid_request`.
+ * `invalid_request`. Protobuf spans are stored as the bytes they came in (storage/stored-spans.ts).
  */
 export function convertTraces(input: TraceConversion): ConvertedTraces {
   const request = decodeExport("traces", input.format, input.body);
-  const { records, rejected } = toSpanRecords(request, new Date(input.nowMs), OTLP_LIMITS);
-  const exceptions = identifyOccurrences(exceptionsFromSpans(records));
+  const wire = input.format === "protobuf" ? input.body : undefined;
+  const accepted = acceptSpans(request, wire, new Date(input.nowMs), OTLP_LIMITS);
+  const exceptions = identifyOccurrences(exceptionsFromSpans(accepted.withEvents));
   return {
-    rows: encodeSpanRows(input.tenant, records),
+    rows: encodeSpanRows(input.tenant, accepted.spans, accepted.resources),
     exceptions,
-    result: ingestResult(records.length, rejected, "spans"),
+    result: ingestResult(accepted.spans.length, accepted.rejected, "spans"),
   };
 }

@@ -1,33 +1,144 @@
+import { OTLP_LIMITS } from "../limits.ts";
+import { chunkMessages } from "../otlp-schema.ts";
+import type { Span } from "../otlp-types.ts";
+import { NO_LATEST, toSpanRecord } from "../span-records.ts";
 import type { SpanRecord } from "../telemetry-store.ts";
+import type { EncodedSpan, SpanGroupRef } from "./stored-spans.ts";
 
 /**
- * A span as it sits in a trace chunk's JSON (`telemetry_trace_chunks.spans`): the record without
- * its trace id (the chunk's) and resource attributes (`resourceId` points to them), timestamps as
- * microseconds since the epoch. Migration 0014 writes the same shape from SQL.
+ * A span as a trace chunk gives it back: the record without its trace id (the chunk's) and
+ * resource attributes (`resourceId` points to them), timestamps as microseconds since the epoch.
  */
 export type ChunkSpan = Omit<SpanRecord, "traceId" | "resourceAttributes"> & {
   /** The resource's id in decimal (telemetry_resources.resource_id). */
   resourceId: string;
 };
 
-const text = (value: string | null): string => (value === null ? "null" : JSON.stringify(value));
-
 /**
- * One span as JSON, assembled from its parts: ids are lowercase hex and numbers are numbers, so
- * only the free text and the attribute maps go through JSON.stringify — no object per span is
- * built just to be serialised (this runs for every ingested span).
+ * A chunk's spans back from what `telemetry_trace_chunks` holds: `spans_proto` (a `TraceChunk`
+ * message, written since migration 0016) or `spans` (JSON text of ChunkSpans, written by
+ * migration 0014 and by ingest until 0016; such rows age out with retention). Stored spans are
+ * OTLP spans, bounded here — the same `toSpanRecord` ingest used to apply before storing.
  */
-export function chunkSpanJson(r: SpanRecord, resourceId: string): string {
-  return (
-    `{"spanId":"${r.spanId}","parentSpanId":${r.parentSpanId === null ? "null" : `"${r.parentSpanId}"`}` +
-    `,"serviceName":${JSON.stringify(r.serviceName)},"name":${JSON.stringify(r.name)},"kind":${r.kind}` +
-    `,"startMicros":${r.startMicros},"endMicros":${r.endMicros},"durationNs":${r.durationNs}` +
-    `,"statusCode":${r.statusCode},"statusMessage":${text(r.statusMessage)},"scopeName":${text(r.scopeName)}` +
-    `,"resourceId":"${resourceId}","attributes":${JSON.stringify(r.attributes)}` +
-    `,"events":${r.events.length === 0 ? "[]" : JSON.stringify(r.events)}` +
-    `,"links":${r.links.length === 0 ? "[]" : JSON.stringify(r.links)}}`
-  );
+export function chunkSpans(row: { spans: string | null; spansProto: Uint8Array | null }): ChunkSpan[] {
+  if (row.spansProto) return decodeChunk(row.spansProto);
+  return row.spans === null ? [] : (JSON.parse(row.spans) as ChunkSpan[]);
 }
 
-/** A chunk's spans back from their JSON text. */
-export const parseChunkSpans = (json: string): ChunkSpan[] => JSON.parse(json) as ChunkSpan[];
+const noResource = Object.freeze({});
+
+function decodeChunk(bytes: Uint8Array): ChunkSpan[] {
+  const chunk = chunkMessages.chunk.decode(bytes) as unknown as {
+    groups?: { resourceId?: string; serviceName?: string; scopeName?: string; spans?: Span[] }[];
+  };
+  const out: ChunkSpan[] = [];
+  for (const group of chunk.groups ?? []) {
+    const resourceId = group.resourceId ?? "0";
+    const context = {
+      serviceName: group.serviceName ?? "",
+      scopeName: group.scopeName || null,
+      resourceAttributes: noResource,
+      limits: OTLP_LIMITS,
+      latest: NO_LATEST,
+    };
+    for (const span of group.spans ?? []) {
+      const record = toSpanRecord(span, context);
+      // Checked before it was stored; a span that fails now is skipped, never half-shown.
+      if (typeof record === "string") continue;
+      const { traceId: _trace, resourceAttributes: _resource, ...rest } = record;
+      out.push({ ...rest, resourceId });
+    }
+  }
+  return out;
+}
+
+// TraceChunk.groups = 1; SpanGroup.resource_id = 1, service_name = 2, scope_name = 3, spans = 4.
+const GROUP_TAG = 0x0a;
+const SPAN_TAG = 0x22;
+
+const varintLength = (n: number): number =>
+  n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
+
+function writeVarint(out: Buffer, at: number, value: number): number {
+  let n = value;
+  while (n > 0x7f) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  out[at++] = n;
+  return at;
+}
+
+/**
+ * One trace's spans as a `TraceChunk`, written by hand around the spans' own bytes (protobufjs's
+ * encoder would decode nothing but copy everything into a Writer first): consecutive spans of one
+ * group share one `SpanGroup`, whose fields 1–3 are encoded once per group.
+ */
+export function traceChunkWriter() {
+  const headers = new Map<SpanGroupRef, Uint8Array>();
+  const headerOf = (group: SpanGroupRef): Uint8Array => {
+    let header = headers.get(group);
+    if (!header) {
+      header = chunkMessages.group
+        .encode({
+          resourceId: group.resource.id,
+          serviceName: group.serviceName,
+          scopeName: group.scopeName ?? "",
+        })
+        .finish();
+      headers.set(group, header);
+    }
+    return header;
+  };
+  /** The runs of one group in `spans`, as [start index, group message length] pairs. */
+  const runsOf = (spans: EncodedSpan[]): number[] => {
+    const runs: number[] = [];
+    let start = 0;
+    while (start < spans.length) {
+      const group = (spans[start] as EncodedSpan).group;
+      let length = headerOf(group).length;
+      let end = start;
+      for (; end < spans.length && (spans[end] as EncodedSpan).group === group; end++) {
+        const size = (spans[end] as EncodedSpan).bytes.length;
+        length += 1 + varintLength(size) + size;
+      }
+      runs.push(start, end, length);
+      start = end;
+    }
+    return runs;
+  };
+  return {
+    /** The chunk's size in bytes, and how to write it at `at` in `out` (returns the end). */
+    layout(spans: EncodedSpan[]): { length: number; write(out: Buffer, at: number): number } {
+      const runs = runsOf(spans);
+      let length = 0;
+      for (let i = 0; i < runs.length; i += 3) {
+        const size = runs[i + 2] as number;
+        length += 1 + varintLength(size) + size;
+      }
+      return {
+        length,
+        write(out, at) {
+          let position = at;
+          for (let i = 0; i < runs.length; i += 3) {
+            const start = runs[i] as number;
+            const end = runs[i + 1] as number;
+            out[position++] = GROUP_TAG;
+            position = writeVarint(out, position, runs[i + 2] as number);
+            const header = headerOf((spans[start] as EncodedSpan).group);
+            out.set(header, position);
+            position += header.length;
+            for (let s = start; s < end; s++) {
+              const bytes = (spans[s] as EncodedSpan).bytes;
+              out[position++] = SPAN_TAG;
+              position = writeVarint(out, position, bytes.length);
+              out.set(bytes, position);
+              position += bytes.length;
+            }
+          }
+          return position;
+        },
+      };
+    },
+  };
+}

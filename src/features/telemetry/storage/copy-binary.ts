@@ -92,6 +92,14 @@ export function binaryCopyWriter(expectedBytes: number) {
       buffer.writeInt32BE(bytes, at);
       at += 4 + bytes;
     },
+    /** A bytea field of `length` bytes that `write` puts at `at` (returning where it ended). */
+    pushBytes(length: number, write: (out: Buffer, at: number) => number) {
+      room(4 + length);
+      buffer.writeInt32BE(length, at);
+      const end = write(buffer, at + 4);
+      if (end !== at + 4 + length) throw new Error(`bytea field wrote ${end - at - 4} of ${length} bytes`);
+      at = end;
+    },
     done(): Buffer {
       push(TRAILER);
       return buffer.subarray(0, at);

@@ -26,7 +26,7 @@ const environmentId = "5b0c6a3e-2f41-4a8e-9d77-1c2b3a4d5e6f";
 const traceA = "0af7651916cd43dd8448eb211c80319c";
 const traceB = "ff000000000000000000000000000001";
 
-describe("migration 0014: spans per trace chunk", () => {
+describe("migrations 0014 and 0016: spans per trace chunk, then as OTLP", () => {
   const folder = migrationsUpTo("0013_hex_ids_collate_c");
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -114,6 +114,51 @@ describe("migration 0014: spans per trace chunk", () => {
           links: [{ traceId: traceB, spanId: "2222222222222222", attributes: {} }],
         },
       ]);
+
+      // Migration 0016: chunks written from now on hold OTLP spans (spans_proto); the JSON chunks
+      // above stay readable, also next to a new chunk of the same trace.
+      const later = {
+        traceId: traceA,
+        spanId: "4444444444444444",
+        parentSpanId: "00f067aa0ba902b7",
+        serviceName: "shop",
+        name: "cache.get",
+        kind: 3,
+        startMicros: Date.parse("2026-11-20T10:00:00.005Z") * 1000,
+        endMicros: Date.parse("2026-11-20T10:00:00.006Z") * 1000,
+        durationNs: 1_000_000,
+        statusCode: 0,
+        statusMessage: null,
+        scopeName: "cache",
+        attributes: { hit: true },
+        resourceAttributes: { "service.name": "shop" },
+        events: [],
+        links: [],
+      };
+      await store.prepareSpans({ organizationId: "org_1", environmentId }, [later]).write();
+      const formats = rowsOf(
+        await db.execute(sql`select spans is not null as json, spans_proto is not null as proto
+                               from telemetry_trace_chunks where trace_id = ${traceA} order by start_time`),
+      );
+      expect(formats).toEqual([
+        { json: true, proto: false },
+        { json: false, proto: true },
+      ]);
+      const merged = await store.traceSpans(environmentId, traceA, 10);
+      expect(merged.map((s) => [s.spanId, s.name, s.scopeName, s.attributes])).toEqual([
+        ["00f067aa0ba902b7", "POST /checkout", "http", { "http.route": "/checkout", n: 1 }],
+        ["1111111111111111", "pg.query", null, {}],
+        ["4444444444444444", "cache.get", "cache", { hit: true }],
+      ]);
+      const neither = await db
+        .execute(sql`insert into telemetry_trace_chunks
+                       (organization_id, environment_id, trace_id, chunk_id, start_time, last_start, span_count)
+                     values ('org_1', ${environmentId}, ${traceB}, 'aaaaaaaaaaaaaaaa', now(), now(), 1)`)
+        .then(
+          () => "stored",
+          (error: { cause?: { message?: string } }) => error.cause?.message,
+        );
+      expect(neither).toMatch(/violates check constraint "telemetry_trace_chunks_one_format"/);
 
       // The two roots are entry spans; the client span is not.
       const health = await store.serviceHealth(environmentId, {

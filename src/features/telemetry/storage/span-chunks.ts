@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import type { SpanRecord, TelemetryTenant } from "../telemetry-store.ts";
-import { chunkSpanJson } from "./chunk-codec.ts";
+import type { TelemetryTenant } from "../telemetry-store.ts";
+import { traceChunkWriter } from "./chunk-codec.ts";
 import { binaryCopyWriter, field, rowStart } from "./copy-binary.ts";
-import { type ResourceRef, resourceRefs } from "./resources.ts";
+import type { ResourceRef } from "./resources.ts";
 import type { SqlRunner } from "./sql-runner.ts";
+import type { EncodedSpan } from "./stored-spans.ts";
 
 /**
  * A batch of spans encoded for storage: the binary COPY data of its trace chunks and of its entry
@@ -13,31 +14,26 @@ import type { SqlRunner } from "./sql-runner.ts";
 export type SpanRows = { count: number; chunks: Buffer; entries: Buffer; resources: ResourceRef[] };
 
 const CHUNK_COLUMNS =
-  "organization_id, environment_id, trace_id, chunk_id, start_time, last_start, span_count, spans";
+  "organization_id, environment_id, trace_id, chunk_id, start_time, last_start, span_count, spans_proto";
 const ENTRY_COLUMNS =
   "environment_id, service_name, start_time, duration_ns, status_code, trace_id, chunk_id";
 
-/** Server and consumer spans, and roots: the requests a service handled (service health). */
-const isEntrySpan = (r: SpanRecord): boolean => r.kind === 2 || r.kind === 5 || r.parentSpanId === null;
-
-type Chunk = { spans: SpanRecord[]; json: string[] };
-
 /**
- * Spans → one chunk per trace (its spans' JSON, earliest and latest start, a hash of its span ids)
- * and one entry row per entry span, both as binary COPY rows (copy-binary.ts).
+ * Spans → one chunk per trace (a `TraceChunk` of its spans, earliest and latest start, a hash of
+ * its span ids) and one entry row per entry span, both as binary COPY rows (copy-binary.ts).
  */
-export function encodeSpanRows(tenant: TelemetryTenant, records: SpanRecord[]): SpanRows {
-  const resources = resourceRefs();
-  const traces = new Map<string, Chunk>();
-  for (const r of records) {
-    const ref = resources.refOf(r.resourceAttributes, r.serviceName);
-    let chunk = traces.get(r.traceId);
-    if (!chunk) {
-      chunk = { spans: [], json: [] };
-      traces.set(r.traceId, chunk);
-    }
-    chunk.spans.push(r);
-    chunk.json.push(chunkSpanJson(r, ref.id));
+export function encodeSpanRows(
+  tenant: TelemetryTenant,
+  spans: EncodedSpan[],
+  resources: ResourceRef[],
+): SpanRows {
+  const traces = new Map<string, EncodedSpan[]>();
+  let bytes = 0;
+  for (const s of spans) {
+    const trace = traces.get(s.traceId);
+    if (trace) trace.push(s);
+    else traces.set(s.traceId, [s]);
+    bytes += s.bytes.length;
   }
 
   const environment = field.uuid(tenant.environmentId);
@@ -45,35 +41,38 @@ export function encodeSpanRows(tenant: TelemetryTenant, records: SpanRecord[]): 
   const entryStart = rowStart(7) + environment;
   // A batch names a few services: each is encoded once.
   const services = new Map<string, string>();
-  const chunks = binaryCopyWriter(records.length * 640);
+  const writer = traceChunkWriter();
+  const chunks = binaryCopyWriter(bytes + traces.size * 160);
   const entries = binaryCopyWriter(traces.size * 96);
-  for (const [traceId, chunk] of traces) {
+  for (const [traceId, trace] of traces) {
     let start = Number.POSITIVE_INFINITY;
     let lastStart = Number.NEGATIVE_INFINITY;
+    // The chunk's id: the same spans (an exporter re-sending a batch) give the same chunk.
     const ids = createHash("md5");
-    for (const s of chunk.spans) {
+    for (const s of trace) {
       if (s.startMicros < start) start = s.startMicros;
       if (s.startMicros > lastStart) lastStart = s.startMicros;
       ids.update(s.spanId);
     }
     const chunkId = ids.digest("hex").slice(0, 16);
-    const trace = field.text(traceId);
+    const traceField = field.text(traceId);
     const chunkField = field.text(chunkId);
     chunks.push(
       chunkStart +
-        trace +
+        traceField +
         chunkField +
         field.timestamp(start) +
         field.timestamp(lastStart) +
-        field.int32(chunk.spans.length),
+        field.int32(trace.length),
     );
-    chunks.pushText(`[${chunk.json.join(",")}]`);
-    for (const s of chunk.spans) {
-      if (!isEntrySpan(s)) continue;
-      let service = services.get(s.serviceName);
+    const chunk = writer.layout(trace);
+    chunks.pushBytes(chunk.length, chunk.write);
+    for (const s of trace) {
+      if (!s.entry) continue;
+      let service = services.get(s.group.serviceName);
       if (service === undefined) {
-        service = field.text(s.serviceName);
-        services.set(s.serviceName, service);
+        service = field.text(s.group.serviceName);
+        services.set(s.group.serviceName, service);
       }
       entries.push(
         entryStart +
@@ -81,18 +80,13 @@ export function encodeSpanRows(tenant: TelemetryTenant, records: SpanRecord[]): 
           field.timestamp(s.startMicros) +
           field.int64(s.durationNs) +
           field.int16(s.statusCode) +
-          trace +
+          traceField +
           chunkField,
       );
     }
   }
   // Bytes outside the JS heap: young-generation GCs need not copy them while the batch waits.
-  return {
-    count: records.length,
-    chunks: chunks.done(),
-    entries: entries.done(),
-    resources: resources.all(),
-  };
+  return { count: spans.length, chunks: chunks.done(), entries: entries.done(), resources };
 }
 
 /** Fast path: two COPYs. Fails as a whole on a chunk already stored (primary key). */

@@ -3,7 +3,7 @@ import type { Db } from "../../../db/client.ts";
 import type { JsonObject } from "../../../db/schema/telemetry.ts";
 import { microsToIso } from "../otlp-scalars.ts";
 import type { StoredSpan } from "../telemetry-store.ts";
-import { type ChunkSpan, parseChunkSpans } from "./chunk-codec.ts";
+import { type ChunkSpan, chunkSpans } from "./chunk-codec.ts";
 import { rowsOf } from "./iso-text.ts";
 
 const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -23,7 +23,7 @@ export async function queryTraceSpans(
 ): Promise<StoredSpan[]> {
   const chunks = rowsOf(
     await db.execute(sql`
-      select spans from telemetry_trace_chunks
+      select spans, spans_proto from telemetry_trace_chunks
        where environment_id = ${environmentId} and trace_id = ${traceId}
          and start_time <= (
            select max(last_start) from (
@@ -37,7 +37,11 @@ export async function queryTraceSpans(
   );
   const byId = new Map<string, ChunkSpan>();
   for (const chunk of chunks) {
-    for (const span of parseChunkSpans(String(chunk.spans))) {
+    const stored = {
+      spans: chunk.spans === null ? null : String(chunk.spans),
+      spansProto: (chunk.spans_proto as Uint8Array | null) ?? null,
+    };
+    for (const span of chunkSpans(stored)) {
       if (!byId.has(span.spanId)) byId.set(span.spanId, span);
     }
   }
