@@ -96,14 +96,18 @@ export const dateToNanos = (date: Date): bigint => BigInt(date.getTime()) * 1_00
  * is all zeros, which the specification makes invalid.
  */
 export function idToHex(bytes: Bytes | undefined, size: 8 | 16): string | null {
-  if (!bytes || bytes.length !== size) return null;
-  let zero = true;
-  for (const byte of bytes) if (byte !== 0) zero = false;
-  if (zero) return null;
+  if (!isValidId(bytes, size)) return null;
   // protobufjs hands out Buffers on Node: no wrapper to allocate then.
   return bytes instanceof Buffer
     ? bytes.toString("hex")
     : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+}
+
+/** A trace (16 bytes) or span (8 bytes) id of the right length and not all zeros. */
+export function isValidId(bytes: Bytes | undefined, size: 8 | 16): bytes is Bytes {
+  if (!bytes || bytes.length !== size) return false;
+  for (let i = 0; i < size; i++) if (bytes[i] !== 0) return true;
+  return false;
 }
 
 export const isEmpty = (bytes: Bytes | undefined): boolean => !bytes || bytes.length === 0;

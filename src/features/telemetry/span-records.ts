@@ -5,6 +5,7 @@ import {
   idToHex,
   isBefore,
   isEmpty,
+  isValidId,
   isZero,
   type Nanos,
   nanosBetween,
@@ -32,7 +33,8 @@ export const NO_LATEST: Nanos = { micros: Number.POSITIVE_INFINITY, rest: 0 };
 export type SpanKey = {
   traceId: string;
   spanId: string;
-  parentSpanId: string | null;
+  /** Whether it has a (valid) parent span id; `spanRecordOf` spells it out, most callers need not. */
+  hasParent: boolean;
   start: Nanos;
   end: Nanos;
   /** 0–5; anything else is 0 (unspecified). */
@@ -48,8 +50,8 @@ export const latestEnd = (now: Date, limits: OtlpLimits): Nanos => ({
 });
 
 /** Server and consumer spans, and roots: the requests a service handled (service health). */
-export const isEntrySpan = (kind: number, parentSpanId: string | null): boolean =>
-  kind === 2 || kind === 5 || parentSpanId === null;
+export const isEntrySpan = (kind: number, hasParent: boolean): boolean =>
+  kind === 2 || kind === 5 || !hasParent;
 
 /**
  * A span's ids and times, or why it is refused: it cannot be placed in a trace (bad ids) or in
@@ -60,8 +62,8 @@ export function checkSpan(span: Span, latest: Nanos): SpanKey | string {
   if (!traceId) return "trace_id must be 16 bytes and not all zero";
   const spanId = idToHex(span.spanId, 8);
   if (!spanId) return "span_id must be 8 bytes and not all zero";
-  const parentSpanId = isEmpty(span.parentSpanId) ? null : idToHex(span.parentSpanId, 8);
-  if (parentSpanId === null && !isEmpty(span.parentSpanId)) {
+  const hasParent = !isEmpty(span.parentSpanId);
+  if (hasParent && !isValidId(span.parentSpanId, 8)) {
     return "parent_span_id must be empty or 8 bytes and not all zero";
   }
   const start = toNanos(span.startTimeUnixNano);
@@ -74,7 +76,7 @@ export function checkSpan(span: Span, latest: Nanos): SpanKey | string {
   return {
     traceId,
     spanId,
-    parentSpanId,
+    hasParent,
     start,
     end,
     kind: kind >= 0 && kind <= 5 ? kind : 0,
@@ -94,7 +96,7 @@ export function spanRecordOf(span: Span, context: SpanContext, key: SpanKey): Sp
   return {
     traceId: key.traceId,
     spanId: key.spanId,
-    parentSpanId: key.parentSpanId,
+    parentSpanId: key.hasParent ? idToHex(span.parentSpanId, 8) : null,
     serviceName: context.serviceName,
     name: cleanText(span.name ?? "", limits.maxNameChars),
     kind: key.kind,

@@ -95,7 +95,7 @@ export function acceptSpans(
           startMicros: key.start.micros,
           durationNs: nanosBetween(key.start, key.end),
           statusCode: key.statusCode,
-          entry: isEntrySpan(key.kind, key.parentSpanId),
+          entry: isEntrySpan(key.kind, key.hasParent),
           group,
           bytes,
         });
@@ -123,7 +123,7 @@ export function encodeRecords(records: SpanRecord[]): { spans: EncodedSpan[]; re
       startMicros: r.startMicros,
       durationNs: r.durationNs,
       statusCode: r.statusCode,
-      entry: isEntrySpan(r.kind, r.parentSpanId),
+      entry: isEntrySpan(r.kind, r.parentSpanId !== null),
       group,
       bytes: encodeSpanRecord(r),
     };
