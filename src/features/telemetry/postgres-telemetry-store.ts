@@ -9,7 +9,8 @@ import { claimRequest } from "./storage/request-keys.ts";
 import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
 import { querySearchLogs } from "./storage/search-logs-sql.ts";
 import { queryServiceHealth } from "./storage/service-health-sql.ts";
-import { copyNewSpans, copySpans, encodeSpanRows } from "./storage/span-chunks.ts";
+import { batchWrites } from "./storage/span-batches.ts";
+import { copyNewSpans, copySpans, encodeSpanRows, type SpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
 import { encodeRecords } from "./storage/stored-spans.ts";
 import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
@@ -17,6 +18,15 @@ import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { PreparedWrite, TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
 
 const nothing: PreparedWrite = { write: async () => {} };
+
+/** One request's encoded spans and the exceptions they carry. */
+type SpanWrite = { tenant: TelemetryTenant; rows: SpanRows; exceptions: ProblemOccurrence[] };
+
+/**
+ * Span writes committed together (storage/span-batches.ts): up to 8 requests a transaction, two
+ * transactions at a time (one can commit while the next is written).
+ */
+const SPAN_BATCHES = { maxBatch: 8, maxFlushing: 2 };
 
 /** The batch's resources: one hash per OTLP resource, however many records share it. */
 function refsOf<R extends { resourceAttributes: JsonObject; serviceName: string }>(records: R[]) {
@@ -73,26 +83,68 @@ export function createPostgresTelemetryStore(args: {
     timer.unref();
   }
 
+  /** One request's spans: the fast path, then (a chunk stored before) the staging-table path. */
+  const writeSpans = async ({ tenant, rows, exceptions }: SpanWrite) => {
+    try {
+      await write(tenant, rows.resources, async (run) => {
+        await copySpans(run, rows);
+        return exceptions;
+      });
+    } catch (fastPathError) {
+      // Most likely spans stored before (an exporter retrying): the slow path skips them.
+      // Any other fault fails there again and is reported from there.
+      args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
+      await write(tenant, rows.resources, async (run) => {
+        const fresh = await copyNewSpans(run, rows);
+        return exceptions.filter((o) => o.traceId !== null && fresh.has(o.traceId));
+      });
+    }
+  };
+
+  /** Several requests' spans in one transaction: both COPYs joined, then each tenant's problems and resources. */
+  const writeSpanBatch = async (batch: SpanWrite[]) => {
+    const now = args.clock();
+    const tenants = new Map<
+      string,
+      { tenant: TelemetryTenant; refs: Map<string, ResourceRef>; counted: ProblemOccurrence[] }
+    >();
+    for (const { tenant, rows, exceptions } of batch) {
+      let entry = tenants.get(tenant.environmentId);
+      if (!entry) {
+        entry = { tenant, refs: new Map(), counted: [] };
+        tenants.set(tenant.environmentId, entry);
+      }
+      for (const ref of rows.resources) entry.refs.set(ref.id, ref);
+      entry.counted.push(...exceptions);
+    }
+    // Environments in one order in every batch: two batches lock shared problem rows alike.
+    const ordered = [...tenants.values()]
+      .sort((a, b) => (a.tenant.environmentId < b.tenant.environmentId ? -1 : 1))
+      .map((t) => ({ ...t, due: touches.due(t.tenant, [...t.refs.values()], now.getTime()) }));
+    await database.transaction(async (run) => {
+      await copySpans(
+        run,
+        batch.map((w) => w.rows),
+      );
+      for (const t of ordered) {
+        await upsertProblems(run, t.tenant, aggregateOccurrences(t.counted), now.toISOString());
+        await upsertResources(run, t.tenant, t.due, now.toISOString());
+      }
+    });
+    for (const t of ordered) touches.remember(t.tenant, t.due, now.getTime());
+  };
+
+  const spanBatches = batchWrites<SpanWrite>({
+    ...SPAN_BATCHES,
+    writeBatch: writeSpanBatch,
+    single: writeSpans,
+    onBatchFailed: (err, size) =>
+      args.logger.debug({ err, size }, "a batch of span writes failed; writing them one by one"),
+  });
+
   const prepareSpanRows: TelemetryStore["prepareSpanRows"] = (tenant, rows, exceptions = []) => {
     if (rows.count === 0) return nothing;
-    return {
-      async write() {
-        try {
-          await write(tenant, rows.resources, async (run) => {
-            await copySpans(run, rows);
-            return exceptions;
-          });
-        } catch (fastPathError) {
-          // Most likely spans stored before (an exporter retrying): the slow path skips them.
-          // Any other fault fails there again and is reported from there.
-          args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
-          await write(tenant, rows.resources, async (run) => {
-            const fresh = await copyNewSpans(run, rows);
-            return exceptions.filter((o) => o.traceId !== null && fresh.has(o.traceId));
-          });
-        }
-      },
-    };
+    return { write: () => spanBatches.write({ tenant, rows, exceptions }) };
   };
 
   return {

@@ -15,7 +15,10 @@ export type TelemetrySettings = {
   /** Rows older than this are deleted by the retention sweep. */
   retentionDays: number;
   sweepEveryMs: number;
-  /** Concurrent storage writes (transactions). */
+  /**
+   * Writes handed to the store at once. Span writes of concurrent requests then share
+   * transactions (storage/span-batches.ts), so this is more than the transactions that run.
+   */
   writers: number;
   /** Requests admitted at once (reading, decoding, waiting for or holding a writer). */
   maxQueuedRequests: number;
@@ -33,7 +36,7 @@ export function telemetrySettings(config: Pick<Config, "telemetry">): TelemetryS
   return {
     retentionDays: config.telemetry.retentionDays,
     sweepEveryMs: 60 * 60 * 1000,
-    writers: 4,
+    writers: 16,
     maxQueuedRequests: 32,
     maxQueuedBytes: 64 * 1024 * 1024,
     conversionThreads: CONVERSION_THREADS,

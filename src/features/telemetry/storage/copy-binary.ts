@@ -58,6 +58,18 @@ export const field = {
   },
 };
 
+/**
+ * Several COPY data buffers (each with its header and trailer) as the parts of one COPY: the
+ * first keeps its header, the last its trailer, the rest give only their rows. No bytes copied.
+ */
+export function joinCopyData(buffers: Buffer[]): Buffer[] {
+  if (buffers.length <= 1) return buffers;
+  const last = buffers.length - 1;
+  return buffers
+    .map((b, i) => b.subarray(i === 0 ? 0 : HEADER.length, i === last ? b.length : b.length - TRAILER.length))
+    .filter((part) => part.length > 0);
+}
+
 /** The start of a row of `count` fields. */
 export const rowStart = (count: number): string => char((count >>> 8) & 255, count & 255);
 

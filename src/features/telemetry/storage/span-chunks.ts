@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { TelemetryTenant } from "../telemetry-store.ts";
 import { traceChunkWriter } from "./chunk-codec.ts";
-import { binaryCopyWriter, field, rowStart } from "./copy-binary.ts";
+import { binaryCopyWriter, field, joinCopyData, rowStart } from "./copy-binary.ts";
 import type { ResourceRef } from "./resources.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 import type { EncodedSpan } from "./stored-spans.ts";
@@ -89,10 +89,22 @@ export function encodeSpanRows(
   return { count: spans.length, chunks: chunks.done(), entries: entries.done(), resources };
 }
 
-/** Fast path: two COPYs. Fails as a whole on a chunk already stored (primary key). */
-export async function copySpans(run: SqlRunner, rows: SpanRows): Promise<void> {
-  await run.copyIn(`telemetry_trace_chunks (${CHUNK_COLUMNS})`, rows.chunks, "binary");
-  await run.copyIn(`telemetry_entry_spans (${ENTRY_COLUMNS})`, rows.entries, "binary");
+/**
+ * Fast path: two COPYs, of one request's rows or of several requests' together. Fails as a whole
+ * on a chunk already stored (primary key).
+ */
+export async function copySpans(run: SqlRunner, rows: SpanRows | SpanRows[]): Promise<void> {
+  const all = Array.isArray(rows) ? rows : [rows];
+  await run.copyIn(
+    `telemetry_trace_chunks (${CHUNK_COLUMNS})`,
+    joinCopyData(all.map((r) => r.chunks)),
+    "binary",
+  );
+  await run.copyIn(
+    `telemetry_entry_spans (${ENTRY_COLUMNS})`,
+    joinCopyData(all.map((r) => r.entries)),
+    "binary",
+  );
 }
 
 /**

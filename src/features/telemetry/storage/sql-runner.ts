@@ -11,8 +11,11 @@ export type Row = Record<string, unknown>;
 export type SqlRunner = {
   /** One statement with positional parameters (`$1`, …). */
   query(text: string, params: unknown[]): Promise<Row[]>;
-  /** `COPY <target> FROM STDIN` of `data`: text format, UTF-8 (copy-text.ts), or binary (copy-binary.ts). */
-  copyIn(target: string, data: Buffer, format?: CopyFormat): Promise<void>;
+  /**
+   * `COPY <target> FROM STDIN` of `data` (or of its parts in order, as one stream): text format,
+   * UTF-8 (copy-text.ts), or binary (copy-binary.ts).
+   */
+  copyIn(target: string, data: Buffer | Buffer[], format?: CopyFormat): Promise<void>;
 };
 
 export type TelemetryDatabase = {
@@ -53,9 +56,10 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
 async function copyInPostgres(
   tx: postgres.TransactionSql,
   target: string,
-  data: Buffer,
+  data: Buffer | Buffer[],
   format: CopyFormat,
 ): Promise<void> {
+  const parts = Array.isArray(data) ? data : [data];
   const stream = await tx.unsafe(`copy ${target} from stdin with (format ${format})`).writable();
   let failure: unknown;
   const finished = new Promise<void>((resolve, reject) => {
@@ -66,8 +70,10 @@ async function copyInPostgres(
     stream.on("finish", resolve);
   });
   finished.catch(() => {});
+  // Writes keep their order; the last one's callback comes after all of them went out.
+  for (const part of parts.slice(0, -1)) stream.write(part);
   await new Promise<void>((resolve, reject) =>
-    stream.write(data, (error) => (error ? reject(error) : resolve())),
+    stream.write(parts.at(-1) ?? Buffer.alloc(0), (error) => (error ? reject(error) : resolve())),
   );
   if (failure) throw failure;
   // With no write pending, end() runs the stream's final step at once, which takes the
@@ -84,7 +90,11 @@ function pgliteDatabase(pglite: PGlite): TelemetryDatabase {
     // PGlite reads COPY data from a Blob standing in for the file /dev/blob.
     copyIn: async (target, data, format = "text") => {
       await tx.query(`copy ${target} from '/dev/blob' with (format ${format})`, [], {
-        blob: new Blob([new Uint8Array(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)]),
+        blob: new Blob(
+          (Array.isArray(data) ? data : [data]).map(
+            (part) => new Uint8Array(part.buffer as ArrayBuffer, part.byteOffset, part.byteLength),
+          ),
+        ),
       });
     },
   });
