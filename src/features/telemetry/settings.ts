@@ -16,8 +16,8 @@ export type TelemetrySettings = {
   retentionDays: number;
   sweepEveryMs: number;
   /**
-   * Writes handed to the store at once. Span writes of concurrent requests then share
-   * transactions (storage/span-batches.ts), so this is more than the transactions that run.
+   * Concurrent log and metric writes (transactions). Span writes are bounded by the store, which
+   * commits concurrent ones together, two transactions at a time (storage/span-batches.ts).
    */
   writers: number;
   /** Requests admitted at once (reading, decoding, waiting for or holding a writer). */
@@ -36,7 +36,7 @@ export function telemetrySettings(config: Pick<Config, "telemetry">): TelemetryS
   return {
     retentionDays: config.telemetry.retentionDays,
     sweepEveryMs: 60 * 60 * 1000,
-    writers: 16,
+    writers: 4,
     maxQueuedRequests: 32,
     maxQueuedBytes: 64 * 1024 * 1024,
     conversionThreads: CONVERSION_THREADS,

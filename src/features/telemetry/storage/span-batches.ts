@@ -8,7 +8,8 @@
  * are being written, and only writes that arrive meanwhile are gathered into the next batch.
  * A batch that fails (most often one request's spans were stored before: an exporter's retry)
  * is written again request by request (`single`), so each request gets its own outcome and
- * nothing is stored twice or lost.
+ * nothing is stored twice or lost. At most `maxFlushing` transactions run at once, replays
+ * included: the store's connection pool is shared with everything else.
  */
 export function batchWrites<W>(options: {
   maxBatch: number;
@@ -34,7 +35,8 @@ export function batchWrites<W>(options: {
       await options.writeBatch(batch.map((p) => p.write));
     } catch (error) {
       options.onBatchFailed?.(error, batch.length);
-      await Promise.all(batch.map((p) => settle(p, options.single(p.write))));
+      // One after the other: a replay holds no more connections than the batch did.
+      for (const p of batch) await settle(p, options.single(p.write));
       return;
     }
     for (const p of batch) p.resolve();
