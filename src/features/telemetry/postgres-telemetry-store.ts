@@ -55,21 +55,38 @@ export function createPostgresTelemetryStore(args: {
   const database = telemetryDatabase(args.database);
   const touches = resourceTouches();
 
-  /** One transaction: the batch's rows, then its problems and its resources not recorded lately. */
+  /**
+   * One transaction for one or more requests (`parts`): `rows` writes their rows and answers, per
+   * part, the exception occurrences to count; then each environment's problems and its resources
+   * not recorded lately. Environments go in one order, so two transactions lock shared problem
+   * rows alike.
+   */
   const write = async (
-    tenant: TelemetryTenant,
-    refs: ResourceRef[],
-    rows: (run: SqlRunner) => Promise<ProblemOccurrence[]>,
+    parts: { tenant: TelemetryTenant; refs: ResourceRef[] }[],
+    rows: (run: SqlRunner) => Promise<ProblemOccurrence[][]>,
   ) => {
     const now = args.clock();
-    const due = touches.due(tenant, refs, now.getTime());
+    const byEnvironment = new Map<string, { tenant: TelemetryTenant; refs: Map<string, ResourceRef> }>();
+    for (const { tenant, refs } of parts) {
+      const entry = byEnvironment.get(tenant.environmentId) ?? { tenant, refs: new Map() };
+      for (const ref of refs) entry.refs.set(ref.id, ref);
+      byEnvironment.set(tenant.environmentId, entry);
+    }
+    const environments = [...byEnvironment.values()]
+      .sort((a, b) => (a.tenant.environmentId < b.tenant.environmentId ? -1 : 1))
+      .map(({ tenant, refs }) => ({ tenant, due: touches.due(tenant, [...refs.values()], now.getTime()) }));
     await database.transaction(async (run) => {
       const counted = await rows(run);
       // Problems and resources last: their row locks are then held only until the commit.
-      await upsertProblems(run, tenant, aggregateOccurrences(counted), now.toISOString());
-      await upsertResources(run, tenant, due, now.toISOString());
+      for (const { tenant, due } of environments) {
+        const occurrences = parts.flatMap((part, i) =>
+          part.tenant.environmentId === tenant.environmentId ? (counted[i] ?? []) : [],
+        );
+        await upsertProblems(run, tenant, aggregateOccurrences(occurrences), now.toISOString());
+        await upsertResources(run, tenant, due, now.toISOString());
+      }
     });
-    touches.remember(tenant, due, now.getTime());
+    for (const { tenant, due } of environments) touches.remember(tenant, due, now.getTime());
   };
 
   let timer: NodeJS.Timeout | undefined;
@@ -83,55 +100,31 @@ export function createPostgresTelemetryStore(args: {
     timer.unref();
   }
 
-  /** One request's spans: the fast path, then (a chunk stored before) the staging-table path. */
-  const writeSpans = async ({ tenant, rows, exceptions }: SpanWrite) => {
-    try {
-      await write(tenant, rows.resources, async (run) => {
-        await copySpans(run, rows);
-        return exceptions;
-      });
-    } catch (fastPathError) {
-      // Most likely spans stored before (an exporter retrying): the slow path skips them.
-      // Any other fault fails there again and is reported from there.
-      args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
-      await write(tenant, rows.resources, async (run) => {
-        const fresh = await copyNewSpans(run, rows);
-        return exceptions.filter((o) => o.traceId !== null && fresh.has(o.traceId));
-      });
-    }
-  };
+  const partsOf = (batch: SpanWrite[]) => batch.map((w) => ({ tenant: w.tenant, refs: w.rows.resources }));
 
-  /** Several requests' spans in one transaction: both COPYs joined, then each tenant's problems and resources. */
-  const writeSpanBatch = async (batch: SpanWrite[]) => {
-    const now = args.clock();
-    const tenants = new Map<
-      string,
-      { tenant: TelemetryTenant; refs: Map<string, ResourceRef>; counted: ProblemOccurrence[] }
-    >();
-    for (const { tenant, rows, exceptions } of batch) {
-      let entry = tenants.get(tenant.environmentId);
-      if (!entry) {
-        entry = { tenant, refs: new Map(), counted: [] };
-        tenants.set(tenant.environmentId, entry);
-      }
-      for (const ref of rows.resources) entry.refs.set(ref.id, ref);
-      entry.counted.push(...exceptions);
-    }
-    // Environments in one order in every batch: two batches lock shared problem rows alike.
-    const ordered = [...tenants.values()]
-      .sort((a, b) => (a.tenant.environmentId < b.tenant.environmentId ? -1 : 1))
-      .map((t) => ({ ...t, due: touches.due(t.tenant, [...t.refs.values()], now.getTime()) }));
-    await database.transaction(async (run) => {
+  /** Several requests' spans in one transaction: both COPYs carry all their rows. */
+  const writeSpanBatch = (batch: SpanWrite[]) =>
+    write(partsOf(batch), async (run) => {
       await copySpans(
         run,
         batch.map((w) => w.rows),
       );
-      for (const t of ordered) {
-        await upsertProblems(run, t.tenant, aggregateOccurrences(t.counted), now.toISOString());
-        await upsertResources(run, t.tenant, t.due, now.toISOString());
-      }
+      return batch.map((w) => w.exceptions);
     });
-    for (const t of ordered) touches.remember(t.tenant, t.due, now.getTime());
+
+  /** One request's spans: the fast path, then (a chunk stored before) the staging-table path. */
+  const writeSpans = async (span: SpanWrite) => {
+    try {
+      await writeSpanBatch([span]);
+    } catch (fastPathError) {
+      // Most likely spans stored before (an exporter retrying): the slow path skips them.
+      // Any other fault fails there again and is reported from there.
+      args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
+      await write(partsOf([span]), async (run) => {
+        const fresh = await copyNewSpans(run, span.rows);
+        return [span.exceptions.filter((o) => o.traceId !== null && fresh.has(o.traceId))];
+      });
+    }
   };
 
   const spanBatches = batchWrites<SpanWrite>({
@@ -160,11 +153,11 @@ export function createPostgresTelemetryStore(args: {
       const data = logCopyText(tenant, records, refOf);
       return {
         write: () =>
-          write(tenant, all, async (run) => {
+          write([{ tenant, refs: all }], async (run) => {
             // A retry of a stored request: nothing stored, nothing counted.
             if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
             await copyLogs(run, data);
-            return exceptions;
+            return [exceptions];
           }),
       };
     },
@@ -176,7 +169,7 @@ export function createPostgresTelemetryStore(args: {
       const data = metricCopyText(tenant, records);
       return {
         write: () =>
-          write(tenant, all, async (run) => {
+          write([{ tenant, refs: all }], async (run) => {
             if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
             await copyMetricPoints(run, data);
             return [];

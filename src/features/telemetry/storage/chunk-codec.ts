@@ -25,6 +25,12 @@ export function chunkSpans(row: { spans: string | null; spansProto: Uint8Array |
   return row.spans === null ? [] : (JSON.parse(row.spans) as ChunkSpan[]);
 }
 
+/** A record as a chunk gives it back: its trace is the chunk's, its resource a reference. */
+export function toChunkSpan(record: SpanRecord, resourceId: string): ChunkSpan {
+  const { traceId: _trace, resourceAttributes: _resource, ...span } = record;
+  return { ...span, resourceId };
+}
+
 const noResource = Object.freeze({});
 
 function decodeChunk(bytes: Uint8Array): ChunkSpan[] {
@@ -45,8 +51,7 @@ function decodeChunk(bytes: Uint8Array): ChunkSpan[] {
       const record = toSpanRecord(span, context);
       // Checked before it was stored; a span that fails now is skipped, never half-shown.
       if (typeof record === "string") continue;
-      const { traceId: _trace, resourceAttributes: _resource, ...rest } = record;
-      out.push({ ...rest, resourceId });
+      out.push(toChunkSpan(record, resourceId));
     }
   }
   return out;
@@ -90,20 +95,21 @@ export function traceChunkWriter() {
     }
     return header;
   };
-  /** The runs of one group in `spans`, as [start index, group message length] pairs. */
-  const runsOf = (spans: EncodedSpan[]): number[] => {
-    const runs: number[] = [];
-    let start = 0;
-    while (start < spans.length) {
-      const group = (spans[start] as EncodedSpan).group;
-      let length = headerOf(group).length;
-      let end = start;
-      for (; end < spans.length && (spans[end] as EncodedSpan).group === group; end++) {
-        const size = (spans[end] as EncodedSpan).bytes.length;
-        length += 1 + varintLength(size) + size;
+  /** Consecutive spans of one group: one `SpanGroup` message of `length` bytes. */
+  type Run = { header: Uint8Array; spans: EncodedSpan[]; length: number };
+  const runsOf = (spans: EncodedSpan[]): Run[] => {
+    const runs: Run[] = [];
+    let run: Run | undefined;
+    let group: SpanGroupRef | undefined;
+    for (const span of spans) {
+      if (!run || span.group !== group) {
+        group = span.group;
+        const header = headerOf(group);
+        run = { header, spans: [], length: header.length };
+        runs.push(run);
       }
-      runs.push(start, end, length);
-      start = end;
+      run.spans.push(span);
+      run.length += 1 + varintLength(span.bytes.length) + span.bytes.length;
     }
     return runs;
   };
@@ -111,25 +117,17 @@ export function traceChunkWriter() {
     /** The chunk's size in bytes, and how to write it at `at` in `out` (returns the end). */
     layout(spans: EncodedSpan[]): { length: number; write(out: Buffer, at: number): number } {
       const runs = runsOf(spans);
-      let length = 0;
-      for (let i = 0; i < runs.length; i += 3) {
-        const size = runs[i + 2] as number;
-        length += 1 + varintLength(size) + size;
-      }
+      const length = runs.reduce((sum, run) => sum + 1 + varintLength(run.length) + run.length, 0);
       return {
         length,
         write(out, at) {
           let position = at;
-          for (let i = 0; i < runs.length; i += 3) {
-            const start = runs[i] as number;
-            const end = runs[i + 1] as number;
+          for (const run of runs) {
             out[position++] = GROUP_TAG;
-            position = writeVarint(out, position, runs[i + 2] as number);
-            const header = headerOf((spans[start] as EncodedSpan).group);
-            out.set(header, position);
-            position += header.length;
-            for (let s = start; s < end; s++) {
-              const bytes = (spans[s] as EncodedSpan).bytes;
+            position = writeVarint(out, position, run.length);
+            out.set(run.header, position);
+            position += run.header.length;
+            for (const { bytes } of run.spans) {
               out[position++] = SPAN_TAG;
               position = writeVarint(out, position, bytes.length);
               out.set(bytes, position);
