@@ -43,6 +43,7 @@ import { closeTelemetryRuntime, telemetryRuntime } from "../src/features/telemet
 import type { AppEnv } from "../src/http/env.ts";
 import { requestId } from "../src/http/request-id.ts";
 import { createLogger } from "../src/logger.ts";
+import { tuneV8ForServing } from "../src/v8-tuning.ts";
 import { countStored, createPublishableKeyRow } from "./lib/ingest-setup.ts";
 import { traceBatch } from "./lib/otlp-batches.ts";
 import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
@@ -86,7 +87,11 @@ const cleanups: (() => Promise<void>)[] = [];
 
 async function main(): Promise<number> {
   const child = process.env.BENCH_CHILD_TARGET as Target | undefined;
-  if (child) return runChild(child);
+  // Each engine's process runs as `patchbay serve` does, V8 settings included.
+  if (child) {
+    tuneV8ForServing(child);
+    return runChild(child);
+  }
   console.log(
     `patchbay bench:ingest — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}\n` +
       `${settings.spansPerRequest} spans per request (1 in ${settings.errorEvery} with an exception), ` +

@@ -14,9 +14,11 @@ import { drainServer } from "./http/drain.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
+import { tuneV8ForServing } from "./v8-tuning.ts";
 
 /** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */
 export async function runServer(config: Config): Promise<void> {
+  tuneV8ForServing(config.database.kind);
   const logger = createLogger({
     level: config.logLevel,
     pretty: config.nodeEnv === "development" && process.stdout.isTTY,

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -82,6 +82,20 @@ describe("conversion pool", () => {
     await converter.convertTraces({ tenant, format: "protobuf", body: slice, nowMs });
     expect(slice.byteLength).toBe(backing.byteLength - 6);
     expect(backing.subarray(0, 6).toString()).toBe("header");
+  });
+
+  test.runIf(process.platform === "linux")("workers run below the serving thread's priority", async () => {
+    await pool().convertTraces({ tenant, format: "protobuf", body: body(), nowMs });
+    // Linux keeps a nice value per thread: field 19 of /proc/<pid>/task/<tid>/stat.
+    const threads = readdirSync(`/proc/${process.pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      return { tid: Number(tid), name, nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) };
+    });
+    const workers = threads.filter((t) => t.name.startsWith("patchbay-teleme"));
+    expect(workers.length).toBeGreaterThanOrEqual(1);
+    for (const worker of workers) expect(worker.nice).toBe(10);
+    expect(threads.find((t) => t.tid === process.pid)?.nice).toBe(0);
   });
 
   test("conversions beyond maxPending are refused with a retryable 503", async () => {
