@@ -18,7 +18,7 @@ const churn = (database: "postgres" | "pglite" | null) => `
     for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) full++;
   }).observe({ entryTypes: ["gc"] });
   const live = [];
-  for (let i = 0; i < 2000; i++) {
+  for (let i = 0; i < 3000; i++) {
     live.push(Buffer.allocUnsafe(512 * 1024));
     if (live.length > 8) live.shift();
     await new Promise((resolve) => setImmediate(resolve));
@@ -34,15 +34,19 @@ async function fullCollections(database: "postgres" | "pglite" | null): Promise<
 
 describe("tuneV8ForServing", () => {
   it("stops short-lived buffer memory from starting full collections by itself (PostgreSQL)", async () => {
-    const [untuned, tuned] = await Promise.all([fullCollections(null), fullCollections("postgres")]);
-    // 1000 MiB of churn: V8's default starts a full collection every ~70 MiB of it.
-    expect(untuned).toBeGreaterThanOrEqual(5);
-    expect(tuned).toBeLessThanOrEqual(Math.floor(untuned / 3));
+    // One after the other: two churning processes at once disturb each other's GC timing.
+    const untuned = await fullCollections(null);
+    const tuned = await fullCollections("postgres");
+    // 1500 MiB of churn: V8's default starts a full collection every ~70 MiB of it. With the flag
+    // a quiet machine sees none; a loaded one (CI, both test lanes' forks busy) a few.
+    expect(untuned).toBeGreaterThanOrEqual(8);
+    expect(tuned).toBeLessThanOrEqual(Math.floor(untuned / 2));
   });
 
   it("keeps V8's defaults next to PGlite", async () => {
-    const [untuned, pglite] = await Promise.all([fullCollections(null), fullCollections("pglite")]);
-    expect(untuned).toBeGreaterThanOrEqual(5);
-    expect(pglite).toBeGreaterThan(Math.floor(untuned / 3));
+    const untuned = await fullCollections(null);
+    const pglite = await fullCollections("pglite");
+    expect(untuned).toBeGreaterThanOrEqual(8);
+    expect(pglite).toBeGreaterThan(Math.floor(untuned / 2));
   });
 });
