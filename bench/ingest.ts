@@ -8,14 +8,18 @@
  * (bench/lib/otlp-batches.ts, ~2 % of spans with an exception event), each with fresh ids. Full
  * ingest runs them through the real OTLP route handler in-process (`app.request`, no sockets),
  * with `BENCH_CONCURRENCY` requests in flight, as that many exporters would keep. Decode-only
- * runs the same bodies through the protobuf decoder alone, in a loop. After each full-ingest
- * phase the bench checks that every span was stored and every exception counted in a problem.
+ * runs the same bodies through the protobuf decoder alone, in a loop. The two phases take turns
+ * in `BENCH_ROUNDS` short windows (decode-only, full ingest, decode-only, …), so that the host's
+ * drift falls on both alike. After the full-ingest windows the bench checks that every span was
+ * stored and every exception counted in a problem.
  *
- * Env: BENCH_SECONDS (measured window per phase, default 10), BENCH_WARMUP_SECONDS (2),
+ * Env: BENCH_SECONDS (measured time per phase, default 10), BENCH_WARMUP_SECONDS (2, before
+ * each phase's first window; later windows warm up for 0.5 s), BENCH_ROUNDS (5; 1 = one window
+ * per phase, decode-only first, as before the ninth session),
  * BENCH_CONCURRENCY (8), BENCH_SPANS_PER_REQUEST (512), BENCH_ERROR_EVERY (50: one span in 50 has
  * an exception), BENCH_TARGETS (pglite,postgres), BENCH_PG_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_FULL_ONLY=1 (skip decode-only),
- * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest phase there),
+ * BENCH_CPU_PROF_DIR (write a V8 CPU profile of each full-ingest window there),
  * BENCH_CONVERSION_THREADS (conversion worker threads; default as in production, 0 = inline).
  *
  * Exit code: 0 when the run worked (whether or not the goals are met), 1 on any failed request,
@@ -53,6 +57,7 @@ type Target = "pglite" | "postgres";
 const settings = {
   seconds: positive("BENCH_SECONDS", 10),
   warmupSeconds: positive("BENCH_WARMUP_SECONDS", 2),
+  rounds: Math.round(positive("BENCH_ROUNDS", 5)),
   concurrency: Math.round(positive("BENCH_CONCURRENCY", 8)),
   spansPerRequest: Math.round(positive("BENCH_SPANS_PER_REQUEST", 512) / 8) * 8,
   errorEvery: Math.round(positive("BENCH_ERROR_EVERY", 50)),
@@ -95,7 +100,8 @@ async function main(): Promise<number> {
   console.log(
     `patchbay bench:ingest — ${availableParallelism()} × ${cpus()[0]?.model ?? "unknown CPU"}, node ${process.version}\n` +
       `${settings.spansPerRequest} spans per request (1 in ${settings.errorEvery} with an exception), ` +
-      `${settings.concurrency} requests in flight, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per phase\n`,
+      `${settings.concurrency} requests in flight, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per phase` +
+      `${settings.rounds > 1 ? `, in ${settings.rounds} alternating windows` : ""}\n`,
   );
   const results: Phase[] = [];
   let failures = 0;
@@ -216,64 +222,74 @@ async function runTarget(
   app.route("/v1", createOtlpRouter(runtime));
   const label = target === "pglite" ? "PGlite" : "PostgreSQL";
 
-  const results: Phase[] = [];
-  log(`${label}: decode-only`);
-  if (!settings.fullOnly)
-    results.push(
-      await measure(target, "decode-only", async (deadline, count) => {
-        while (performance.now() < deadline) {
-          decodeExport("traces", "protobuf", batch.fresh());
-          count(batch.spans);
-          // Yield now and then so the memory sampler and timers run.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-      }),
-    );
+  const decodeOnly = async (deadline: number, count: (spans: number) => void) => {
+    while (performance.now() < deadline) {
+      decodeExport("traces", "protobuf", batch.fresh());
+      count(batch.spans);
+      // Yield now and then so the memory sampler and timers run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  };
 
   let failures = 0;
   let exceptionsSent = 0;
   let spansSent = 0;
   const exceptionsPerRequest = countExceptions(batch.spans, settings.errorEvery);
-  log(`${label}: full ingest`);
-  const profiler = settings.cpuProfDir ? new Session() : undefined;
-  if (profiler) {
-    profiler.connect();
-    await profiler.post("Profiler.enable");
-    await profiler.post("Profiler.start");
-  }
-  results.push(
-    await measure(target, "full ingest", async (deadline, count) => {
-      await Promise.all(
-        Array.from({ length: settings.concurrency }, async () => {
-          while (performance.now() < deadline) {
-            const res = await app.request("/v1/traces", {
-              method: "POST",
-              headers: { authorization: `Bearer ${key}`, "content-type": "application/x-protobuf" },
-              body: batch.fresh(),
-            });
-            const body = new Uint8Array(await res.arrayBuffer());
-            // 200 with an empty body: everything accepted (a partial success would have a body).
-            if (res.status !== 200 || body.byteLength !== 0) {
-              failures++;
-              if (failures <= 3) log(`request failed: ${res.status} ${Buffer.from(body).toString("utf8")}`);
-              continue;
-            }
-            spansSent += batch.spans;
-            exceptionsSent += exceptionsPerRequest;
-            count(batch.spans);
+  const fullIngest = async (deadline: number, count: (spans: number) => void) => {
+    await Promise.all(
+      Array.from({ length: settings.concurrency }, async () => {
+        while (performance.now() < deadline) {
+          const res = await app.request("/v1/traces", {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/x-protobuf" },
+            body: batch.fresh(),
+          });
+          const body = new Uint8Array(await res.arrayBuffer());
+          // 200 with an empty body: everything accepted (a partial success would have a body).
+          if (res.status !== 200 || body.byteLength !== 0) {
+            failures++;
+            if (failures <= 3) log(`request failed: ${res.status} ${Buffer.from(body).toString("utf8")}`);
+            continue;
           }
-        }),
-      );
-    }),
-  );
-  if (profiler && settings.cpuProfDir) {
-    const { profile } = await profiler.post("Profiler.stop");
-    const file = join(settings.cpuProfDir, `ingest-${target}-${Date.now()}.cpuprofile`);
-    mkdirSync(settings.cpuProfDir, { recursive: true });
-    writeFileSync(file, JSON.stringify(profile));
-    profiler.disconnect();
-    log(`CPU profile of the full-ingest phase: ${file}`);
+          spansSent += batch.spans;
+          exceptionsSent += exceptionsPerRequest;
+          count(batch.spans);
+        }
+      }),
+    );
+  };
+
+  // The two phases take turns in short windows, so that both see the same moments of this
+  // host, whose speed drifts by a third within seconds; a phase's figure sums its windows. The
+  // first window of each warms up in full (JIT, pools); later ones only refill the pipeline.
+  const decodeWindows: Phase[] = [];
+  const fullWindows: Phase[] = [];
+  const windowSeconds = settings.seconds / settings.rounds;
+  for (let round = 0; round < settings.rounds; round++) {
+    const warmup = round === 0 ? settings.warmupSeconds : REWARM_SECONDS;
+    const of = settings.rounds > 1 ? ` (window ${round + 1} of ${settings.rounds})` : "";
+    if (!settings.fullOnly) {
+      log(`${label}: decode-only${of}`);
+      decodeWindows.push(await measure(target, "decode-only", warmup, windowSeconds, decodeOnly));
+    }
+    log(`${label}: full ingest${of}`);
+    const profiler = settings.cpuProfDir ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.start");
+    }
+    fullWindows.push(await measure(target, "full ingest", warmup, windowSeconds, fullIngest));
+    if (profiler && settings.cpuProfDir) {
+      const { profile } = await profiler.post("Profiler.stop");
+      const file = join(settings.cpuProfDir, `ingest-${target}-${Date.now()}.cpuprofile`);
+      mkdirSync(settings.cpuProfDir, { recursive: true });
+      writeFileSync(file, JSON.stringify(profile));
+      profiler.disconnect();
+      log(`CPU profile of the full-ingest window: ${file}`);
+    }
   }
+  const results = [...(settings.fullOnly ? [] : [combine(decodeWindows)]), combine(fullWindows)];
   await closeTelemetryRuntime(deps);
 
   const stored = await countStored(handle.db, tenant.environmentId);
@@ -286,10 +302,37 @@ async function runTarget(
   return { results, failures };
 }
 
+/** Warm-up of every window after a phase's first: enough to refill the request pipeline. */
+const REWARM_SECONDS = 0.5;
+
+/** A phase's windows as one: spans and seconds summed, CPU weighted by time, memory at its peak. */
+function combine(windows: Phase[]): Phase {
+  const [first] = windows;
+  if (!first) throw new Error("combine: no windows");
+  const spans = windows.reduce((sum, w) => sum + w.spans, 0);
+  const seconds = windows.reduce((sum, w) => sum + w.seconds, 0);
+  const cpu = (key: keyof Phase["cpu"]) =>
+    windows.some((w) => w.cpu[key] === null)
+      ? null
+      : windows.reduce((sum, w) => sum + (w.cpu[key] ?? 0) * w.seconds, 0) / seconds;
+  return {
+    target: first.target,
+    phase: first.phase,
+    spans,
+    seconds,
+    spansPerSecond: spans / seconds,
+    peakRssMiB: Math.max(...windows.map((w) => w.peakRssMiB)),
+    peakHeapMiB: Math.max(...windows.map((w) => w.peakHeapMiB)),
+    cpu: { bench: cpu("bench"), main: cpu("main"), db: cpu("db"), other: cpu("other") },
+  };
+}
+
 /** Runs `work` for warm-up + window; counts spans only inside the window; samples memory. */
 async function measure(
   target: Target,
   phase: Phase["phase"],
+  warmupSeconds: number,
+  windowSeconds: number,
   work: (deadline: number, count: (spans: number) => void) => Promise<void>,
 ): Promise<Phase> {
   let spans = 0;
@@ -303,8 +346,8 @@ async function measure(
   };
   const sampler = setInterval(sample, 25);
   const start = performance.now();
-  const measureFrom = start + settings.warmupSeconds * 1000;
-  const deadline = measureFrom + settings.seconds * 1000;
+  const measureFrom = start + warmupSeconds * 1000;
+  const deadline = measureFrom + windowSeconds * 1000;
   // The window opens at the first count after the warm-up (not on a timer: PGlite runs on this
   // thread and can hold it for a while).
   let cpu0: ReturnType<typeof cpuNow> | undefined;
