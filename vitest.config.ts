@@ -5,11 +5,13 @@ import { defineConfig } from "vitest/config";
  * database engine: the Chromium flows (the same pages are tested in process on both engines),
  * the example agent (the same journey runs in test/agent-journey.test.ts on both engines) and
  * the MCP conformance suite (protocol only), and the CLI's tests, whose server and data directory
- * are always embedded PGlite (they drop DATABASE_URL), so both lanes would run the very same thing.
+ * are always embedded PGlite (they drop DATABASE_URL), so both lanes would run the very same thing;
+ * likewise the V8 tuning test, which only starts plain Node processes.
  * Both lanes together stay well under CI's budget.
  */
 const engineIndependent = [
   "test/browser/**",
+  "src/v8-tuning.test.ts",
   "test/example-agent.test.ts",
   "src/mcp/conformance.test.ts",
   "src/cli/**",

@@ -49,15 +49,15 @@ import { requestId } from "../src/http/request-id.ts";
 import { createLogger } from "../src/logger.ts";
 import { tuneV8ForServing } from "../src/v8-tuning.ts";
 import { countStored, createPublishableKeyRow } from "./lib/ingest-setup.ts";
+import { combine, measure, type Phase, REWARM_SECONDS } from "./lib/ingest-windows.ts";
 import { traceBatch } from "./lib/otlp-batches.ts";
-import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
 
-type Target = "pglite" | "postgres";
+type Target = Phase["target"];
 
 const settings = {
   seconds: positive("BENCH_SECONDS", 10),
   warmupSeconds: positive("BENCH_WARMUP_SECONDS", 2),
-  rounds: Math.round(positive("BENCH_ROUNDS", 5)),
+  rounds: Math.max(1, Math.round(positive("BENCH_ROUNDS", 5))),
   concurrency: Math.round(positive("BENCH_CONCURRENCY", 8)),
   spansPerRequest: Math.round(positive("BENCH_SPANS_PER_REQUEST", 512) / 8) * 8,
   errorEvery: Math.round(positive("BENCH_ERROR_EVERY", 50)),
@@ -70,18 +70,6 @@ const settings = {
   conversionThreads: process.env.BENCH_CONVERSION_THREADS
     ? Math.round(Number(process.env.BENCH_CONVERSION_THREADS))
     : undefined,
-};
-
-type Phase = {
-  target: Target;
-  phase: "decode-only" | "full ingest";
-  spans: number;
-  seconds: number;
-  spansPerSecond: number;
-  peakRssMiB: number;
-  peakHeapMiB: number;
-  /** % of one core over the window; `main` is the bench process's main (serving) thread alone. */
-  cpu: { bench: number | null; main: number | null; db: number | null; other: number | null };
 };
 
 const t0 = performance.now();
@@ -260,7 +248,7 @@ async function runTarget(
   };
 
   // The two phases take turns in short windows, so that both see the same moments of this
-  // host, whose speed drifts by a third within seconds; a phase's figure sums its windows. The
+  // host, whose speed moves by tens of percent within seconds; a phase's figure sums its windows. The
   // first window of each warms up in full (JIT, pools); later ones only refill the pipeline.
   const decodeWindows: Phase[] = [];
   const fullWindows: Phase[] = [];
@@ -300,108 +288,6 @@ async function runTarget(
   );
   if (!ok) failures++;
   return { results, failures };
-}
-
-/** Warm-up of every window after a phase's first: enough to refill the request pipeline. */
-const REWARM_SECONDS = 0.5;
-
-/** A phase's windows as one: spans and seconds summed, CPU weighted by time, memory at its peak. */
-function combine(windows: Phase[]): Phase {
-  const [first] = windows;
-  if (!first) throw new Error("combine: no windows");
-  const spans = windows.reduce((sum, w) => sum + w.spans, 0);
-  const seconds = windows.reduce((sum, w) => sum + w.seconds, 0);
-  const cpu = (key: keyof Phase["cpu"]) =>
-    windows.some((w) => w.cpu[key] === null)
-      ? null
-      : windows.reduce((sum, w) => sum + (w.cpu[key] ?? 0) * w.seconds, 0) / seconds;
-  return {
-    target: first.target,
-    phase: first.phase,
-    spans,
-    seconds,
-    spansPerSecond: spans / seconds,
-    peakRssMiB: Math.max(...windows.map((w) => w.peakRssMiB)),
-    peakHeapMiB: Math.max(...windows.map((w) => w.peakHeapMiB)),
-    cpu: { bench: cpu("bench"), main: cpu("main"), db: cpu("db"), other: cpu("other") },
-  };
-}
-
-/** Runs `work` for warm-up + window; counts spans only inside the window; samples memory. */
-async function measure(
-  target: Target,
-  phase: Phase["phase"],
-  warmupSeconds: number,
-  windowSeconds: number,
-  work: (deadline: number, count: (spans: number) => void) => Promise<void>,
-): Promise<Phase> {
-  let spans = 0;
-  let counting = false;
-  let peakRss = 0;
-  let peakHeap = 0;
-  const sample = () => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  };
-  const sampler = setInterval(sample, 25);
-  const start = performance.now();
-  const measureFrom = start + warmupSeconds * 1000;
-  const deadline = measureFrom + windowSeconds * 1000;
-  // The window opens at the first count after the warm-up (not on a timer: PGlite runs on this
-  // thread and can hold it for a while).
-  let cpu0: ReturnType<typeof cpuNow> | undefined;
-  let opened = 0;
-  await work(deadline, (n) => {
-    if (!counting && performance.now() >= measureFrom) {
-      counting = true;
-      opened = performance.now();
-      cpu0 = cpuNow();
-      return;
-    }
-    if (counting) spans += n;
-  });
-  const end = performance.now();
-  clearInterval(sampler);
-  sample();
-  const cpu1 = cpuNow();
-  const seconds = (end - opened) / 1000;
-  const percent = (a: number | null | undefined, b: number | null | undefined) =>
-    a === null || a === undefined || b === null || b === undefined ? null : ((b - a) / seconds) * 100;
-  const bench = percent(cpu0?.bench, cpu1.bench);
-  const main = percent(cpu0?.main, cpu1.main);
-  const db = target === "postgres" ? percent(cpu0?.db, cpu1.db) : null;
-  const machine = percent(cpu0?.machine, cpu1.machine);
-  return {
-    target,
-    phase,
-    spans,
-    seconds,
-    spansPerSecond: spans / seconds,
-    peakRssMiB: peakRss / 2 ** 20,
-    peakHeapMiB: peakHeap / 2 ** 20,
-    cpu: {
-      bench,
-      main,
-      db,
-      other: machine === null || bench === null ? null : Math.max(0, machine - bench - (db ?? 0)),
-    },
-  };
-}
-
-function cpuNow() {
-  return {
-    bench: processCpuSeconds(process.pid),
-    main: threadCpuSeconds(),
-    db: postgresCpuSeconds(),
-    machine: machineCpuSeconds()?.busy ?? null,
-  };
-}
-
-/** CPU seconds of this thread (the main thread: HTTP, admission, the database writes). */
-function threadCpuSeconds(): number {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1e6;
 }
 
 /** Spans with an exception event in one request (see otlp-batches.ts: index % errorEvery === 7). */

@@ -2,25 +2,27 @@ import { setFlagsFromString } from "node:v8";
 import type { DatabaseTarget } from "./db/client.ts";
 
 /**
- * V8 settings for the serving process, applied once at start, before its heap has grown.
+ * V8 settings for the serving process, applied once at start, before its heap has grown. V8
+ * flags are process-wide: the conversion threads' heaps get them too.
  *
  * `--external-memory-accounted-in-global-limit`: count ArrayBuffer memory towards V8's global
- * heap limit instead of giving it a separate, small trigger of its own. Every OTLP export moves
- * ~0.5 MiB of ArrayBuffers through the serving thread (the body, the conversion thread's COPY
- * bytes, postgres.js's framed copy of them), almost all of it dead within milliseconds. With
- * V8's default that churn started a full mark-compact of the serving thread's heap every
- * 100–200 ms while the heap held ~31 MiB (bench:ingest: 44–66 in 12 s; with the flag, 18–20).
- * Measured on PostgreSQL (docs/performance.md, step 15): about +20 % spans/s and −15 % CPU per
- * span, peak RSS +90 MiB under full load. Memory stays bounded: dead buffers still go with the
- * young generation's collections, and external memory still starts a full one at the limit.
+ * heap limit instead of giving it a separate, small trigger of its own. An OTLP export passes
+ * its body, the conversion thread's COPY bytes and postgres.js's framed copy of them through the
+ * serving thread (~0.5 MiB per bench:ingest request, some of it copies its in-process client
+ * makes), almost all of it dead within milliseconds. With V8's default that churn started a full
+ * mark-compact of the serving thread's heap every 100–200 ms while the heap held ~31 MiB
+ * (bench:ingest: 61–66 in 12 s; with the flag, 18–20). Measured on PostgreSQL
+ * (docs/performance.md, step 15): +16 % spans/s and −16 % CPU per span, peak RSS +90 MiB under
+ * full load. Memory stays bounded: dead buffers still go with the young generation's
+ * collections, and external memory still starts a full one at the global limit.
  *
  * Not with PGlite: its WebAssembly memory (hundreds of MiB, all live) counts towards the same
  * limit and raises it, so garbage is let grow further: bench:ingest's PGlite process peaked at
  * 1,587 MiB instead of 792, for no gain in speed. It keeps V8's defaults.
  *
  * Set at run time rather than on the command line so `patchbay serve` gets it however it is
- * started. A V8 that does not know the flag prints one "unrecognized flag" line and keeps its
- * defaults.
+ * started. A V8 that does not know the flag prints an "unrecognized flag" message on stderr and
+ * keeps its defaults.
  */
 export function tuneV8ForServing(database: DatabaseTarget["kind"]): void {
   if (database !== "postgres") return;

@@ -1,6 +1,6 @@
 // Entry point of a conversion worker thread (conversion-pool.ts): converts trace export bodies,
 // one at a time, and posts back the result with the COPY bytes transferred, not copied.
-import { constants, setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { convertTraces, type TraceConversion } from "./convert-traces.ts";
 import { describeError, type WorkerReply } from "./worker-messages.ts";
@@ -8,14 +8,17 @@ import { describeError, type WorkerReply } from "./worker-messages.ts";
 const port = parentPort;
 if (!port) throw new Error("conversion-worker.ts runs only as a worker thread");
 
-// Conversion is bulk work; the serving thread and the database connections it waits on are not.
-// A lower priority (nice 10) lets them run as soon as they wake, so API requests are not queued
-// behind a burst of exports, and a batch's COPY and commit are not either: bench:ingest stored
-// ~6 % more spans/s this way (docs/performance.md, step 15), the machine idling less. On Linux
-// this sets only the calling thread; elsewhere it would set the whole process, so it is skipped.
+// Conversion is bulk work; the serving thread is not. Ten steps below the serving thread's
+// priority (relative, so a process already started under `nice` keeps the order), so HTTP
+// answers, admission and the database writes run as soon as they are ready instead of waiting
+// behind a burst of exports. The order holds among patchbay's own threads only: with the
+// kernel's autogroups (and in any container or host of its own) PostgreSQL's processes are
+// scheduled apart. bench:ingest: +6.5 % spans/s, mean of seven pairs (5 of 7; within this host's
+// noise; docs/performance.md, step 15). On Linux this sets the calling thread only; elsewhere
+// it would set the whole process, so it is skipped.
 if (process.platform === "linux") {
   try {
-    setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
+    setPriority(Math.min(19, getPriority() + 10));
   } catch {
     // Not allowed here (some sandboxes): the thread keeps the process's priority.
   }
