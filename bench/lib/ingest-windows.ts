@@ -72,12 +72,9 @@ export async function measure(
   let cpu0: ReturnType<typeof cpuNow> | undefined;
   let cpu1: ReturnType<typeof cpuNow> | undefined;
   let opened = 0;
-  let closed: number | undefined;
-  const close = () => {
-    closed ??= performance.now();
+  const closer = setTimeout(() => {
     cpu1 ??= cpuNow();
-  };
-  const closer = setTimeout(close, deadline - start);
+  }, deadline - start);
   await work(deadline, (n) => {
     const now = performance.now();
     if (!counting && now >= measureFrom) {
@@ -88,12 +85,13 @@ export async function measure(
     }
     if (counting && now < deadline) spans += n;
   });
-  // The timer may fire late when the thread is busy (PGlite runs on it): at most at the end.
+  // The timer may fire late when the thread is busy (PGlite runs on it): its CPU reading is then
+  // taken at the end at the latest. The counted window itself ends at the deadline.
   clearTimeout(closer);
-  close();
+  cpu1 ??= cpuNow();
   clearInterval(sampler);
   sample();
-  const seconds = (Math.min(closed ?? deadline, deadline) - opened) / 1000;
+  const seconds = (deadline - opened) / 1000;
   const percent = (a: number | null | undefined, b: number | null | undefined) =>
     a === null || a === undefined || b === null || b === undefined ? null : ((b - a) / seconds) * 100;
   const bench = percent(cpu0?.bench, cpu1?.bench);

@@ -7,6 +7,7 @@ import { createTestDatabase } from "../../../../test/database.ts";
 import { migrateDatabase, migrationsFolder } from "../../../db/migrate.ts";
 import { createLogger } from "../../../logger.ts";
 import { createPostgresTelemetryStore } from "../postgres-telemetry-store.ts";
+import { spanRecord } from "../test-support.ts";
 import { rowsOf } from "./iso-text.ts";
 
 /** The committed migrations up to and including `lastTag`: the database as it was before the next. */
@@ -117,7 +118,7 @@ describe("migrations 0014 and 0016: spans per trace chunk, then as OTLP", () => 
 
       // Migration 0016: chunks written from now on hold OTLP spans (spans_proto); the JSON chunks
       // above stay readable, also next to a new chunk of the same trace.
-      const later = {
+      const later = spanRecord({
         traceId: traceA,
         spanId: "4444444444444444",
         parentSpanId: "00f067aa0ba902b7",
@@ -127,14 +128,10 @@ describe("migrations 0014 and 0016: spans per trace chunk, then as OTLP", () => 
         startMicros: Date.parse("2026-11-20T10:00:00.005Z") * 1000,
         endMicros: Date.parse("2026-11-20T10:00:00.006Z") * 1000,
         durationNs: 1_000_000,
-        statusCode: 0,
-        statusMessage: null,
         scopeName: "cache",
         attributes: { hit: true },
         resourceAttributes: { "service.name": "shop" },
-        events: [],
-        links: [],
-      };
+      });
       await store.prepareSpans({ organizationId: "org_1", environmentId }, [later]).write();
       const formats = rowsOf(
         await db.execute(sql`select spans is not null as json, spans_proto is not null as proto

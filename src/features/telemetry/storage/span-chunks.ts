@@ -90,21 +90,14 @@ export function encodeSpanRows(
 }
 
 /**
- * Fast path: two COPYs, of one request's rows or of several requests' together. Fails as a whole
- * on a chunk already stored (primary key).
+ * Fast path: two COPYs carrying the rows of one or more requests. Fails as a whole on a chunk
+ * already stored (primary key).
  */
-export async function copySpans(run: SqlRunner, rows: SpanRows | SpanRows[]): Promise<void> {
-  const all = Array.isArray(rows) ? rows : [rows];
-  await run.copyIn(
-    `telemetry_trace_chunks (${CHUNK_COLUMNS})`,
-    joinCopyData(all.map((r) => r.chunks)),
-    "binary",
-  );
-  await run.copyIn(
-    `telemetry_entry_spans (${ENTRY_COLUMNS})`,
-    joinCopyData(all.map((r) => r.entries)),
-    "binary",
-  );
+export async function copySpans(run: SqlRunner, rows: SpanRows[]): Promise<void> {
+  const chunks = joinCopyData(rows.map((r) => r.chunks));
+  await run.copyIn(`telemetry_trace_chunks (${CHUNK_COLUMNS})`, chunks, "binary");
+  const entries = joinCopyData(rows.map((r) => r.entries));
+  await run.copyIn(`telemetry_entry_spans (${ENTRY_COLUMNS})`, entries, "binary");
 }
 
 /**

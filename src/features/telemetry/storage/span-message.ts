@@ -9,7 +9,7 @@ import type { SpanRecord } from "../telemetry-store.ts";
  * the store's `prepareSpans`). Reading the result (`toSpanRecord`) gives the record again: the
  * attribute JSON maps back to values that convert to the same JSON (integers within 2^53 as
  * intValue, other numbers as doubleValue, arrays and objects as arrayValue and kvlistValue), and
- * applying the bounds to bounded data changes nothing (tested in span-message.test.ts).
+ * applying the bounds to bounded data changes nothing (tested in stored-spans.test.ts).
  */
 export function encodeSpanRecord(record: SpanRecord): Uint8Array {
   const { span } = chunkMessages;
