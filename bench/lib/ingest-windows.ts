@@ -7,7 +7,7 @@ import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./proc
 
 export type Phase = {
   target: "pglite" | "postgres";
-  phase: "decode-only" | "full ingest";
+  phase: "decode-only" | "scan-only" | "full ingest";
   spans: number;
   seconds: number;
   spansPerSecond: number;

@@ -3,6 +3,7 @@ import { AppError } from "../../errors.ts";
 import { hexIdsToBase64 } from "./otlp-json.ts";
 import { otlpMessages, type Signal } from "./otlp-schema.ts";
 import type { LogsRequest, MetricsRequest, TraceRequest } from "./otlp-types.ts";
+import { type ScannedTraces, scanTraces } from "./wire/scan-traces.ts";
 
 export type OtlpFormat = "protobuf" | "json";
 
@@ -30,11 +31,27 @@ export function decodeExport<S extends Signal>(
     hexIdsToBase64(signal, document);
     return protojson.fromJson(type, document, { ignoreUnknownFields: true }) as unknown as ExportRequests[S];
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const short = reason.length > MAX_ERROR_CHARS ? `${reason.slice(0, MAX_ERROR_CHARS)}…` : reason;
-    throw new AppError(
-      "invalid_request",
-      `The body is not a valid ${format === "json" ? "OTLP/JSON" : "OTLP protobuf"} ${type.name}: ${short}`,
-    );
+    throw invalidBody(signal, format, error);
   }
+}
+
+/**
+ * A protobuf trace export body → its spans scanned, not decoded (wire/scan-traces.ts): the same
+ * verdict as `decodeExport`, the same `invalid_request` when refused.
+ */
+export function scanTraceExport(body: Uint8Array): ScannedTraces {
+  try {
+    return scanTraces(body);
+  } catch (error) {
+    throw invalidBody("traces", "protobuf", error);
+  }
+}
+
+function invalidBody(signal: Signal, format: OtlpFormat, error: unknown): AppError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const short = reason.length > MAX_ERROR_CHARS ? `${reason.slice(0, MAX_ERROR_CHARS)}…` : reason;
+  return new AppError(
+    "invalid_request",
+    `The body is not a valid ${format === "json" ? "OTLP/JSON" : "OTLP protobuf"} ${otlpMessages[signal].request.name}: ${short}`,
+  );
 }

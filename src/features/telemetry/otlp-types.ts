@@ -17,8 +17,8 @@ export type AnyValue = {
 };
 export type KeyValue = { key?: string; value?: AnyValue | null };
 
-type Resource = { attributes?: KeyValue[] } | null;
-type Scope = { name?: string } | null;
+export type Resource = { attributes?: KeyValue[] } | null;
+export type Scope = { name?: string } | null;
 
 export type Span = {
   traceId?: Bytes;

@@ -53,11 +53,17 @@ export const latestEnd = (now: Date, limits: OtlpLimits): Nanos => ({
 export const isEntrySpan = (kind: number, hasParent: boolean): boolean =>
   kind === 2 || kind === 5 || !hasParent;
 
+/** The fields `checkSpan` reads: all a span's wire scan needs to give (wire/scan-traces.ts). */
+export type SpanKeyFields = Pick<
+  Span,
+  "traceId" | "spanId" | "parentSpanId" | "kind" | "startTimeUnixNano" | "endTimeUnixNano" | "status"
+>;
+
 /**
  * A span's ids and times, or why it is refused: it cannot be placed in a trace (bad ids) or in
  * time (missing or inverted timestamps, or stamped beyond `latest`).
  */
-export function checkSpan(span: Span, latest: Nanos): SpanKey | string {
+export function checkSpan(span: SpanKeyFields, latest: Nanos): SpanKey | string {
   const traceId = idToHex(span.traceId, 16);
   if (!traceId) return "trace_id must be 16 bytes and not all zero";
   const spanId = idToHex(span.spanId, 8);

@@ -1,11 +1,11 @@
-import { decodeExport, type OtlpFormat } from "../decode-export.ts";
+import { decodeExport, type OtlpFormat, scanTraceExport } from "../decode-export.ts";
 import { type IngestResult, ingestResult } from "../ingest-result.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
 import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
 import { identifyOccurrences } from "../problems/identify-occurrences.ts";
 import { encodeSpanRows, type SpanRows } from "../storage/span-chunks.ts";
-import { acceptSpans } from "../storage/stored-spans.ts";
+import { acceptSpans, decodedSpans, wireSpans } from "../storage/stored-spans.ts";
 import type { TelemetryTenant } from "../telemetry-store.ts";
 
 /** One trace export request as a conversion worker receives it. */
@@ -25,12 +25,15 @@ export type ConvertedTraces = { rows: SpanRows; exceptions: ProblemOccurrence[];
  * The CPU-bound part of trace ingest — decode, check the spans, find and fingerprint their
  * exceptions, encode the rows — as one pure function of plain data, so that it can run on a
  * worker thread (conversion-pool.ts) as well as inline. A body that does not decode throws
- * `invalid_request`. Protobuf spans are stored as the bytes they came in (storage/stored-spans.ts).
+ * `invalid_request`. Protobuf bodies are scanned, not decoded: their spans are stored as the bytes
+ * they came in (wire/scan-traces.ts, storage/stored-spans.ts).
  */
 export function convertTraces(input: TraceConversion): ConvertedTraces {
-  const request = decodeExport("traces", input.format, input.body);
-  const wire = input.format === "protobuf" ? input.body : undefined;
-  const accepted = acceptSpans(request, wire, new Date(input.nowMs), OTLP_LIMITS);
+  const now = new Date(input.nowMs);
+  const accepted =
+    input.format === "protobuf"
+      ? acceptSpans(wireSpans(scanTraceExport(input.body)), now, OTLP_LIMITS)
+      : acceptSpans(decodedSpans(decodeExport("traces", "json", input.body)), now, OTLP_LIMITS);
   const exceptions = identifyOccurrences(exceptionsFromSpans(accepted.withEvents));
   return {
     rows: encodeSpanRows(input.tenant, accepted.spans, accepted.resources),

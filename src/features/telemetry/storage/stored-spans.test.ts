@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, test } from "vitest";
-import { decodeExport } from "../decode-export.ts";
+import { decodeExport, scanTraceExport } from "../decode-export.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { chunkMessages, otlpMessages } from "../otlp-schema.ts";
 import type { Span, TraceRequest } from "../otlp-types.ts";
@@ -9,7 +9,14 @@ import { NO_LATEST, toSpanRecord } from "../span-records.ts";
 import type { SpanRecord } from "../telemetry-store.ts";
 import { hexId, jsonSpan, jsonTraces, protoSpan, protoTraces, spanRecord } from "../test-support.ts";
 import { type ChunkSpan, chunkSpans, toChunkSpan, traceChunkWriter } from "./chunk-codec.ts";
-import { acceptSpans, type EncodedSpan, encodeRecords, MAX_RAW_SPAN_BYTES } from "./stored-spans.ts";
+import {
+  acceptSpans,
+  decodedSpans,
+  type EncodedSpan,
+  encodeRecords,
+  MAX_RAW_SPAN_BYTES,
+  wireSpans,
+} from "./stored-spans.ts";
 
 const now = new Date();
 
@@ -99,7 +106,7 @@ describe("spans stored as OTLP", () => {
     const spans = [protoSpan(), protoSpan({ parentSpanId: randomBytes(8), kind: 3 }), protoSpan({ kind: 9 })];
     const body = protoTraces(spans);
     const request = decodeExport("traces", "protobuf", body);
-    const accepted = acceptSpans(request, body, now, OTLP_LIMITS);
+    const accepted = acceptSpans(wireSpans(scanTraceExport(body)), now, OTLP_LIMITS);
     expect(accepted.spans).toHaveLength(3);
     for (const s of accepted.spans) {
       // A view into the request body: nothing decoded was encoded again.
@@ -112,7 +119,7 @@ describe("spans stored as OTLP", () => {
   test("OTLP/JSON spans are encoded and read back the same way", () => {
     const json = new TextEncoder().encode(JSON.stringify(jsonTraces([jsonSpan(), jsonSpan({ kind: 1 })])));
     const request = decodeExport("traces", "json", json);
-    const accepted = acceptSpans(request, undefined, now, OTLP_LIMITS);
+    const accepted = acceptSpans(decodedSpans(request), now, OTLP_LIMITS);
     expect(accepted.spans).toHaveLength(2);
     expect(roundTrip(accepted.spans)).toEqual(expectedRecords(request));
   });
@@ -120,7 +127,7 @@ describe("spans stored as OTLP", () => {
   test("an oversized span is stored as its bounded record, and reads back as if stored raw", () => {
     const body = protoTraces([hostileSpan()]);
     const request = decodeExport("traces", "protobuf", body);
-    const accepted = acceptSpans(request, body, now, OTLP_LIMITS);
+    const accepted = acceptSpans(wireSpans(scanTraceExport(body)), now, OTLP_LIMITS);
     const [stored] = accepted.spans;
     if (!stored) throw new Error("the span was refused");
     expect(body.byteLength).toBeGreaterThan(MAX_RAW_SPAN_BYTES);
@@ -142,7 +149,7 @@ describe("spans stored as OTLP", () => {
       protoSpan(),
       protoSpan({ spanId: randomBytes(3) }),
     ]);
-    const accepted = acceptSpans(decodeExport("traces", "protobuf", body), body, now, OTLP_LIMITS);
+    const accepted = acceptSpans(wireSpans(scanTraceExport(body)), now, OTLP_LIMITS);
     expect(accepted.spans).toHaveLength(1);
     expect(accepted.rejected.count).toBe(2);
   });
@@ -152,7 +159,7 @@ describe("spans stored as OTLP", () => {
     // resource_spans (field 1) as a varint: protobufjs treats it as an unknown field.
     const odd = Buffer.concat([Buffer.from([0x08, 0x96, 0x01]), body, Buffer.from([0x08, 0x01])]);
     const request = decodeExport("traces", "protobuf", odd);
-    const accepted = acceptSpans(request, odd, now, OTLP_LIMITS);
+    const accepted = acceptSpans(wireSpans(scanTraceExport(odd)), now, OTLP_LIMITS);
     expect(accepted.spans.map((s) => s.bytes.buffer === odd.buffer)).toEqual([true, true]);
     expect(roundTrip(accepted.spans)).toEqual(expectedRecords(request));
   });

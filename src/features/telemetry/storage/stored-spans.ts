@@ -1,14 +1,21 @@
 import type { OtlpLimits } from "../limits.ts";
 import { cleanText, nanosBetween } from "../otlp-scalars.ts";
 import { chunkMessages } from "../otlp-schema.ts";
-import type { TraceRequest } from "../otlp-types.ts";
+import type { Resource, Scope, Span, TraceRequest } from "../otlp-types.ts";
 import { attributesToJson, serviceNameOf } from "../otlp-values.ts";
 import { createRejections, type Rejections } from "../rejections.ts";
-import { checkSpan, isEntrySpan, latestEnd, type SpanContext, spanRecordOf } from "../span-records.ts";
+import {
+  checkSpan,
+  isEntrySpan,
+  latestEnd,
+  type SpanContext,
+  type SpanKeyFields,
+  spanRecordOf,
+} from "../span-records.ts";
 import type { SpanRecord } from "../telemetry-store.ts";
+import { decodeSpan, type ScannedTraces, type WireSpan } from "../wire/scan-traces.ts";
 import { type ResourceRef, resourceRefs } from "./resources.ts";
 import { encodeSpanRecord } from "./span-message.ts";
-import { spanRanges } from "./span-wire.ts";
 
 /**
  * A span stored above this many bytes is re-encoded from its bounded record instead of kept as
@@ -42,16 +49,42 @@ export type AcceptedSpans = {
 };
 
 /**
- * An export request → its accepted spans, each as the bytes it arrived in (`wire`, the protobuf
- * body the request was decoded from; absent for OTLP/JSON, whose spans are encoded here).
- * Only ids and times are checked per span; names, attributes, events and links are bounded when
- * a chunk is read, so a span costs little more than its decoding. Spans with events are turned
- * into records (exceptions are found in them), and so are spans over `MAX_RAW_SPAN_BYTES`,
- * which are stored as their bounded record.
+ * Spans as an export request gives them: decoded whole (OTLP/JSON), or scanned from the protobuf
+ * body (wire/scan-traces.ts), whose spans are decoded only when their whole message is needed.
  */
-export function acceptSpans(
-  request: TraceRequest,
-  wire: Uint8Array | undefined,
+export type SpanSource<S extends SpanKeyFields> = {
+  resourceSpans: { resource?: Resource; scopeSpans?: { scope?: Scope; spans?: S[] }[] }[] | undefined;
+  hasEvents(span: S): boolean;
+  decoded(span: S): Span;
+  /** The OTLP `Span` message. */
+  bytes(span: S): Uint8Array;
+};
+
+/** A protobuf body's spans: their bytes are the exporter's. */
+export const wireSpans = (scanned: ScannedTraces): SpanSource<WireSpan> => ({
+  resourceSpans: scanned.resourceSpans,
+  hasEvents: (span) => span.hasEvents,
+  decoded: (span) => decodeSpan(scanned, span),
+  bytes: (span) => scanned.body.subarray(span.start, span.end),
+});
+
+/** Decoded spans (OTLP/JSON): each is encoded as a `Span` message. */
+export const decodedSpans = (request: TraceRequest): SpanSource<Span> => ({
+  resourceSpans: request.resourceSpans,
+  hasEvents: (span) => (span.events?.length ?? 0) > 0,
+  decoded: (span) => span,
+  bytes: (span) => chunkMessages.span.encode(span).finish(),
+});
+
+/**
+ * An export request's spans → the accepted ones, each as its `Span` message (from `source`).
+ * Only ids and times are checked per span; names, attributes, events and links are bounded when
+ * a chunk is read, so a span costs little more than finding it. Spans with events are decoded
+ * and turned into records (exceptions are found in them), and so are spans over
+ * `MAX_RAW_SPAN_BYTES`, which are stored as their bounded record.
+ */
+export function acceptSpans<S extends SpanKeyFields>(
+  source: SpanSource<S>,
   now: Date,
   limits: OtlpLimits,
 ): AcceptedSpans {
@@ -60,11 +93,7 @@ export function acceptSpans(
   const spans: EncodedSpan[] = [];
   const withEvents: SpanRecord[] = [];
   const latest = latestEnd(now, limits);
-  const ranges = wire ? spanRanges(wire) : [];
-  // Decoded spans and wire ranges pair up in order; should they ever not, every span is encoded.
-  const raw = wire !== undefined && ranges.length === 2 * spanCount(request);
-  let index = 0;
-  for (const resourceSpans of request.resourceSpans ?? []) {
+  for (const resourceSpans of source.resourceSpans ?? []) {
     const resourceAttributes = attributesToJson(resourceSpans.resource?.attributes, limits);
     const serviceName = serviceNameOf(resourceAttributes, limits);
     const resource = resources.refOf(resourceAttributes, serviceName);
@@ -73,21 +102,19 @@ export function acceptSpans(
       const context: SpanContext = { serviceName, scopeName, resourceAttributes, limits, latest };
       const group: SpanGroupRef = { resource, serviceName, scopeName };
       for (const span of scopeSpans.spans ?? []) {
-        const at = 2 * index++;
         const key = checkSpan(span, latest);
         if (typeof key === "string") {
           rejected.add(key);
           continue;
         }
         let record: SpanRecord | undefined;
-        if (span.events && span.events.length > 0) {
-          record = spanRecordOf(span, context, key);
+        if (source.hasEvents(span)) {
+          record = spanRecordOf(source.decoded(span), context, key);
           withEvents.push(record);
         }
-        let bytes =
-          raw && wire ? wire.subarray(ranges[at], ranges[at + 1]) : chunkMessages.span.encode(span).finish();
+        let bytes = source.bytes(span);
         if (bytes.length > MAX_RAW_SPAN_BYTES) {
-          bytes = encodeSpanRecord(record ?? spanRecordOf(span, context, key));
+          bytes = encodeSpanRecord(record ?? spanRecordOf(source.decoded(span), context, key));
         }
         spans.push({
           traceId: key.traceId,
@@ -129,12 +156,4 @@ export function encodeRecords(records: SpanRecord[]): { spans: EncodedSpan[]; re
     };
   });
   return { spans, resources: resources.all() };
-}
-
-function spanCount(request: TraceRequest): number {
-  let count = 0;
-  for (const resourceSpans of request.resourceSpans ?? []) {
-    for (const scopeSpans of resourceSpans.scopeSpans ?? []) count += scopeSpans.spans?.length ?? 0;
-  }
-  return count;
 }

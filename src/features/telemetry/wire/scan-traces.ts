@@ -1,0 +1,196 @@
+import protobuf from "protobufjs";
+import { otlpMessages } from "../otlp-schema.ts";
+import type { Int64, Resource, Scope, Span } from "../otlp-types.ts";
+import type { SpanKeyFields } from "../span-records.ts";
+import { messageChecker } from "./check-message.ts";
+
+/**
+ * What ingest needs of a span before it stores the span's bytes: its ids, times, kind and status
+ * code (span-records.ts `checkSpan` reads just these), whether it has events, and where its
+ * message lies in the body. The whole `Span` is decoded only on demand (`decodeSpan`).
+ */
+export type WireSpan = SpanKeyFields & {
+  hasEvents: boolean;
+  /** `[start, end)` of its `Span` message in the body. */
+  start: number;
+  end: number;
+};
+
+/** An export request with its resources and scopes decoded and its spans scanned. */
+export type ScannedTraces = {
+  body: Buffer;
+  resourceSpans: { resource?: Resource; scopeSpans: { scope?: Scope; spans: WireSpan[] }[] }[];
+};
+
+const request = otlpMessages.traces.request;
+const nestedType = (type: protobuf.Type, field: string) =>
+  type.fields[field]?.resolve().resolvedType as protobuf.Type;
+const resourceSpansType = nestedType(request, "resourceSpans");
+const resourceType = nestedType(resourceSpansType, "resource");
+const scopeSpansType = nestedType(resourceSpansType, "scopeSpans");
+const scopeType = nestedType(scopeSpansType, "scope");
+const spanType = nestedType(scopeSpansType, "spans");
+const checkRequest = messageChecker(request);
+
+/**
+ * A protobuf ExportTraceServiceRequest → its spans' fields and byte ranges, with the same verdict
+ * as `Type.decode` (wire/check-message.ts; a refused body throws as the decoder would) and the
+ * same values: a field given twice keeps its last value, a sub-message given twice is merged, a
+ * field with an unexpected wire type is unknown and skipped — as protobufjs's decoder does.
+ * Resources and scopes (a few per request) are decoded whole; spans are not.
+ */
+export function scanTraces(bytes: Uint8Array): ScannedTraces {
+  const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  checkRequest(body);
+  // The body is sound from here on: the walk below only finds its way.
+  const reader = protobuf.Reader.create(body);
+  const resourceSpans: ScannedTraces["resourceSpans"] = [];
+  forEachField(reader, reader.len, (id, end) => {
+    if (id === 1) resourceSpans.push(scanResourceSpans(reader, end));
+  });
+  return { body, resourceSpans };
+}
+
+/** A span's whole message, decoded (spans with events, and those stored as their record). */
+export const decodeSpan = (scanned: ScannedTraces, span: WireSpan): Span =>
+  spanType.decode(scanned.body.subarray(span.start, span.end)) as unknown as Span;
+
+/**
+ * Calls `visit(fieldNumber, end)` for each length-delimited field up to `end`, with the reader at
+ * the field's value; a field `visit` leaves unread is skipped. Other wire types are skipped: no
+ * field read here has one.
+ */
+function forEachField(reader: protobuf.Reader, end: number, visit: (id: number, end: number) => void) {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    if ((tag & 7) !== 2) {
+      reader.skipType(tag & 7);
+      continue;
+    }
+    const valueEnd = reader.uint32() + reader.pos;
+    visit(tag >>> 3, valueEnd);
+    reader.pos = valueEnd;
+  }
+}
+
+function scanResourceSpans(reader: protobuf.Reader, end: number) {
+  const resources: Uint8Array[] = [];
+  const scopeSpans: ScannedTraces["resourceSpans"][number]["scopeSpans"] = [];
+  forEachField(reader, end, (id, fieldEnd) => {
+    if (id === 1) resources.push(reader.buf.subarray(reader.pos, fieldEnd));
+    else if (id === 2) scopeSpans.push(scanScopeSpans(reader, fieldEnd));
+  });
+  return { resource: decodeMerged<Resource>(resourceType, resources), scopeSpans };
+}
+
+function scanScopeSpans(reader: protobuf.Reader, end: number) {
+  const scopes: Uint8Array[] = [];
+  const spans: WireSpan[] = [];
+  forEachField(reader, end, (id, fieldEnd) => {
+    if (id === 1) scopes.push(reader.buf.subarray(reader.pos, fieldEnd));
+    else if (id === 2) spans.push(scanSpan(reader, fieldEnd));
+  });
+  return { scope: decodeMerged<Scope>(scopeType, scopes), spans };
+}
+
+/**
+ * A sub-message given more than once is merged, as the decoder merges it: the same as decoding
+ * the occurrences' bytes one after the other. Absent stays absent.
+ */
+function decodeMerged<T>(type: protobuf.Type, parts: Uint8Array[]): T | undefined {
+  if (parts.length === 0) return undefined;
+  const bytes = parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts);
+  return type.decode(bytes) as unknown as T;
+}
+
+/** Span fields read here → the wire type the decoder reads them with (any other: unknown). */
+const SPAN_FIELDS: Record<number, number> = {
+  1: 2, // trace_id
+  2: 2, // span_id
+  4: 2, // parent_span_id
+  6: 0, // kind
+  7: 1, // start_time_unix_nano
+  8: 1, // end_time_unix_nano
+  11: 2, // events
+  15: 2, // status
+};
+
+/**
+ * One span's fields, read as the generated decoder reads them: the last occurrence wins, and a
+ * default value (empty bytes, zero) leaves the field absent.
+ */
+function scanSpan(reader: protobuf.Reader, end: number): WireSpan {
+  const span: WireSpan = { hasEvents: false, start: reader.pos, end };
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    const id = tag >>> 3;
+    if (SPAN_FIELDS[id] !== (tag & 7)) {
+      reader.skipType(tag & 7);
+      continue;
+    }
+    switch (id) {
+      case 1:
+        span.traceId = nonEmpty(reader.bytes());
+        break;
+      case 2:
+        span.spanId = nonEmpty(reader.bytes());
+        break;
+      case 4:
+        span.parentSpanId = nonEmpty(reader.bytes());
+        break;
+      case 6:
+        span.kind = reader.int32() || undefined;
+        break;
+      case 7:
+        span.startTimeUnixNano = fixed64(reader);
+        break;
+      case 8:
+        span.endTimeUnixNano = fixed64(reader);
+        break;
+      case 11:
+        span.hasEvents = true;
+        reader.skipType(2);
+        break;
+      default:
+        span.status = scanStatus(reader, span.status);
+    }
+  }
+  return span;
+}
+
+/** Status.code: field 3, a varint. */
+const STATUS_CODE_TAG = 3 << 3;
+
+/** Status { message = 2; code = 3 }: only the code is needed; merged like the decoder merges. */
+function scanStatus(reader: protobuf.Reader, previous: WireSpan["status"]): WireSpan["status"] {
+  const status = previous ?? {};
+  const end = reader.uint32() + reader.pos;
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    if (tag === STATUS_CODE_TAG) {
+      const code = reader.int32();
+      if (code) status.code = code;
+      else delete status.code;
+    } else reader.skipType(tag & 7);
+  }
+  return status;
+}
+
+const nonEmpty = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length > 0 ? bytes : undefined);
+
+/** A fixed64 as the decoder's `Long` shape (what otlp-scalars reads); zero is absent. */
+function fixed64(reader: protobuf.Reader): Int64 | undefined {
+  const buf = reader.buf;
+  const at = reader.pos;
+  reader.pos += 8;
+  const low = readInt32(buf, at);
+  const high = readInt32(buf, at + 4);
+  return low === 0 && high === 0 ? undefined : { low, high, unsigned: true };
+}
+
+/** Little-endian, as a signed 32-bit number (long.js keeps its halves so). */
+const readInt32 = (buf: Uint8Array, at: number): number =>
+  (buf[at] as number) |
+  ((buf[at + 1] as number) << 8) |
+  ((buf[at + 2] as number) << 16) |
+  ((buf[at + 3] as number) << 24);
