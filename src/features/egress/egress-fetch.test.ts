@@ -6,6 +6,7 @@ import { createEgress, type Resolve } from "./egress-fetch.ts";
 import {
   devPolicy,
   makeTestCa,
+  refusedOrigin,
   startHttpsServer,
   startSilentTcpServer,
   type TestCa,
@@ -151,10 +152,9 @@ describe("dev override (loopback server)", () => {
   });
 
   test("a closed port is remote_unreachable (refused)", async () => {
-    const closed = await startHttpsServer(ca, () => {});
-    await closed.close();
-    const egress = egressFor(devPolicy(ca, [closed.port]));
-    const error = await caught(egress.fetch(`${closed.origin}/`));
+    const refused = await refusedOrigin();
+    const egress = egressFor(devPolicy(ca, [refused.port]));
+    const error = await caught(egress.fetch(`${refused.origin}/`)).finally(() => refused.close());
     expect(error).toMatchObject({ code: "remote_unreachable", details: { reason: "refused" } });
   });
 });

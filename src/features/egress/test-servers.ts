@@ -113,3 +113,25 @@ export function devPolicy(ca: TestCa, ports: number[], overrides: Partial<Egress
     ...overrides,
   };
 }
+
+/**
+ * An origin where a connection is refused, and stays refused for the test's length. Closing a
+ * server and dialling its port is not enough: with test files running in parallel the kernel may
+ * hand the port to another test's server meanwhile (seen in CI: a TLS error instead of a refusal,
+ * and a stray request to someone else's server). So the port is held by a listener on 127.0.0.2
+ * — which also keeps any wildcard listener off it — and the origin dials 127.0.0.3, where nothing
+ * listens.
+ */
+export async function refusedOrigin(): Promise<{ origin: string; port: number; close(): Promise<void> }> {
+  const holder = createTcpServer();
+  await new Promise<void>((resolve, reject) => {
+    holder.once("error", reject);
+    holder.listen(0, "127.0.0.2", resolve);
+  });
+  const { port } = holder.address() as AddressInfo;
+  return {
+    origin: `https://127.0.0.3:${port}`,
+    port,
+    close: () => new Promise<void>((resolve) => holder.close(() => resolve())),
+  };
+}

@@ -6,7 +6,13 @@ import { echoTool, type McpServerOptions, slowTool, startMcpServer } from "../..
 import type { AppError } from "../../errors.ts";
 import type { EgressPolicy } from "../egress/address-policy.ts";
 import { createEgress, type Egress } from "../egress/egress-fetch.ts";
-import { devPolicy, makeTestCa, startHttpsServer, type TestCa } from "../egress/test-servers.ts";
+import {
+  devPolicy,
+  makeTestCa,
+  refusedOrigin,
+  startHttpsServer,
+  type TestCa,
+} from "../egress/test-servers.ts";
 import { listRemoteTools, type RemoteAuth, withRemoteClient } from "./remote-client.ts";
 import { hashManifest } from "./tool-hash.ts";
 
@@ -137,10 +143,13 @@ describe("listRemoteTools against real MCP servers over HTTPS", () => {
   });
 
   test("a closed port is remote_unreachable (refused)", async () => {
-    const gone = await server();
-    const egress = egressTo([gone]);
-    await gone.close();
-    const error = await rejection(list(gone, { kind: "none" }, egress));
+    const refused = await refusedOrigin();
+    cleanups.push(() => refused.close());
+    const egress = createEgress(devPolicy(ca, [refused.port]));
+    cleanups.push(() => egress.close());
+    const error = await rejection(
+      listRemoteTools({ egress, endpointUrl: `${refused.origin}/mcp`, auth: { kind: "none" } }),
+    );
     expect(error).toMatchObject({ code: "remote_unreachable", status: 502, details: { reason: "refused" } });
   });
 
