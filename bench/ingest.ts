@@ -120,7 +120,9 @@ async function runChild(target: Target): Promise<number> {
 
 function spawnTarget(target: Target): Promise<{ results: Phase[]; failures: number }> {
   return new Promise((resolvePromise, reject) => {
-    const proc = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    // --expose-gc: each window starts from a collected heap (ingest-windows.ts `measure`).
+    const args = [...process.execArgv, "--expose-gc", fileURLToPath(import.meta.url)];
+    const proc = spawn(process.execPath, args, {
       env: { ...process.env, BENCH_CHILD_TARGET: target },
       stdio: ["ignore", "pipe", "inherit"],
     });

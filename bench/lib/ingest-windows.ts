@@ -54,6 +54,9 @@ export async function measure(
   windowSeconds: number,
   work: (deadline: number, count: (spans: number) => void) => Promise<void>,
 ): Promise<Phase> {
+  // The phases take turns on this thread: without a collection first, one phase's garbage would
+  // count in the next one's peak heap and RSS (the bench's engine process runs with --expose-gc).
+  (globalThis as { gc?: () => void }).gc?.();
   let spans = 0;
   let counting = false;
   let peakRss = 0;
