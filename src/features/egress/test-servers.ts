@@ -120,7 +120,7 @@ export function devPolicy(ca: TestCa, ports: number[], overrides: Partial<Egress
  * hand the port to another test's server meanwhile (seen in CI: a TLS error instead of a refusal,
  * and a stray request to someone else's server). So the port is held by a listener on 127.0.0.2
  * — which also keeps any wildcard listener off it — and the origin dials 127.0.0.3, where nothing
- * listens.
+ * listens. (Linux routes all of 127/8 to loopback; macOS would need 127.0.0.2 configured.)
  */
 export async function refusedOrigin(): Promise<{ origin: string; port: number; close(): Promise<void> }> {
   const holder = createTcpServer();

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import { hexIdsToBase64 } from "./otlp-json.ts";
 import { otlpMessages, type Signal } from "./otlp-schema.ts";
 import type { LogsRequest, MetricsRequest, TraceRequest } from "./otlp-types.ts";
-import { type ScannedTraces, scanTraces } from "./wire/scan-traces.ts";
+import { RefusedBody, type ScannedTraces, scanTraces } from "./wire/scan-traces.ts";
 
 export type OtlpFormat = "protobuf" | "json";
 
@@ -37,13 +37,13 @@ export function decodeExport<S extends Signal>(
 
 /**
  * A protobuf trace export body → its spans scanned, not decoded (wire/scan-traces.ts): the same
- * verdict as `decodeExport`, the same `invalid_request` when refused.
+ * verdict as `decodeExport`, `invalid_request` when refused (the reason's wording may differ).
  */
 export function scanTraceExport(body: Uint8Array): ScannedTraces {
   try {
     return scanTraces(body);
   } catch (error) {
-    throw invalidBody("traces", "protobuf", error);
+    throw error instanceof RefusedBody ? invalidBody("traces", "protobuf", error) : error;
   }
 }
 

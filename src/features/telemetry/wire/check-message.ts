@@ -67,11 +67,17 @@ function planOf(type: protobuf.Type): Plan {
   };
   // Registered before the fields are planned: message types nest recursively (AnyValue).
   plans.set(type, plan);
-  for (const field of fields) {
-    const [kind, wireType] = kindOf(type, field);
-    plan.kinds[field.id] = kind;
-    plan.wireTypes[field.id] = wireType;
-    if (field.resolvedType instanceof protobuf.Type) plan.nested[field.id] = planOf(field.resolvedType);
+  try {
+    for (const field of fields) {
+      const [kind, wireType] = kindOf(type, field);
+      plan.kinds[field.id] = kind;
+      plan.wireTypes[field.id] = wireType;
+      if (field.resolvedType instanceof protobuf.Type) plan.nested[field.id] = planOf(field.resolvedType);
+    }
+  } catch (error) {
+    // A half-made plan would check less, silently, the next time the type is asked for.
+    plans.delete(type);
+    throw error;
   }
   return plan;
 }

@@ -33,15 +33,29 @@ const spanType = nestedType(scopeSpansType, "spans");
 const checkRequest = messageChecker(request);
 
 /**
+ * The body is not a valid message: what the decoder would have refused. Anything else thrown
+ * while scanning a body that passed the check is a fault here, not the client's.
+ */
+export class RefusedBody extends Error {
+  constructor(reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason), { cause: reason });
+  }
+}
+
+/**
  * A protobuf ExportTraceServiceRequest → its spans' fields and byte ranges, with the same verdict
- * as `Type.decode` (wire/check-message.ts; a refused body throws as the decoder would) and the
+ * as `Type.decode` (wire/check-message.ts; a refused body throws `RefusedBody`) and the
  * same values: a field given twice keeps its last value, a sub-message given twice is merged, a
  * field with an unexpected wire type is unknown and skipped — as protobufjs's decoder does.
  * Resources and scopes (a few per request) are decoded whole; spans are not.
  */
 export function scanTraces(bytes: Uint8Array): ScannedTraces {
   const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  checkRequest(body);
+  try {
+    checkRequest(body);
+  } catch (error) {
+    throw new RefusedBody(error);
+  }
   // The body is sound from here on: the walk below only finds its way.
   const reader = protobuf.Reader.create(body);
   const resourceSpans: ScannedTraces["resourceSpans"] = [];
@@ -74,33 +88,63 @@ function forEachField(reader: protobuf.Reader, end: number, visit: (id: number, 
 }
 
 function scanResourceSpans(reader: protobuf.Reader, end: number) {
-  const resources: Uint8Array[] = [];
+  const start = reader.pos;
+  const resource = occurrences();
   const scopeSpans: ScannedTraces["resourceSpans"][number]["scopeSpans"] = [];
   forEachField(reader, end, (id, fieldEnd) => {
-    if (id === 1) resources.push(reader.buf.subarray(reader.pos, fieldEnd));
+    if (id === 1) resource.add(reader.pos, fieldEnd);
     else if (id === 2) scopeSpans.push(scanScopeSpans(reader, fieldEnd));
   });
-  return { resource: decodeMerged<Resource>(resourceType, resources), scopeSpans };
+  return { resource: resource.decode<Resource>(resourceType, reader, start, end, 1), scopeSpans };
 }
 
 function scanScopeSpans(reader: protobuf.Reader, end: number) {
-  const scopes: Uint8Array[] = [];
+  const start = reader.pos;
+  const scope = occurrences();
   const spans: WireSpan[] = [];
   forEachField(reader, end, (id, fieldEnd) => {
-    if (id === 1) scopes.push(reader.buf.subarray(reader.pos, fieldEnd));
+    if (id === 1) scope.add(reader.pos, fieldEnd);
     else if (id === 2) spans.push(scanSpan(reader, fieldEnd));
   });
-  return { scope: decodeMerged<Scope>(scopeType, scopes), spans };
+  return { scope: scope.decode<Scope>(scopeType, reader, start, end, 1), spans };
 }
 
 /**
- * A sub-message given more than once is merged, as the decoder merges it: the same as decoding
- * the occurrences' bytes one after the other. Absent stays absent.
+ * The occurrences of one sub-message field (a resource, a scope), merged as the decoder merges
+ * them: the same as decoding their bytes one after the other. Only the first range is kept; a
+ * field given many times (an attacker's 8 MiB of empty resources) costs no object per
+ * occurrence: their bytes are gathered into one buffer by a second walk. Absent stays absent.
  */
-function decodeMerged<T>(type: protobuf.Type, parts: Uint8Array[]): T | undefined {
-  if (parts.length === 0) return undefined;
-  const bytes = parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts);
-  return type.decode(bytes) as unknown as T;
+function occurrences() {
+  let count = 0;
+  let total = 0;
+  let first: [number, number] = [0, 0];
+  return {
+    add(start: number, end: number) {
+      if (count++ === 0) first = [start, end];
+      total += end - start;
+    },
+    decode<T>(
+      type: protobuf.Type,
+      reader: protobuf.Reader,
+      start: number,
+      end: number,
+      field: number,
+    ): T | undefined {
+      if (count === 0) return undefined;
+      const buf = reader.buf as Buffer;
+      if (count === 1) return type.decode(buf.subarray(first[0], first[1])) as unknown as T;
+      const merged = Buffer.allocUnsafe(total);
+      let at = 0;
+      const saved = reader.pos;
+      reader.pos = start;
+      forEachField(reader, end, (id, fieldEnd) => {
+        if (id === field) at += buf.copy(merged, at, reader.pos, fieldEnd);
+      });
+      reader.pos = saved;
+      return type.decode(merged) as unknown as T;
+    },
+  };
 }
 
 /** Span fields read here → the wire type the decoder reads them with (any other: unknown). */
