@@ -220,6 +220,20 @@ describe("scanTraces reads a body as protobufjs's decoder does", () => {
     expect(accepted).toBeLessThan(runs - runs / 20);
   });
 
+  test("thousands of bodies generated from the schema, odd encodings included", () => {
+    const seed = Number(process.env.SCAN_FUZZ_SEED ?? 20261126);
+    const rnd = random(seed + 1);
+    let accepted = 0;
+    const runs = 3000;
+    for (let i = 0; i < runs; i++) {
+      let body = Buffer.from(generated(request, 0, rnd));
+      if (rnd.below(10) === 0) body = body.subarray(0, rnd.below(body.length + 1));
+      if (expectTwins(body, `seed ${seed}, generated ${i}: ${body.toString("base64")}`)) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(runs / 20);
+    expect(accepted).toBeLessThan(runs - runs / 20);
+  });
+
   test("hand-made edge cases", () => {
     const span = protoSpan({ status: { code: 2 } });
     const one = encodeRequest("traces", { resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] });
@@ -240,6 +254,8 @@ describe("scanTraces reads a body as protobufjs's decoder does", () => {
       ["UTF-16 surrogate as UTF-8", wrapSpan(Buffer.from([0x2a, 0x03, 0xed, 0xa0, 0x80]))],
       ["overlong UTF-8", wrapSpan(Buffer.from([0x2a, 0x02, 0xc0, 0xaf]))],
       ["varint past ten bytes", wrapSpan(Buffer.from([0x50, ...Array(11).fill(0xff), 0x01]))],
+      ["int64 value of ten bytes", intAttribute(9)],
+      ["int64 value past ten bytes", intAttribute(10)],
       ["length past the end", wrapSpan(Buffer.from([0x0a, 0x7f, 0x01]))],
       // The request is depth 0, the attribute's value 5, each array level adds 2; the limit is 100.
       ["nested at the recursion limit", deepValue(47)],
@@ -254,6 +270,8 @@ describe("scanTraces reads a body as protobufjs's decoder does", () => {
     expect(verdicts).toContain("invalid UTF-8 in a name: refused");
     expect(verdicts).toContain("nested at the recursion limit: accepted");
     expect(verdicts).toContain("nested past the recursion limit: refused");
+    expect(verdicts).toContain("int64 value of ten bytes: accepted");
+    expect(verdicts).toContain("int64 value past ten bytes: refused");
   });
 });
 
@@ -276,6 +294,15 @@ function varint(value: number): Buffer {
   }
   out.push(rest);
   return Buffer.from(out);
+}
+
+/** A span attribute whose int64 value is a varint of `continuations` + 1 bytes. */
+function intAttribute(continuations: number): Uint8Array {
+  const value = Buffer.from([0x18, ...Array(continuations).fill(0x80), 0x01]);
+  const keyValue = Buffer.concat([Buffer.from([0x0a, 0x01, 0x69, 0x12]), varint(value.length), value]);
+  return wrapSpan(
+    Buffer.concat([spanBytes(protoSpan()), Buffer.from([0x4a]), varint(keyValue.length), keyValue]),
+  );
 }
 
 /** A span attribute whose value nests `levels` array values deep. */
@@ -306,4 +333,104 @@ function encodeTwice(): Uint8Array {
     inner(first),
     inner(second),
   ]);
+}
+
+type Random = ReturnType<typeof random>;
+
+/** Strings that are valid UTF-8 (ASCII, 2- and 4-byte, a BOM) and not (lone byte, surrogate, > U+10FFFF). */
+const TEXTS = [
+  [],
+  [0x41],
+  [0xc3, 0xa9],
+  [0xf0, 0x9f, 0x98, 0x80],
+  [0xef, 0xbb, 0xbf],
+  [0xff],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+];
+
+/** A varint, sometimes padded with redundant continuation bytes (legal up to ten bytes). */
+function encodedVarint(value: number, rnd: Random): number[] {
+  const bytes = [...varint(value)];
+  if (rnd.below(10) === 0) {
+    const last = bytes.pop() as number;
+    bytes.push(last | 0x80, ...Array(rnd.below(3)).fill(0x80), 0);
+  }
+  return bytes;
+}
+
+/** A varint value of any shape: small, 32-bit, ten bytes, too long, truncated by the body's end. */
+function anyVarint(rnd: Random): number[] {
+  switch (rnd.below(5)) {
+    case 0:
+      return [0xff, 0xff, 0xff, 0xff, 0x0f];
+    case 1:
+      return [...Array(9).fill(0xff), 0x01];
+    case 2:
+      // Ten bytes is the most a varint may take: nine to eleven continuation bytes straddle it.
+      return [...Array(9 + rnd.below(3)).fill(0x80), rnd.below(2)];
+    default:
+      return [...varint(rnd.below(300))];
+  }
+}
+
+const WIRE_TYPE: Record<string, number> = {
+  double: 1,
+  fixed64: 1,
+  sfixed64: 1,
+  float: 5,
+  fixed32: 5,
+  sfixed32: 5,
+};
+
+/**
+ * A random message of `type` from its reflection: known fields with the right wire type mostly,
+ * the wrong one sometimes; unknown fields of every wire type (groups too, some unclosed or closed
+ * by the wrong field); texts valid and not; lengths now and then off by one; nesting up to past
+ * the recursion limit.
+ */
+function generated(type: protobuf.Type, depth: number, rnd: Random): number[] {
+  const out: number[] = [];
+  const fields = type.fieldsArray;
+  const count = depth > 40 ? rnd.below(2) : rnd.below(5);
+  for (let i = 0; i < count; i++) {
+    if (rnd.below(15) === 0) {
+      out.push(...unknownField(rnd, depth));
+      continue;
+    }
+    const field = fields[rnd.below(fields.length)] as protobuf.Field;
+    const nested = field.resolve().resolvedType;
+    const expected =
+      nested instanceof protobuf.Type || field.type === "string" || field.type === "bytes"
+        ? 2
+        : (WIRE_TYPE[field.type] ?? 0);
+    const wireType = rnd.below(15) === 0 ? ([0, 1, 2, 5][rnd.below(4)] ?? 0) : expected;
+    out.push(...encodedVarint(field.id * 8 + wireType, rnd));
+    if (wireType === 0) out.push(...anyVarint(rnd));
+    else if (wireType === 1) out.push(...Array.from({ length: 8 }, () => rnd.below(256)));
+    else if (wireType === 5) out.push(...Array.from({ length: 4 }, () => rnd.below(256)));
+    else {
+      const value =
+        nested instanceof protobuf.Type
+          ? generated(nested, depth + 1, rnd)
+          : field.type === "bytes"
+            ? Array.from({ length: [0, 3, 8, 16][rnd.below(4)] as number }, () =>
+                rnd.below(3) ? rnd.below(256) : 0,
+              )
+            : (TEXTS[rnd.below(TEXTS.length)] as number[]);
+      const skew = rnd.below(40) === 0 ? rnd.below(3) - 1 : 0;
+      out.push(...encodedVarint(Math.max(0, value.length + skew), rnd), ...value);
+    }
+  }
+  return out;
+}
+
+/** An unknown field: numbers 0 and beyond the schema's, any wire type, groups nested and mismatched. */
+function unknownField(rnd: Random, depth: number): number[] {
+  const id = rnd.below(4) === 0 ? 0 : 17 + rnd.below(40);
+  const wireType = rnd.below(8);
+  if (wireType !== 3) return [...encodedVarint(id * 8 + wireType, rnd), ...anyVarint(rnd)];
+  const inner = depth < 110 && rnd.below(3) === 0 ? unknownField(rnd, depth + 1) : [];
+  const closing = rnd.below(8) === 0 ? id + 1 : id;
+  return [...encodedVarint(id * 8 + 3, rnd), ...inner, ...encodedVarint(closing * 8 + 4, rnd)];
 }
