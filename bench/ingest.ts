@@ -257,8 +257,8 @@ async function runTarget(
     );
   };
 
-  // The two phases take turns in short windows, so that both see the same moments of this
-  // host, whose speed moves by tens of percent within seconds; a phase's figure sums its windows. The
+  // The phases take turns in short windows, so that all see the same moments of this host,
+  // whose speed moves by tens of percent within seconds; a phase's figure sums its windows. The
   // first window of each warms up in full (JIT, pools); later ones only refill the pipeline.
   const decodeWindows: Phase[] = [];
   const scanWindows: Phase[] = [];

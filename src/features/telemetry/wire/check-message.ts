@@ -69,9 +69,8 @@ function planOf(type: protobuf.Type): Plan {
   plans.set(type, plan);
   try {
     for (const field of fields) {
-      const [kind, wireType] = kindOf(type, field);
-      plan.kinds[field.id] = kind;
-      plan.wireTypes[field.id] = wireType;
+      plan.kinds[field.id] = kindOf(type, field);
+      plan.wireTypes[field.id] = wireTypeOf(field);
       if (field.resolvedType instanceof protobuf.Type) plan.nested[field.id] = planOf(field.resolvedType);
     }
   } catch (error) {
@@ -82,54 +81,53 @@ function planOf(type: protobuf.Type): Plan {
   return plan;
 }
 
-const VARINT = 0;
-const FIXED64 = 1;
-const LENGTH_DELIMITED = 2;
-const FIXED32 = 5;
+/** How each scalar type is read, by the reader method the generated decoder calls. */
+const SCALAR_KINDS: Record<string, Kind> = {
+  bytes: Kind.Bytes,
+  int32: Kind.Varint32,
+  uint32: Kind.Varint32,
+  sint32: Kind.Varint32,
+  bool: Kind.Bool,
+  int64: Kind.Varint64,
+  uint64: Kind.Varint64,
+  sint64: Kind.Varint64,
+  fixed32: Kind.Fixed32,
+  sfixed32: Kind.Fixed32,
+  float: Kind.Fixed32,
+  fixed64: Kind.Fixed64,
+  sfixed64: Kind.Fixed64,
+  double: Kind.Fixed64,
+};
 
-function kindOf(type: protobuf.Type, field: protobuf.Field): [Kind, number] {
+function kindOf(type: protobuf.Type, field: protobuf.Field): Kind {
   const where = `${type.fullName}.${field.name}`;
   if (field.map || field.delimited) throw new Error(`${where}: maps and groups are not supported`);
-  if (field.resolvedType instanceof protobuf.Type) return [Kind.Message, LENGTH_DELIMITED];
+  if (field.resolvedType instanceof protobuf.Type) return Kind.Message;
   if (field.resolvedType instanceof protobuf.Enum) {
     // A closed enum's decoder keeps unknown values aside instead of reading them as numbers.
     if (features(field.resolvedType).enum_type === "CLOSED") throw new Error(`${where}: closed enum`);
     if (field.repeated) throw new Error(`${where}: repeated enums are packable`);
-    return [Kind.Varint32, VARINT];
+    return Kind.Varint32;
   }
   // The decoder reads packable repeated scalars either packed or not: not needed for OTLP traces.
   if (field.repeated && field.type !== "string" && field.type !== "bytes") {
     throw new Error(`${where}: repeated scalars are not supported`);
   }
-  switch (field.type) {
-    case "string": {
-      const validation = features(field).utf8_validation;
-      if (validation === undefined) throw new Error(`${where}: features not resolved`);
-      return [validation === "VERIFY" ? Kind.Utf8 : Kind.Bytes, LENGTH_DELIMITED];
-    }
-    case "bytes":
-      return [Kind.Bytes, LENGTH_DELIMITED];
-    case "int32":
-    case "uint32":
-    case "sint32":
-      return [Kind.Varint32, VARINT];
-    case "bool":
-      return [Kind.Bool, VARINT];
-    case "int64":
-    case "uint64":
-    case "sint64":
-      return [Kind.Varint64, VARINT];
-    case "fixed32":
-    case "sfixed32":
-    case "float":
-      return [Kind.Fixed32, FIXED32];
-    case "fixed64":
-    case "sfixed64":
-    case "double":
-      return [Kind.Fixed64, FIXED64];
-    default:
-      throw new Error(`${where}: type ${field.type} is not supported`);
+  if (field.type === "string") {
+    const validation = features(field).utf8_validation;
+    if (validation === undefined) throw new Error(`${where}: features not resolved`);
+    return validation === "VERIFY" ? Kind.Utf8 : Kind.Bytes;
   }
+  const kind = SCALAR_KINDS[field.type];
+  if (kind === undefined) throw new Error(`${where}: type ${field.type} is not supported`);
+  return kind;
+}
+
+/** The wire type the generated decoder expects: protobufjs's own table, 2 for messages. */
+function wireTypeOf(field: protobuf.Field): number {
+  if (field.resolvedType instanceof protobuf.Type) return 2;
+  const type = field.resolvedType instanceof protobuf.Enum ? "int32" : field.type;
+  return protobuf.types.basic[type as keyof typeof protobuf.types.basic];
 }
 
 /** protobufjs's resolved editions features (not in its type declarations). */

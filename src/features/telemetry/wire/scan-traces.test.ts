@@ -279,30 +279,24 @@ const spanBytes = (span: Record<string, unknown>) =>
   Buffer.from(spanType.encode(spanType.fromObject(span)).finish());
 
 /** `span` (raw Span message bytes) as the only span of a request. */
-function wrapSpan(span: Uint8Array): Uint8Array {
-  const delimited = (field: number, bytes: Uint8Array) =>
-    Buffer.concat([Buffer.from([(field << 3) | 2]), varint(bytes.length), bytes]);
-  return delimited(1, delimited(2, delimited(2, span)));
-}
+const wrapSpan = (span: Uint8Array): Uint8Array => delimited(1, delimited(2, delimited(2, span)));
 
-function varint(value: number): Buffer {
-  const out: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    out.push((rest & 0x7f) | 0x80);
-    rest >>>= 7;
-  }
-  out.push(rest);
-  return Buffer.from(out);
-}
+/** A length-delimited field of `bytes`, framed by protobufjs's writer. */
+const delimited = (field: number, bytes: Uint8Array): Buffer =>
+  Buffer.from(
+    protobuf.Writer.create()
+      .uint32((field << 3) | 2)
+      .bytes(bytes)
+      .finish(),
+  );
+
+const varint = (value: number): Buffer => Buffer.from(protobuf.Writer.create().uint32(value).finish());
 
 /** A span attribute whose int64 value is a varint of `continuations` + 1 bytes. */
 function intAttribute(continuations: number): Uint8Array {
   const value = Buffer.from([0x18, ...Array(continuations).fill(0x80), 0x01]);
-  const keyValue = Buffer.concat([Buffer.from([0x0a, 0x01, 0x69, 0x12]), varint(value.length), value]);
-  return wrapSpan(
-    Buffer.concat([spanBytes(protoSpan()), Buffer.from([0x4a]), varint(keyValue.length), keyValue]),
-  );
+  const keyValue = Buffer.concat([Buffer.from([0x0a, 0x01, 0x69]), delimited(2, value)]);
+  return wrapSpan(Buffer.concat([spanBytes(protoSpan()), delimited(9, keyValue)]));
 }
 
 /** A span attribute whose value nests `levels` array values deep. */
@@ -327,12 +321,7 @@ function encodeTwice(): Uint8Array {
     const length = reader.uint32();
     return Buffer.from(body).subarray(reader.pos, reader.pos + length);
   };
-  return Buffer.concat([
-    Buffer.from([0x0a]),
-    varint(inner(first).length + inner(second).length),
-    inner(first),
-    inner(second),
-  ]);
+  return delimited(1, Buffer.concat([inner(first), inner(second)]));
 }
 
 type Random = ReturnType<typeof random>;

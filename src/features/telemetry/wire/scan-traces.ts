@@ -89,24 +89,24 @@ function forEachField(reader: protobuf.Reader, end: number, visit: (id: number, 
 
 function scanResourceSpans(reader: protobuf.Reader, end: number) {
   const start = reader.pos;
-  const resource = occurrences();
+  const resource = occurrences<Resource>(resourceType, 1);
   const scopeSpans: ScannedTraces["resourceSpans"][number]["scopeSpans"] = [];
   forEachField(reader, end, (id, fieldEnd) => {
     if (id === 1) resource.add(reader.pos, fieldEnd);
     else if (id === 2) scopeSpans.push(scanScopeSpans(reader, fieldEnd));
   });
-  return { resource: resource.decode<Resource>(resourceType, reader, start, end, 1), scopeSpans };
+  return { resource: resource.decode(reader, start, end), scopeSpans };
 }
 
 function scanScopeSpans(reader: protobuf.Reader, end: number) {
   const start = reader.pos;
-  const scope = occurrences();
+  const scope = occurrences<Scope>(scopeType, 1);
   const spans: WireSpan[] = [];
   forEachField(reader, end, (id, fieldEnd) => {
     if (id === 1) scope.add(reader.pos, fieldEnd);
     else if (id === 2) spans.push(scanSpan(reader, fieldEnd));
   });
-  return { scope: scope.decode<Scope>(scopeType, reader, start, end, 1), spans };
+  return { scope: scope.decode(reader, start, end), spans };
 }
 
 /**
@@ -115,7 +115,7 @@ function scanScopeSpans(reader: protobuf.Reader, end: number) {
  * field given many times (an attacker's 8 MiB of empty resources) costs no object per
  * occurrence: their bytes are gathered into one buffer by a second walk. Absent stays absent.
  */
-function occurrences() {
+function occurrences<T>(type: protobuf.Type, field: number) {
   let count = 0;
   let total = 0;
   let first: [number, number] = [0, 0];
@@ -124,13 +124,8 @@ function occurrences() {
       if (count++ === 0) first = [start, end];
       total += end - start;
     },
-    decode<T>(
-      type: protobuf.Type,
-      reader: protobuf.Reader,
-      start: number,
-      end: number,
-      field: number,
-    ): T | undefined {
+    /** Decoded from the message's field occurrences; `[start, end)` is the enclosing message. */
+    decode(reader: protobuf.Reader, start: number, end: number): T | undefined {
       if (count === 0) return undefined;
       const buf = reader.buf as Buffer;
       if (count === 1) return type.decode(buf.subarray(first[0], first[1])) as unknown as T;
@@ -222,19 +217,14 @@ function scanStatus(reader: protobuf.Reader, previous: WireSpan["status"]): Wire
 
 const nonEmpty = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length > 0 ? bytes : undefined);
 
-/** A fixed64 as the decoder's `Long` shape (what otlp-scalars reads); zero is absent. */
+/**
+ * A fixed64 as the decoder's `Long` shape (what otlp-scalars reads; halves signed, as long.js
+ * keeps them); zero is absent. One object, where `reader.fixed64()` would make two per timestamp.
+ */
 function fixed64(reader: protobuf.Reader): Int64 | undefined {
-  const buf = reader.buf;
-  const at = reader.pos;
+  const buf = reader.buf as Buffer;
+  const low = buf.readInt32LE(reader.pos);
+  const high = buf.readInt32LE(reader.pos + 4);
   reader.pos += 8;
-  const low = readInt32(buf, at);
-  const high = readInt32(buf, at + 4);
   return low === 0 && high === 0 ? undefined : { low, high, unsigned: true };
 }
-
-/** Little-endian, as a signed 32-bit number (long.js keeps its halves so). */
-const readInt32 = (buf: Uint8Array, at: number): number =>
-  (buf[at] as number) |
-  ((buf[at + 1] as number) << 8) |
-  ((buf[at + 2] as number) << 16) |
-  ((buf[at + 3] as number) << 24);
