@@ -1,6 +1,8 @@
 import { describe, expect, test } from "../../test/fixtures.ts";
-import { problem } from "../../test/http.ts";
+import { client, problem } from "../../test/http.ts";
+import { createMemberKey } from "../../test/lib/members.ts";
 import { environments } from "../db/schema/environments.ts";
+import { mcpConnections } from "../db/schema/mcp-connections.ts";
 
 describe("Idempotency-Key", () => {
   test("missing key on a mutation is 400 idempotency_key_required and changes nothing", async ({
@@ -94,5 +96,46 @@ describe("Idempotency-Key", () => {
       const res = await owner.api.post("/environments", { name: "bad-key" }, { idempotencyKey: key });
       expect(res.status).toBe(400);
     }
+  });
+  test("a stored response goes back only to the credential that got it: a member reusing an owner's key is refused, not answered", async ({
+    deps,
+    app,
+    owner,
+  }) => {
+    const path = `/environments/${owner.environmentId}/mcp-connections`;
+    const body = {
+      alias: "runbooks",
+      displayName: "Runbooks",
+      endpointUrl: "https://mcp.example.com/secret-path/mcp",
+      auth: { kind: "bearer" },
+    };
+    const created = await owner.api.post(path, body, { idempotencyKey: "create-runbooks" });
+    expect(created.status).toBe(201);
+    const createdBody = await created.text();
+
+    // A member may not manage connections (403), so a replay of the owner's answer would leak it.
+    const member = await createMemberKey(deps, app, owner);
+    const replayed = await member.post(path, body, { idempotencyKey: "create-runbooks" });
+    expect(replayed.status).toBe(422);
+    expect(replayed.headers.get("idempotency-replayed")).toBeNull();
+    const text = await replayed.text();
+    expect(JSON.parse(text).code).toBe("idempotency_key_reused");
+    expect(text).not.toContain("secret-path");
+    expect(text).not.toContain(JSON.parse(createdBody).id);
+
+    // The owner's own narrower key is another credential too.
+    const narrow = await owner.api.post("/api-keys", {
+      name: "read-only",
+      permissions: ["mcp_connections:read"],
+    });
+    const readOnly = client(app, ((await narrow.json()) as { secret: string }).secret);
+    expect((await readOnly.post(path, body, { idempotencyKey: "create-runbooks" })).status).toBe(422);
+
+    // The credential that made it still gets its replay, and nothing was created twice.
+    const again = await owner.api.post(path, body, { idempotencyKey: "create-runbooks" });
+    expect(again.status).toBe(201);
+    expect(again.headers.get("idempotency-replayed")).toBe("true");
+    expect(await again.text()).toBe(createdBody);
+    expect(await deps.db.select().from(mcpConnections)).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import type { Actor } from "../context.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema/idempotency-keys.ts";
 import { AppError } from "../errors.ts";
@@ -135,11 +136,20 @@ export async function releaseIdempotencyKey(scope: IdempotencyScope): Promise<vo
 const whereKey = (scope: IdempotencyScope) =>
   and(eq(idempotencyKeys.organizationId, scope.organizationId), eq(idempotencyKeys.key, scope.key));
 
-/** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
+/**
+ * The caller, as part of what makes a request the same one. A stored response is replayed
+ * before the route's own permission and role checks run, so it may only ever go back to the
+ * credential that was given it: another caller of the organisation who reuses (or guesses) the
+ * key gets `idempotency_key_reused`, never someone else's answer.
+ */
+export const callerOf = (actor: Actor): string => `${actor.type}:${actor.id}`;
+
+/** Caller, method, path, query, If-Match and the exact body bytes: any difference is a different request. */
 async function hashRequest(c: Context<AppEnv>): Promise<string> {
   const url = new URL(c.req.url);
   const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
   return createHash("sha256")
+    .update(`${callerOf(c.get("ctx").actor)}\n`)
     .update(`${c.req.method}\n${url.pathname}${url.search}\n${c.req.header("if-match") ?? ""}\n`)
     .update(body)
     .digest("hex");

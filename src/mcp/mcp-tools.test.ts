@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, type Tenant, test } from "../../test/fixtures.ts";
 import { echoTool } from "../../test/lib/mcp-servers.ts";
+import { createMemberKey } from "../../test/lib/members.ts";
 import { auditLog } from "../db/schema/audit-log.ts";
 import { mcpConnections } from "../db/schema/mcp-connections.ts";
 import type { Connection, Discovery } from "../features/connections/schemas.ts";
@@ -385,5 +386,30 @@ describe("MCP authorisation and tenancy", () => {
     expect(crossEnv.message).not.toContain("Private");
     await mine.close();
     await theirs.close();
+  });
+  test("a stored tool result goes back only to the credential that got it", async ({ app, owner, deps }) => {
+    const memberKey = await createMemberKey(deps, app, owner);
+    const ownerClient = await connectMcp(app, owner.apiKey);
+    const memberClient = await connectMcp(app, memberKey.key);
+    const args = {
+      environmentId: owner.environmentId,
+      alias: "mcp-one",
+      displayName: "One",
+      endpointUrl: "https://mcp.example.com/secret-path/mcp",
+      auth: { kind: "bearer" },
+      idempotencyKey: "mcp-k1",
+    };
+    // A member may not manage connections: a replay of the owner's result would hand it over.
+    expect(
+      (await failed(memberClient, "create_mcp_connection", { ...args, idempotencyKey: "own" })).code,
+    ).toBe("forbidden");
+    await ok<Conn>(ownerClient, "create_mcp_connection", args);
+    const replay = await failed(memberClient, "create_mcp_connection", args);
+    expect(replay.code).toBe("idempotency_key_reused");
+    expect((await callTool(ownerClient, "create_mcp_connection", args)).structuredContent).toMatchObject({
+      replayed: true,
+    });
+    await memberClient.close();
+    await ownerClient.close();
   });
 });

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ServiceContext } from "../context.ts";
 import { AppError, isAppError } from "../errors.ts";
 import {
+  callerOf,
   claimIdempotencyKey,
   completeIdempotencyKey,
   type IdempotencyScope,
@@ -86,7 +87,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
         return success(answer.text, answer.data);
       }
       const key = keyOnly.parse(args).idempotencyKey ?? randomUUID();
-      return await idempotently(ctx, key, requestHash(spec.name, parsed), async () => {
+      return await idempotently(ctx, key, requestHash(callerOf(ctx.actor), spec.name, parsed), async () => {
         const answer = await spec.run(parsed, { ...ctx, idempotencyKey: key });
         return { text: answer.text, data: output.parse(answer.data) };
       });
@@ -187,9 +188,10 @@ async function idempotently(
 }
 
 /** Tool name and canonical (RFC 8785) arguments, in a namespace no HTTP request hash can share. */
-function requestHash(tool: string, args: unknown): string {
+/** The caller is part of it, as over HTTP (see `callerOf`): a replay skips the verb's role checks. */
+function requestHash(caller: string, tool: string, args: unknown): string {
   return createHash("sha256")
-    .update(`mcp:tools/call\n${tool}\n${canonicalize(args) ?? ""}`)
+    .update(`mcp:tools/call\n${caller}\n${tool}\n${canonicalize(args) ?? ""}`)
     .digest("hex");
 }
 
