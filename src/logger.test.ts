@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describe, expect, test } from "../test/fixtures.ts";
 
 describe("logging", () => {
@@ -23,5 +24,23 @@ describe("logging", () => {
     const text = logs.text();
     expect(text).toContain("oops");
     for (const needle of ["sk_leak1", "c-leak2", "t-leak3"]) expect(text).not.toContain(needle);
+  });
+  test("a failed query is logged with its text but without the values it was bound to", async ({
+    deps,
+    logs,
+  }) => {
+    const failed = new DrizzleQueryError(
+      'insert into "oauth_models" ("payload") values ($1)',
+      [{ client_secret: "cs-leak4" }, "multi\nline-leak5"],
+      new Error("invalid byte sequence"),
+    );
+    deps.logger.error({ err: failed }, "first");
+    deps.logger.error({ error: new Error("wrapped", { cause: failed }) }, "second");
+    deps.logger.error(failed, "third");
+    const text = logs.text();
+    expect(text.match(/oauth_models/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(text).toContain("invalid byte sequence");
+    for (const needle of ["cs-leak4", "leak5"]) expect(text).not.toContain(needle);
+    expect(failed.params).toHaveLength(2); // the live error is left as it was
   });
 });

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../errors.ts";
+import { parseFormBody } from "./form-body.ts";
 
 // A JSON \u0000 escape, not preceded by an escaped backslash (`\\u0000` is the text "\u0000").
 const escapedNul = /(?:^|[^\\])(?:\\\\)*\\u0000/;
@@ -25,7 +26,7 @@ export const refuseNulCharacters =
       // Hono keeps what was read: the route parses the same body afterwards.
       if (body === "json" && escapedNul.test(await c.req.text())) throw refused("JSON strings");
       if (body === "form") {
-        const fields = await c.req.parseBody({ all: true });
+        const fields = await parseFormBody(c);
         for (const value of Object.values(fields).flat()) {
           if (typeof value === "string" && value.includes("\0")) throw refused("Form fields");
         }
@@ -34,12 +35,25 @@ export const refuseNulCharacters =
     return next();
   };
 
-/** Whether any string in a parsed value (JSON arguments, say) holds U+0000. */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\0");
-  if (Array.isArray(value)) return value.some(containsNul);
+/** Whether any string in a parsed value (JSON arguments, say), key or value, passes `test`. */
+export function someString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === "string") return test(value);
+  if (Array.isArray(value)) return value.some((item) => someString(item, test));
   if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) if (key.includes("\0") || containsNul(item)) return true;
+    for (const [key, item] of Object.entries(value)) if (test(key) || someString(item, test)) return true;
   }
   return false;
 }
+
+/** Whether any string in a parsed value holds U+0000. */
+export const containsNul = (value: unknown): boolean => someString(value, (text) => text.includes("\0"));
+
+// With the u flag a proper surrogate pair is one code point, so this matches only a lone half.
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * Whether any string in a parsed value holds a lone UTF-16 surrogate (JSON lets `"\ud800"`
+ * through). Such a string has no UTF-8 form: it cannot be hashed canonically or stored as sent.
+ */
+export const containsLoneSurrogate = (value: unknown): boolean =>
+  someString(value, (text) => loneSurrogate.test(text));

@@ -5,7 +5,7 @@ import { ERROR_META_KEY } from "./tool-errors.ts";
 type Property = { type?: string | string[]; format?: string };
 
 describe("MCP tools with malformed arguments", () => {
-  test("NUL or oversized text in any string argument is a tool error with a code, never internal", async ({
+  test("NUL, a lone surrogate or oversized text in any string argument is a tool error with a code, never internal", async ({
     app,
     owner,
   }) => {
@@ -24,7 +24,7 @@ describe("MCP tools with malformed arguments", () => {
         base[name] = name === "environmentId" ? owner.environmentId : crypto.randomUUID();
       }
       for (const name of strings) {
-        for (const bad of ["a\u0000b", "\u0000", "x".repeat(100_000)]) {
+        for (const bad of ["a\u0000b", "\u0000", "\ud800", "a\udc00b", "x".repeat(100_000)]) {
           calls++;
           const result = await callTool(client, tool.name, { ...base, [name]: bad });
           const code = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;

@@ -13,7 +13,7 @@ import {
   idempotencyKeyPattern,
   releaseIdempotencyKey,
 } from "../http/idempotency.ts";
-import { containsNul } from "../http/nul-guard.ts";
+import { containsLoneSurrogate, containsNul } from "../http/nul-guard.ts";
 import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
 
@@ -80,6 +80,11 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
       // Same rule as REST (nul-guard.ts): PostgreSQL text cannot hold U+0000.
       if (containsNul(args))
         throw new AppError("invalid_request", "Arguments must not contain NUL characters.");
+      if (containsLoneSurrogate(args))
+        throw new AppError(
+          "invalid_request",
+          "Arguments must be valid Unicode: a string holds a lone surrogate.",
+        );
       // The SDK validated `args` against `declaredInput`; parsing again types them for `run`.
       const parsed = input.parse(args);
       if (!write) {

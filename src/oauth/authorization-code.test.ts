@@ -305,4 +305,24 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     const registered = await registerClient(app, deps, { client_name: "Fine" });
     expect(registered.client_id).toBeTruthy();
   });
+
+  test("a registration with a NUL character is refused as client metadata, not failed in the database", async ({
+    app,
+    deps,
+    logs,
+  }) => {
+    for (const metadata of [
+      { redirect_uris: [REDIRECT], client_name: "a\u0000" },
+      { redirect_uris: [`${REDIRECT}\u0000`] },
+    ]) {
+      const res = await app.request(`${deps.config.baseUrl}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(metadata),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "invalid_client_metadata" });
+    }
+    expect(logs.text()).not.toContain("OAuth authorization server error");
+  });
 });

@@ -1,3 +1,5 @@
+import { containsNul } from "../http/nul-guard.ts";
+
 /**
  * Dynamic client registration is open (MCP clients register themselves), so what a registered
  * client may do is narrowed here, before the provider sees the request: the authorization code
@@ -33,5 +35,7 @@ export function checkRegistration(body: Uint8Array | undefined): RegistrationChe
   if (Array.isArray(redirects) && redirects.length > MAX_REDIRECT_URIS) {
     return { refusal: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
   }
+  // PostgreSQL's jsonb cannot hold U+0000: the provider would store the client and fail (a 500).
+  if (containsNul(kept)) return { refusal: "client metadata must not contain NUL characters" };
   return { body: new TextEncoder().encode(JSON.stringify(kept)) };
 }

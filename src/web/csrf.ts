@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../errors.ts";
 import { csrfTokenFor, sameSecret } from "../features/web-sessions/session-secret.ts";
+import { parseFormBody } from "../http/form-body.ts";
 import { randomToken } from "../ids.ts";
 import { readCookie, writeCookie } from "./cookies.ts";
 import type { WebEnv } from "./env.ts";
@@ -61,7 +62,7 @@ export const verifyCsrf = (): MiddlewareHandler<WebEnv> => async (c, next) => {
   if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
     throw refuse("it is not a form submission");
   }
-  const body = await c.req.parseBody({ all: true });
+  const body = await parseFormBody(c);
   const sent = body._csrf;
   const expected = c.get("webSecret") ? csrfToken(c) : readCookie(c, "preSession");
   if (typeof sent !== "string" || !expected || !sameSecret(sent, expected)) {

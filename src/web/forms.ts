@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { AppError, isAppError } from "../errors.ts";
+import { parseFormBody } from "../http/form-body.ts";
 import { csrfToken } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
@@ -205,8 +206,7 @@ export function formStrings(body: Record<string, unknown>, name: string): string
 }
 
 /** The form body (already parsed and cached by verifyCsrf). */
-export const readForm = async (c: Context<WebEnv>): Promise<Record<string, unknown>> =>
-  c.req.parseBody({ all: true });
+export const readForm = (c: Context<WebEnv>): Promise<Record<string, unknown>> => parseFormBody(c);
 
 /**
  * Field messages from an error: zod-style `errors: [{ path, message }]` details are tied to
