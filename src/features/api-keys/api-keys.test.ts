@@ -44,6 +44,15 @@ describe("API keys", () => {
     }
   });
 
+  test("a name with control characters is refused, as every other name is", async ({ owner }) => {
+    for (const name of ["bell\u0007", "two\nlines", "del\u007f"]) {
+      const res = await owner.api.post("/api-keys", { name, permissions: ["environments:read"] });
+      expect(res.status).toBe(400);
+      expect((await problem(res)).code).toBe("invalid_request");
+    }
+    expect((await (await owner.api.get("/api-keys")).json()).items).toHaveLength(1);
+  });
+
   test("a key without api_keys:manage cannot mint keys (no privilege escalation)", async ({ app, owner }) => {
     const made = await owner.api.post("/api-keys", {
       name: "readonly",

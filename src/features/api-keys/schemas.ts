@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { singleLineText } from "../../http/text-schemas.ts";
 import { permissions } from "./permissions.ts";
 
 export const PermissionSchema = z.enum(permissions).openapi("Permission");
@@ -30,7 +31,7 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(100).openapi({ example: "CI deploys" }),
+    name: singleLineText(100).openapi({ example: "CI deploys" }),
     permissions: z.array(PermissionSchema).min(1).max(permissions.length),
   })
   .strict()
