@@ -1,3 +1,5 @@
+import { type AddressInfo, connect } from "node:net";
+import { serve } from "@hono/node-server";
 import { describe, expect, test } from "../../test/fixtures.ts";
 import { problem } from "../../test/http.ts";
 
@@ -14,6 +16,49 @@ describe("request guards and error shape", () => {
     });
     expect(res.status).toBe(415);
     expect((await problem(res)).code).toBe("unsupported_media_type");
+  });
+
+  test("a POST with no body at all, as `curl -X POST` sends it, reaches an operation that takes none", async ({
+    app,
+    owner,
+  }) => {
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      // Raw bytes: fetch and node:http both frame a bodiless POST (content-length: 0); curl does not.
+      const post = (headers: Record<string, string>, body = "") =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const lines = [
+            `POST /api/v1/environments/${owner.environmentId}/mcp-connections/mcp_nonexistent/discoveries HTTP/1.1`,
+            `host: 127.0.0.1:${port}`,
+            `authorization: Bearer ${owner.apiKey}`,
+            `idempotency-key: ${crypto.randomUUID()}`,
+            'if-match: "1"',
+            "connection: close",
+            ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+          ];
+          const socket = connect(port, "127.0.0.1", () => socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`));
+          let answer = "";
+          socket.on("data", (chunk) => {
+            answer += chunk;
+          });
+          socket.on("error", reject);
+          socket.on("close", () => {
+            const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+            resolve({ status, body: answer.slice(answer.indexOf("\r\n\r\n") + 4) });
+          });
+        });
+      const bare = await post({});
+      expect(bare.status, bare.body).toBe(404); // the operation ran: no such connection
+      expect(JSON.parse(bare.body).code).toBe("not_found");
+      // A body that is declared but not JSON is still refused.
+      const form = await post({ "content-type": "text/plain", "content-length": "4" }, "name");
+      expect(form.status).toBe(415);
+    } finally {
+      server.close();
+    }
   });
 
   test("malformed JSON is 400 invalid_request", async ({ owner }) => {

@@ -25,9 +25,13 @@ const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 export const requireJsonBodies = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const method = c.req.method;
   if (method === "POST" || method === "PUT" || method === "PATCH") {
-    const declaredEmpty = c.req.header("content-length") === "0";
-    const hasBody = c.req.raw.body !== null && !declaredEmpty;
     const type = c.req.header("content-type");
+    const length = c.req.header("content-length");
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3):
+    // `curl -X POST` on an operation that takes none. Node still hands it over as a stream.
+    const framed = length !== undefined || c.req.header("transfer-encoding") !== undefined;
+    const declaredEmpty = length === "0" || (!framed && type === undefined);
+    const hasBody = c.req.raw.body !== null && !declaredEmpty;
     if (hasBody && (!type || !jsonType.test(type))) {
       throw new AppError("unsupported_media_type", "Send request bodies as application/json.", {
         contentType: type ?? null,
