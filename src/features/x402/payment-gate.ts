@@ -66,14 +66,20 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
     const http = await initialized();
     const price = payments.prices[matched.route.price];
     const header = c.req.header("payment-signature");
-    const identity = header ? readPaymentIdentity(header) : undefined;
-    if (!identity) {
-      // No payment, or one that could not be locked: only a challenge, never the handler.
+    const read = header ? readPaymentIdentity(header) : undefined;
+    if (!read?.ok) {
+      // No payment, or one that could not be locked: only a challenge, never the handler nor
+      // the facilitator (which throws on malformed fields, and a throw reads as an outage).
       const adapter = new RequestAdapter(c, args.baseUrl, { hidePayment: true });
       const result = await processRequest(http, requestContext(c, adapter));
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
-      return challengeResponse(c, result.response, { price, paid: header !== undefined });
+      return challengeResponse(c, result.response, {
+        price,
+        paid: read !== undefined,
+        problem: read?.problem,
+      });
     }
+    const identity = read.identity;
     const flow: Flow = {
       c,
       next,

@@ -3,6 +3,7 @@ import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import canonicalize from "canonicalize";
 import type { Context } from "hono";
+import { z } from "zod";
 import type { PaymentKey } from "./payment-lock.ts";
 
 /** What identifies one signed payment: its lock key, its exact content, and its deadline. */
@@ -14,49 +15,116 @@ export type PaymentIdentity = {
   validBefore: number;
 };
 
-const hex32 = /^0x[0-9a-fA-F]{64}$/;
-const address = /^0x[0-9a-fA-F]{40}$/;
+/** A lockable payment, or what is wrong with the header (named by field) for the 402 the client gets. */
+export type PaymentRead = { ok: true; identity: PaymentIdentity } | { ok: false; problem: string };
+
+const decimal = /^\d+$/;
+const MAX_UINT256 = 2n ** 256n - 1n;
+/** A uint256 as EIP-3009 signs it: anything else makes the facilitator's BigInt or ABI encoding throw. */
+const uint256 = z
+  .string({ error: "must be a non-negative decimal integer string" })
+  .regex(decimal, "must be a non-negative decimal integer string")
+  // Checks run on after a failed regex: BigInt must not see a non-decimal string.
+  .refine((value) => !decimal.test(value) || BigInt(value) <= MAX_UINT256, "must fit in a uint256");
+const address = z
+  .string({ error: "must be a 0x-prefixed 20-byte hex address" })
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
 /**
- * Reads the EIP-3009 authorization out of a `PAYMENT-SIGNATURE` header. Undefined when the
- * header is not a v2 `exact` EIP-3009 payment (the SDK then answers it with a 402); such a
- * payment could not be locked, so it must never reach a handler.
+ * The v2 `exact` EIP-3009 payment the gate can lock, as the facilitator reads it. The facilitator
+ * throws (rather than refusing) on a field it cannot parse, and a throw is an outage to the
+ * boundary (503 `payments_unavailable`), so any client could fake an outage: the shape is
+ * checked here, before the facilitator is called. Unknown keys are kept; the SDK matches
+ * `accepted` against the requirements itself.
  */
-export function readPaymentIdentity(header: string): PaymentIdentity | undefined {
-  let payload: PaymentPayload;
+const LockablePayment = z.looseObject(
+  {
+    x402Version: z.literal(2, { error: "must be 2" }),
+    accepted: z.looseObject(
+      {
+        network: z.string({ error: "must be a string" }),
+        asset: z.string({ error: "must be a string" }),
+      },
+      { error: "must be an object" },
+    ),
+    payload: z.looseObject(
+      {
+        signature: z
+          .string({ error: "must be a 0x-prefixed hex string" })
+          .regex(/^0x(?:[0-9a-fA-F]{2})+$/, "must be a 0x-prefixed hex string"),
+        authorization: z.looseObject(
+          {
+            from: address,
+            to: address,
+            value: uint256,
+            validAfter: uint256,
+            // Also the lock record's expiry, so it must be a usable number of seconds.
+            validBefore: uint256.refine(
+              (value) => Number.isSafeInteger(Number(value)),
+              "must be a Unix time in seconds",
+            ),
+            nonce: z
+              .string({ error: "must be 0x and 64 hex digits" })
+              .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x and 64 hex digits"),
+          },
+          { error: "must be an EIP-3009 authorization object" },
+        ),
+      },
+      { error: "must be an object" },
+    ),
+  },
+  { error: "must be a JSON object" },
+);
+
+/**
+ * Reads the EIP-3009 authorization out of a `PAYMENT-SIGNATURE` header. Not ok when the header
+ * is not a well-formed v2 `exact` EIP-3009 payment; such a payment could not be locked (nor
+ * verified without the facilitator throwing), so it must never reach a handler or the
+ * facilitator: the gate answers it with a 402 `payment_invalid` carrying `problem`.
+ */
+export function readPaymentIdentity(header: string): PaymentRead {
+  let decoded: unknown;
   try {
-    payload = decodePaymentSignatureHeader(header);
+    decoded = decodePaymentSignatureHeader(header);
   } catch {
-    return undefined;
+    return { ok: false, problem: "the header is not base64-encoded JSON" };
   }
-  const authorization = (payload.payload as { authorization?: Record<string, unknown> } | undefined)
-    ?.authorization;
-  const from = authorization?.from;
-  const nonce = authorization?.nonce;
-  const validBefore = Number(authorization?.validBefore);
-  if (
-    payload.x402Version !== 2 ||
-    typeof payload.accepted?.asset !== "string" ||
-    typeof from !== "string" ||
-    !address.test(from) ||
-    typeof nonce !== "string" ||
-    !hex32.test(nonce) ||
-    !Number.isSafeInteger(validBefore)
-  ) {
-    return undefined;
+  const parsed = LockablePayment.safeParse(decoded);
+  if (!parsed.success) return { ok: false, problem: describe(parsed.error) };
+  const { accepted, payload } = parsed.data;
+  const { from, nonce, validBefore } = payload.authorization;
+  // The payment as sent (every key kept), for the SDK to verify and settle.
+  const sent = decoded as PaymentPayload;
+  // Canonical JSON, so the same payment re-encoded (another key order) is still the same.
+  // canonicalize throws on what it cannot encode canonically, such as a lone surrogate.
+  let canonical: string | undefined;
+  try {
+    canonical = canonicalize({ accepted: sent.accepted, payload: sent.payload });
+  } catch {
+    return { ok: false, problem: "the payment holds a string that is not valid Unicode" };
   }
   return {
-    payload,
-    key: {
-      network: payload.accepted.network,
-      asset: payload.accepted.asset.toLowerCase(),
-      payer: from.toLowerCase(),
-      nonce: nonce.toLowerCase(),
+    ok: true,
+    identity: {
+      payload: sent,
+      key: {
+        network: accepted.network,
+        asset: accepted.asset.toLowerCase(),
+        payer: from.toLowerCase(),
+        nonce: nonce.toLowerCase(),
+      },
+      paymentHash: sha256(canonical ?? ""),
+      validBefore: Number(validBefore),
     },
-    // Canonical JSON, so the same payment re-encoded (another key order) is still the same.
-    paymentHash: sha256(canonicalize({ accepted: payload.accepted, payload: payload.payload }) ?? ""),
-    validBefore,
   };
+}
+
+/** The first issue, as `payload.authorization.value must be …`. */
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "the payment is malformed";
+  const path = issue.path.map(String).join(".");
+  return path ? `${path} ${issue.message}` : `the payment ${issue.message}`;
 }
 
 /** Method, path, query and the exact body bytes: any difference is a different request. */

@@ -22,7 +22,12 @@ export const replayedHeaders = ["content-type", "etag", "location", "payment-res
 export function challengeResponse(
   c: Context,
   instructions: HTTPResponseInstructions,
-  args: { price: Price; paid: boolean },
+  args: {
+    price: Price;
+    paid: boolean;
+    /** What is wrong with a payment that was never sent to the facilitator (it names the field). */
+    problem?: string | undefined;
+  },
 ): Response {
   const headers = new Headers(instructions.headers);
   if (instructions.isHtml)
@@ -31,7 +36,7 @@ export function challengeResponse(
   const error = args.paid
     ? new AppError(
         "payment_invalid",
-        `The payment was refused (${reason ?? "invalid_payment"}); nothing was charged. Sign a new payment for the requirements in the PAYMENT-REQUIRED header.`,
+        `The payment was refused (${reason ?? "invalid_payment"}${args.problem ? `: ${args.problem}` : ""}); nothing was charged. Sign a new payment for the requirements in the PAYMENT-REQUIRED header.`,
         { reason: reason ?? "invalid_payment", price: formatUsd(args.price) },
       )
     : new AppError(
