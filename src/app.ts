@@ -20,7 +20,7 @@ import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { docsPage } from "./http/docs-page.ts";
 import type { AppEnv } from "./http/env.ts";
-import { refuseNulCharacters } from "./http/nul-guard.ts";
+import { refuseUnstorableText } from "./http/nul-guard.ts";
 import { createApiRouter } from "./http/openapi.ts";
 import { buildOpenApiDocument } from "./http/openapi-document.ts";
 import { handleError } from "./http/problem.ts";
@@ -75,7 +75,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/api/v1/openapi.json", (c) => c.body(openapi, 200, { "content-type": "application/json" }));
   app.route("/api/v1/docs", docsPage());
 
-  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate(), refuseNulCharacters("json"));
+  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate(), refuseUnstorableText("json"));
   app.route("/api/v1", api);
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));

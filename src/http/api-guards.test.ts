@@ -2,6 +2,7 @@ import { type AddressInfo, connect } from "node:net";
 import { serve } from "@hono/node-server";
 import { describe, expect, test } from "../../test/fixtures.ts";
 import { problem } from "../../test/http.ts";
+import { environments } from "../db/schema/environments.ts";
 
 describe("request guards and error shape", () => {
   test("a body past 1 MiB is 413 payload_too_large", async ({ owner }) => {
@@ -59,6 +60,44 @@ describe("request guards and error shape", () => {
     } finally {
       server.close();
     }
+  });
+
+  test("a body that is not UTF-8, or a string with a lone surrogate, is refused rather than stored changed", async ({
+    app,
+    owner,
+    deps,
+  }) => {
+    const post = (body: string | Uint8Array<ArrayBuffer>) =>
+      app.request("/api/v1/environments", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${owner.apiKey}`,
+          "content-type": "application/json",
+          "idempotency-key": crypto.randomUUID(),
+        },
+        body,
+      });
+    const before = await deps.db.select().from(environments);
+    const sent: (string | Uint8Array<ArrayBuffer>)[] = [
+      new Uint8Array([...Buffer.from('{"name":"caf'), 0xe9, ...Buffer.from('"}')]), // Latin-1 é
+      new Uint8Array([...Buffer.from('{"name":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]), // an encoded surrogate
+      '{"name":"half \\ud800"}',
+      '{"name":"low \\udc00 first"}',
+      '{"name":"swapped \\ude00\\ud83d"}',
+    ];
+    for (const body of sent) {
+      const res = await post(body);
+      expect(res.status, String(body)).toBe(400);
+      expect((await problem(res)).code).toBe("invalid_request");
+    }
+    expect(await deps.db.select().from(environments)).toHaveLength(before.length);
+    // A proper pair, escaped or not, and an escaped backslash before a "u" are fine.
+    for (const name of ["smile \\ud83d\\ude00", "grin 😁", "path \\\\ud800"]) {
+      const res = await post(`{"name":"${name}"}`);
+      expect(res.status, name).toBe(201);
+    }
+    const names = (await deps.db.select().from(environments)).map((e) => e.name);
+    expect(names).toEqual(expect.arrayContaining(["smile 😀", "grin 😁", "path \\ud800"]));
   });
 
   test("malformed JSON is 400 invalid_request", async ({ owner }) => {

@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from "hono";
+import { isUtf8 } from "node:buffer";
+import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../errors.ts";
 import { parseFormBody } from "./form-body.ts";
 
@@ -10,21 +11,25 @@ const refused = (where: string) =>
   new AppError("invalid_request", `${where} must not contain NUL characters.`);
 
 /**
- * Refuses U+0000 anywhere in the path, the query or the body, before anything reads them.
- * PostgreSQL text and jsonb cannot hold it, so such a value would otherwise fail deep inside a
- * query as a 500 (found by test/malformed-input.test.ts); no identifier, name, filter or
- * credential of ours can contain it, so refusing it whole loses nothing. In a URL it can only
- * arrive percent-encoded. `json` checks a JSON body's text (REST, x402); `form` a submitted
- * form's fields (web UI).
+ * Refuses text the database cannot store as sent, before anything reads the request:
+ *
+ * - U+0000 anywhere in the path, the query or the body. PostgreSQL text and jsonb cannot hold
+ *   it, so such a value would otherwise fail deep inside a query as a 500 (found by
+ *   test/malformed-input.test.ts); no identifier, name, filter or credential of ours can contain
+ *   it, so refusing it whole loses nothing. In a URL it can only arrive percent-encoded.
+ * - A JSON body that is not UTF-8, or whose strings hold a lone surrogate (`"\ud800"`). Decoding
+ *   would quietly turn either into U+FFFD, so what was stored would differ from what was sent.
+ *
+ * `json` checks a JSON body (REST, x402); `form` a submitted form's fields (web UI).
  */
-export const refuseNulCharacters =
+export const refuseUnstorableText =
   (body: "json" | "form"): MiddlewareHandler =>
   async (c, next) => {
     if (urlHasNul(c.req.url)) throw refused("The path and query");
     const method = c.req.method;
     if ((method === "POST" || method === "PUT" || method === "PATCH") && c.req.raw.body !== null) {
       // Hono keeps what was read: the route parses the same body afterwards.
-      if (body === "json" && escapedNul.test(await c.req.text())) throw refused("JSON strings");
+      if (body === "json") await checkJsonText(c);
       if (body === "form") {
         const fields = await parseFormBody(c);
         for (const value of Object.values(fields).flat()) {
@@ -34,6 +39,27 @@ export const refuseNulCharacters =
     }
     return next();
   };
+
+async function checkJsonText(c: Context): Promise<void> {
+  if (!isUtf8(await c.req.arrayBuffer())) {
+    throw new AppError("invalid_request", "The request body must be valid UTF-8.");
+  }
+  const text = await c.req.text();
+  if (escapedNul.test(text)) throw refused("JSON strings");
+  // Valid UTF-8 cannot encode a surrogate, so only a \u escape can make one: most bodies have
+  // none and skip the second parse.
+  if (text.includes("\\u") && parsedHoldsLoneSurrogate(text)) {
+    throw new AppError("invalid_request", "JSON strings must be valid Unicode: one holds a lone surrogate.");
+  }
+}
+
+function parsedHoldsLoneSurrogate(text: string): boolean {
+  try {
+    return containsLoneSurrogate(JSON.parse(text));
+  } catch {
+    return false; // malformed JSON: the route's own parser answers it
+  }
+}
 
 /** Whether any string in a parsed value (JSON arguments, say), key or value, passes `test`. */
 export function someString(value: unknown, test: (text: string) => boolean): boolean {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../errors.ts";
-import { refuseNulCharacters } from "../http/nul-guard.ts";
+import { refuseUnstorableText } from "../http/nul-guard.ts";
 import { registerAssets } from "./assets.ts";
 import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
@@ -69,7 +69,7 @@ export function createWebRoutes(): Hono<WebEnv> {
           throw new AppError("payload_too_large", "That form was too large to accept.");
         },
       }),
-      refuseNulCharacters("form"),
+      refuseUnstorableText("form"),
       webSession(),
     );
   }

@@ -10,7 +10,7 @@ import { paymentGate } from "../features/x402/payment-gate.ts";
 import { resourceServerLoader } from "../features/x402/server-loader.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
 import type { AppEnv } from "../http/env.ts";
-import { refuseNulCharacters } from "../http/nul-guard.ts";
+import { refuseUnstorableText } from "../http/nul-guard.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { llmsTxt } from "./llms-txt.ts";
@@ -54,7 +54,7 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
     "*",
     apiBodyLimit(),
     requireJsonBodies(),
-    refuseNulCharacters("json"),
+    refuseUnstorableText("json"),
     assumedStateCheck(deps, assumptionKinds),
     paymentGate({
       payments: deps.payments,
