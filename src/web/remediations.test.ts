@@ -135,6 +135,8 @@ describe("repository pages", () => {
         format: "pem",
       }) as string,
       webhookSecret: "s".repeat(32),
+      clientId: "Iv1.test",
+      clientSecret: "test-secret",
       slug: "patchbay-test",
       apiUrl: "http://127.0.0.1:9",
       webUrl: "https://github.com",

@@ -17,6 +17,16 @@ export const PR_NUMBER = 1347;
 export const INSTALLATION_ID = 41234567;
 export const FULL_NAME = "acme/checkout";
 export const WEBHOOK_SECRET = "whsec-patchbay-test-7d1c";
+/** The App's OAuth client (GitHub shows both on the App's settings page). */
+export const CLIENT_ID = "Iv23liPatchbayTest01";
+export const CLIENT_SECRET = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c";
+/**
+ * Web-flow codes GitHub appends to the callback after a person installs and authorises the App
+ * (single use, like GitHub's): the installer's user can access INSTALLATION_ID, the outsider's
+ * (a GitHub user who installed nothing) no installation of this App.
+ */
+export const INSTALLER_CODE = "a7c3f0e9d2b14c6e8f01";
+export const OUTSIDER_CODE = "b8d4e1f0a3c25d7f9e12";
 
 export type Recorded = { method: string; path: string; query: string; body: unknown; auth: string };
 
@@ -25,7 +35,7 @@ type Route = {
   path: RegExp;
   answer: (
     m: RegExpExecArray,
-    req: { body: unknown; query: URLSearchParams },
+    req: { body: unknown; query: URLSearchParams; authorization: string },
   ) => { status: number; body?: unknown; headers?: Record<string, string>; raw?: Buffer };
 };
 
@@ -35,6 +45,8 @@ export type GithubReplay = {
   privateKey: string;
   /** Pretends the branch was already pushed by an earlier attempt. */
   branchExists: Set<string>;
+  /** While set, the code exchange answers 502 as GitHub does in an outage. */
+  outage: { tokenExchange: boolean };
   close(): Promise<void>;
 };
 
@@ -50,6 +62,31 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
   const branchExists = new Set<string>();
   const startedAt = new Date().toISOString();
   let url = "";
+  // What GitHub knows about its users: the token a code turns into, the installations it sees.
+  const users = new Map([
+    [INSTALLER_CODE, { token: "ghu_16C7e42F292c6912E7710c838347Ae178B4a", installations: [INSTALLATION_ID] }],
+    [OUTSIDER_CODE, { token: "ghu_9a8B7c6D5e4F3a2B1c0D9e8F7a6B5c4D3e2F", installations: [] as number[] }],
+  ]);
+  const usedCodes = new Set<string>();
+  const outage = { tokenExchange: false };
+  const installationJson = () => ({
+    id: INSTALLATION_ID,
+    account: { login: "acme", id: 583231, type: "Organization" },
+    repository_selection: "selected",
+    access_tokens_url: api(url, `/app/installations/${INSTALLATION_ID}/access_tokens`),
+    repositories_url: api(url, "/installation/repositories"),
+    html_url: `https://github.com/organizations/acme/settings/installations/${INSTALLATION_ID}`,
+    app_id: 1029384,
+    app_slug: "patchbay-test",
+    target_id: 583231,
+    target_type: "Organization",
+    permissions: { contents: "write", metadata: "read", pull_requests: "write" },
+    events: ["pull_request"],
+    created_at: startedAt,
+    updated_at: startedAt,
+    single_file_name: null,
+    suspended_at: null,
+  });
   const repoJson = () => ({
     id: 1296269,
     node_id: "MDEwOlJlcG9zaXRvcnkxMjk2MjY5",
@@ -82,28 +119,66 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
       path: /^\/app\/installations\/(\d+)$/,
       answer: (m) =>
         Number(m[1]) === INSTALLATION_ID
-          ? {
-              status: 200,
-              body: {
-                id: INSTALLATION_ID,
-                account: { login: "acme", id: 583231, type: "Organization" },
-                repository_selection: "selected",
-                access_tokens_url: api(url, `/app/installations/${INSTALLATION_ID}/access_tokens`),
-                repositories_url: api(url, "/installation/repositories"),
-                html_url: `https://github.com/organizations/acme/settings/installations/${INSTALLATION_ID}`,
-                app_id: 1029384,
-                app_slug: "patchbay-test",
-                target_id: 583231,
-                target_type: "Organization",
-                permissions: { contents: "write", metadata: "read", pull_requests: "write" },
-                events: ["pull_request"],
-                created_at: startedAt,
-                updated_at: startedAt,
-                single_file_name: null,
-                suspended_at: null,
-              },
-            }
+          ? { status: 200, body: installationJson() }
           : notFound("apps#get-an-installation-for-the-authenticated-app"),
+    },
+    {
+      // The web flow's code exchange. GitHub answers a refused exchange with 200 and an `error`.
+      method: "POST",
+      path: /^\/login\/oauth\/access_token$/,
+      answer: (_m, req) => {
+        if (outage.tokenExchange) {
+          return {
+            status: 502,
+            headers: { "content-type": "text/html; charset=utf-8" },
+            raw: Buffer.from("<!DOCTYPE html><html><head><title>Unicorn! · GitHub</title></head></html>"),
+          };
+        }
+        const form = oauthForm(req.body, req.query);
+        if (form.get("client_id") !== CLIENT_ID || form.get("client_secret") !== CLIENT_SECRET) {
+          return { status: 200, body: oauthError("incorrect_client_credentials") };
+        }
+        const code = form.get("code") ?? "";
+        const user = users.get(code);
+        if (!user || usedCodes.has(code)) return { status: 200, body: oauthError("bad_verification_code") };
+        usedCodes.add(code);
+        return {
+          status: 200,
+          body: {
+            access_token: user.token,
+            expires_in: 28800,
+            refresh_token: `ghr_${user.token.slice(4)}R3fr35h`,
+            refresh_token_expires_in: 15897600,
+            scope: "",
+            token_type: "bearer",
+          },
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: /^\/user\/installations$/,
+      answer: (_m, req) => {
+        const token = req.authorization.replace(/^(token|bearer) /i, "");
+        const user = [...users.values()].find((u) => u.token === token);
+        if (!user) {
+          return {
+            status: 401,
+            body: {
+              message: "Bad credentials",
+              documentation_url: "https://docs.github.com/rest",
+              status: "401",
+            },
+          };
+        }
+        const perPage = Number(req.query.get("per_page") ?? 30);
+        const page = Number(req.query.get("page") ?? 1);
+        const all = user.installations.map(() => installationJson());
+        return {
+          status: 200,
+          body: { total_count: all.length, installations: all.slice((page - 1) * perPage, page * perPage) },
+        };
+      },
     },
     { method: "GET", path: /^\/repos\/acme\/checkout$/, answer: () => ({ status: 200, body: repoJson() }) },
     {
@@ -293,7 +368,11 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
     for (const route of routes) {
       const m = route.method === req.method ? route.path.exec(pathname) : null;
       if (!m) continue;
-      const answer = route.answer(m, { body: parsed, query: target.searchParams });
+      const answer = route.answer(m, {
+        body: parsed,
+        query: target.searchParams,
+        authorization: String(req.headers.authorization ?? ""),
+      });
       res.writeHead(answer.status, {
         "content-type": "application/json; charset=utf-8",
         "x-github-api-version-selected": "2022-11-28",
@@ -318,6 +397,7 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
     requests,
     privateKey,
     branchExists,
+    outage,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -394,6 +474,33 @@ function commitJson(url: string, sha: string, tree: string, parents: string[]) {
       html_url: `https://github.com/acme/checkout/commit/${p}`,
     })),
     verification: { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
+  };
+}
+
+/** The access-token request's parameters: a JSON body (Octokit), a form body, or the query. */
+function oauthForm(body: unknown, query: URLSearchParams): URLSearchParams {
+  if (body && typeof body === "object") {
+    return new URLSearchParams(
+      Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+    );
+  }
+  return typeof body === "string" && body ? new URLSearchParams(body) : query;
+}
+
+const oauthErrors = {
+  bad_verification_code: ["The code passed is incorrect or expired.", "bad-verification-code"],
+  incorrect_client_credentials: [
+    "The client_id and/or client_secret passed are incorrect.",
+    "incorrect-client-credentials",
+  ],
+} as const;
+
+function oauthError(error: keyof typeof oauthErrors) {
+  const [description, anchor] = oauthErrors[error];
+  return {
+    error,
+    error_description: description,
+    error_uri: `https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#${anchor}`,
   };
 }
 

@@ -10,6 +10,13 @@ export type GithubAppSettings = {
   webhookSecret: string;
   /** The App's URL name: the install link is `https://github.com/apps/<slug>/installations/new`. */
   slug: string;
+  /**
+   * The App's OAuth client: the install callback exchanges GitHub's `code` with these to learn
+   * which GitHub user came back, and binds only an installation that user can access.
+   */
+  clientId: string;
+  /** Secret; never logged. */
+  clientSecret: string;
   /** REST API base (GitHub Enterprise Server, or a replay server in tests). */
   apiUrl: string;
   /** Where people install the App (differs from apiUrl on GitHub Enterprise Server). */
@@ -32,7 +39,8 @@ export type RemediationSettings = {
 /**
  * `PATCHBAY_SANDBOX`, `PATCHBAY_LOCAL_GIT_ROOTS` (colon-separated absolute directories) and the
  * GitHub App (`PATCHBAY_GITHUB_APP_ID`, `PATCHBAY_GITHUB_APP_PRIVATE_KEY` or `…_FILE`,
- * `PATCHBAY_GITHUB_WEBHOOK_SECRET`, `PATCHBAY_GITHUB_APP_SLUG`, optional `PATCHBAY_GITHUB_API_URL`
+ * `PATCHBAY_GITHUB_WEBHOOK_SECRET`, `PATCHBAY_GITHUB_APP_SLUG`, `PATCHBAY_GITHUB_CLIENT_ID`,
+ * `PATCHBAY_GITHUB_CLIENT_SECRET`, optional `PATCHBAY_GITHUB_API_URL`
  * and `PATCHBAY_GITHUB_WEB_URL`). In production local-git needs explicit roots: a hosted service
  * must not let an admin point it at arbitrary directories of its own machine.
  */
@@ -90,6 +98,8 @@ function readGithub(env: Record<string, string | undefined>): GithubAppSettings 
     privateKey: privateKey.replace(/\\n/g, "\n"),
     webhookSecret: need("PATCHBAY_GITHUB_WEBHOOK_SECRET"),
     slug: need("PATCHBAY_GITHUB_APP_SLUG"),
+    clientId: need("PATCHBAY_GITHUB_CLIENT_ID"),
+    clientSecret: need("PATCHBAY_GITHUB_CLIENT_SECRET"),
     apiUrl: url("PATCHBAY_GITHUB_API_URL", "https://api.github.com"),
     webUrl: url("PATCHBAY_GITHUB_WEB_URL", "https://github.com"),
   };

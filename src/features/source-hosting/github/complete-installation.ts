@@ -10,15 +10,19 @@ import { readInstallState } from "./install-link.ts";
 const SKEW_MS = 5 * 60 * 1000;
 
 /**
- * GitHub's setup callback after a person installed the App (or changed its repositories).
- * The installation is bound to the organisation named in the signed state, and only if GitHub
- * says it was created after that link was issued: a callback replayed with someone else's
- * installation id (created earlier) cannot bind it. A binding to another organisation stays.
+ * GitHub's callback after a person installed the App and authorised it (the App requests user
+ * authorisation on install, so GitHub adds a web-flow `code`). The installation is bound to the
+ * organisation named in the signed state only if the GitHub user behind `code` can access it —
+ * the `installation_id` in the URL is whatever the caller wrote, and ids are sequential, so
+ * without this any organisation's own link could claim another's fresh installation — and only
+ * if GitHub says it was created after that link was issued. A binding to another organisation
+ * stays.
  */
 export async function completeGithubInstallation(args: {
   deps: Deps;
   installationId: number;
   state: string;
+  code: string;
 }): Promise<{ organizationId: string; installationId: number; account: string }> {
   const { deps } = args;
   const github = remediationServices(deps).github;
@@ -26,6 +30,17 @@ export async function completeGithubInstallation(args: {
   const state = readInstallState(deps, args.state);
   if (!state)
     throw new AppError("not_found", "This install link is not valid or has expired; ask for a new one.");
+  // Before anything is read or bound, and after the state: a forged link never spends a code.
+  const canAccess = await github.userCanAccessInstallation({
+    code: args.code,
+    installationId: args.installationId,
+  });
+  if (!canAccess) {
+    throw new AppError(
+      "forbidden",
+      `The GitHub user who authorised this callback cannot access installation ${args.installationId}; install the App through your organisation's own link, signed in as a GitHub user of that account.`,
+    );
+  }
   const [bound] = await deps.db
     .select()
     .from(githubInstallations)

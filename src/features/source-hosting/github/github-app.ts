@@ -5,16 +5,21 @@ import { AppError } from "../../../errors.ts";
 import type { GithubAppSettings } from "../../remediations/settings.ts";
 import { githubHost } from "./github-host.ts";
 import type { GithubIntegration, PullRequestOutcome } from "./github-integration.ts";
+import { userCanAccessInstallation } from "./installer-access.ts";
 
 type RequestError = { status?: number };
 const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
 
-/** The GitHub App through `@octokit/app`: App JWT for installations, installation tokens for repositories. */
+/**
+ * The GitHub App through `@octokit/app`: App JWT for installations, installation tokens for
+ * repositories, and its OAuth client for the user who comes back from installing it.
+ */
 export function githubIntegration(settings: GithubAppSettings): GithubIntegration {
   const app = new App({
     appId: settings.appId,
     privateKey: settings.privateKey,
     webhooks: { secret: settings.webhookSecret },
+    oauth: { clientId: settings.clientId, clientSecret: settings.clientSecret },
     Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
   });
   const installation = (installationId: number) => app.getInstallationOctokit(installationId);
@@ -38,6 +43,10 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
         }
         throw error;
       }
+    },
+
+    userCanAccessInstallation(args) {
+      return userCanAccessInstallation((code) => app.oauth.getUserOctokit({ code }), args);
     },
 
     async getRepository({ installationId, fullName }) {

@@ -19,6 +19,12 @@ export interface GithubIntegration {
   installUrl(state: string): string;
   /** The installation's account login, checked through the App's own credentials. */
   getInstallation(installationId: number): Promise<{ account: string; createdAt: string }>;
+  /**
+   * Whether the GitHub user who authorised the App with `code` (the web-flow code GitHub adds to
+   * the install callback) can access the installation. Throws `invalid_request` for an incorrect
+   * or expired code.
+   */
+  userCanAccessInstallation(args: { code: string; installationId: number }): Promise<boolean>;
   getRepository(args: {
     installationId: number;
     fullName: string;

@@ -6,9 +6,12 @@ import { describe, expect, test } from "../../../../test/fixtures.ts";
 import { problem } from "../../../../test/http.ts";
 import {
   BASE_SHA,
+  CLIENT_ID,
+  CLIENT_SECRET,
   FULL_NAME,
   type GithubReplay,
   INSTALLATION_ID,
+  INSTALLER_CODE,
   PR_NUMBER,
   pullRequestClosed,
   startGithubReplay,
@@ -46,29 +49,41 @@ describe("GitHub provider against recorded GitHub API responses", () => {
     const { api, repo } = h.forTenant(owner);
     const replay = await startGithubReplay({ repoPath: repo.path });
     replays.push(replay);
+    const sent = (method: string, path: string) =>
+      replay.requests
+        .filter((r) => r.method === method && r.path === path)
+        .map((r) => r.body as Record<string, unknown>);
     h.services.github = githubIntegration({
       appId: "1029384",
       privateKey: replay.privateKey,
       webhookSecret: WEBHOOK_SECRET,
       slug: "patchbay-test",
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
       apiUrl: replay.apiUrl,
       webUrl: "https://github.com",
     });
     h.setModel(scriptedModel(investigationScript()).model);
 
-    // A person installs the App through the organisation's link; GitHub calls back with the state.
+    // A person installs and authorises the App through the organisation's link; GitHub calls back
+    // with the state and a code for that person.
     const link = (await (await api.post("/integrations/github/install-links")).json()) as { url: string };
     expect(link.url).toMatch(/^https:\/\/github\.com\/apps\/patchbay-test\/installations\/new\?state=/);
     const state = new URL(link.url).searchParams.get("state") ?? "";
     const forged = await h.app.request(
-      `/integrations/github/callback?installation_id=${INSTALLATION_ID}&state=x`,
+      `/integrations/github/callback?code=${INSTALLER_CODE}&installation_id=${INSTALLATION_ID}&state=x`,
     );
     expect(forged.status).toBe(404);
     const callback = await h.app.request(
-      `/integrations/github/callback?installation_id=${INSTALLATION_ID}&setup_action=install&state=${encodeURIComponent(state)}`,
+      `/integrations/github/callback?code=${INSTALLER_CODE}&installation_id=${INSTALLATION_ID}&setup_action=install&state=${encodeURIComponent(state)}`,
     );
     expect(callback.status, await callback.clone().text()).toBe(200);
     expect(await callback.json()).toMatchObject({ organizationId: owner.organizationId, account: "acme" });
+    // The code was exchanged with the App's client, and the user's own installations were read.
+    expect(sent("POST", "/login/oauth/access_token")).toEqual([
+      expect.objectContaining({ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, code: INSTALLER_CODE }),
+    ]);
+    expect(replay.requests.some((r) => r.path === "/user/installations" && r.auth === "token")).toBe(true);
 
     // Repository selection happened on GitHub; the organisation sees it and registers one.
     const selectable = await api.get(`/integrations/github/installations/${INSTALLATION_ID}/repositories`);
@@ -102,10 +117,6 @@ describe("GitHub provider against recorded GitHub API responses", () => {
     expect(run.baseCommit).toBe(BASE_SHA);
 
     // What patchbay sent GitHub: the fixed file as a blob, a tree on the base, one commit, a new branch, a draft PR.
-    const sent = (method: string, path: string) =>
-      replay.requests
-        .filter((r) => r.method === method && r.path === path)
-        .map((r) => r.body as Record<string, unknown>);
     expect(sent("POST", "/repos/acme/checkout/git/blobs")).toEqual([{ content: FIXED, encoding: "utf-8" }]);
     expect(sent("POST", "/repos/acme/checkout/git/trees")).toEqual([
       expect.objectContaining({
@@ -167,6 +178,8 @@ describe("GitHub provider against recorded GitHub API responses", () => {
       privateKey: replay.privateKey,
       webhookSecret: WEBHOOK_SECRET,
       slug: "patchbay-test",
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
       apiUrl: replay.apiUrl,
       webUrl: "https://github.com",
     });
@@ -219,6 +232,16 @@ describe("patchbay never merges", () => {
     const manifest = githubAppManifest("https://patchbay.example.com");
     expect(Object.keys(manifest.default_permissions)).not.toContain("administration");
     expect(Object.keys(manifest.default_permissions)).not.toContain("workflows");
+  });
+
+  test("the App requests user authorization on install, so the callback gets a code to check the installer", () => {
+    const manifest = githubAppManifest("https://patchbay.example.com");
+    expect(manifest).toMatchObject({
+      request_oauth_on_install: true,
+      callback_urls: ["https://patchbay.example.com/integrations/github/callback"],
+    });
+    // With user authorization on install GitHub ignores a setup URL; one here would only mislead.
+    expect(manifest).not.toHaveProperty("setup_url");
   });
 
   test("no source file calls a merge endpoint or runs git merge", () => {

@@ -9,9 +9,13 @@ import { completeGithubInstallation } from "../complete-installation.ts";
 /** Webhook bodies are small JSON; anything larger is not one of the events we subscribe to. */
 const MAX_WEBHOOK_BYTES = 5 * 1024 * 1024;
 
+/** A web-flow code is 20 characters today; anything far longer is not one. */
+const MAX_CODE_LENGTH = 512;
+
 /**
- * What GitHub calls (outside `/api/v1`, no bearer token): the App's setup URL, which a browser
- * reaches after a person installed the App, and the webhook, authenticated by its signature.
+ * What GitHub calls (outside `/api/v1`, no bearer token): the App's callback URL, which a browser
+ * reaches after a person installed and authorised the App, and the webhook, authenticated by its
+ * signature.
  */
 export function githubCallbacks(deps: Deps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -19,10 +23,18 @@ export function githubCallbacks(deps: Deps): Hono<AppEnv> {
   router.get("/callback", async (c) => {
     const installationId = Number(c.req.query("installation_id"));
     const state = c.req.query("state") ?? "";
+    // The proof of who came back: without it the id in the URL is only the caller's claim.
+    const code = c.req.query("code") ?? "";
     if (!Number.isSafeInteger(installationId) || installationId <= 0 || !state) {
       throw new AppError("invalid_request", "installation_id and state are required.");
     }
-    const linked = await completeGithubInstallation({ deps, installationId, state });
+    if (!code || code.length > MAX_CODE_LENGTH) {
+      throw new AppError(
+        "invalid_request",
+        "code is required: GitHub adds it when the App requests user authorization on install (request_oauth_on_install).",
+      );
+    }
+    const linked = await completeGithubInstallation({ deps, installationId, state, code });
     return c.json({
       ...linked,
       next: "Register a repository of this installation: POST /api/v1/environments/{environmentId}/repositories with provider github.",
