@@ -1,3 +1,5 @@
+import { eq } from "drizzle-orm";
+import { users } from "../src/db/schema/users.ts";
 import type { Deps } from "../src/deps.ts";
 import { setUserPassword } from "../src/features/web-sessions/set-password.ts";
 
@@ -107,4 +109,15 @@ export const csrfOf = (html: string): string | undefined => /name="_csrf" value=
 /** Gives a (bootstrapped) user the test password. */
 export async function givePassword(deps: Deps, email: string, password = TEST_PASSWORD): Promise<void> {
   await setUserPassword({ db: deps.db, now: deps.clock(), input: { email, password } });
+}
+
+/** A browser signed in as an existing user (a tenant's owner, say), who is given the test password. */
+export async function signedInBrowser(deps: Deps, app: AppLike, userId: string): Promise<WebClient> {
+  const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (!user) throw new Error(`no user ${userId}`);
+  await givePassword(deps, user.email);
+  const browser = webClient(app);
+  const res = await browser.signIn(user.email, TEST_PASSWORD);
+  if (res.status !== 303) throw new Error(`sign-in as ${user.email}: ${res.status}`);
+  return browser;
 }

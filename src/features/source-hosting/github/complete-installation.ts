@@ -1,6 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { auditLog } from "../../../db/schema/audit-log.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
+import { memberships } from "../../../db/schema/users.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
 import { remediationServices } from "../../remediations/services.ts";
@@ -23,6 +24,8 @@ export async function completeGithubInstallation(args: {
   installationId: number;
   state: string;
   code: string;
+  /** The patchbay user signed in in the browser that came back from GitHub. */
+  userId: string;
 }): Promise<{ organizationId: string; installationId: number; account: string }> {
   const { deps } = args;
   const github = remediationServices(deps).github;
@@ -30,6 +33,20 @@ export async function completeGithubInstallation(args: {
   const state = readInstallState(deps, args.state);
   if (!state)
     throw new AppError("not_found", "This install link is not valid or has expired; ask for a new one.");
+  // The browser that came back must be signed in as an owner or admin of the link's organisation.
+  // The code only proves who installed on GitHub: without this, a link handed to someone else (a
+  // GitHub admin elsewhere, told to "install patchbay") would bind their installation to the
+  // link's organisation behind their back.
+  const [member] = await deps.db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, state.o), eq(memberships.userId, args.userId)));
+  if (member?.role !== "owner" && member?.role !== "admin") {
+    throw new AppError(
+      "forbidden",
+      "This install link belongs to an organisation you do not manage in patchbay. Sign in as one of its owners or administrators, or install through your own organisation's link.",
+    );
+  }
   // Before anything is read or bound, and after the state: a forged link never spends a code.
   const canAccess = await github.userCanAccessInstallation({
     code: args.code,
@@ -67,13 +84,13 @@ export async function completeGithubInstallation(args: {
       installationId: args.installationId,
       organizationId: state.o,
       account: installation.account,
-      installedBy: state.u,
+      installedBy: args.userId,
       createdAt: deps.clock(),
     });
     await tx.insert(auditLog).values({
       organizationId: state.o,
       actorType: "user",
-      actorId: state.u,
+      actorId: args.userId,
       action: "github_installation.linked",
       targetType: "github_installation",
       targetId: String(args.installationId),

@@ -27,6 +27,7 @@ import {
   waitForRun,
 } from "../../../../test/lib/remediation.ts";
 import { scriptedModel } from "../../../../test/lib/scripted-model.ts";
+import { signedInBrowser } from "../../../../test/web.ts";
 import { GITHUB_APP_PERMISSIONS, githubAppManifest } from "./app-manifest.ts";
 import { githubIntegration } from "./github-app.ts";
 
@@ -70,11 +71,13 @@ describe("GitHub provider against recorded GitHub API responses", () => {
     const link = (await (await api.post("/integrations/github/install-links")).json()) as { url: string };
     expect(link.url).toMatch(/^https:\/\/github\.com\/apps\/patchbay-test\/installations\/new\?state=/);
     const state = new URL(link.url).searchParams.get("state") ?? "";
-    const forged = await h.app.request(
+    // GitHub sends the person's browser back, signed in to patchbay.
+    const browser = await signedInBrowser(deps, h.app, owner.userId);
+    const forged = await browser.get(
       `/integrations/github/callback?code=${INSTALLER_CODE}&installation_id=${INSTALLATION_ID}&state=x`,
     );
     expect(forged.status).toBe(404);
-    const callback = await h.app.request(
+    const callback = await browser.get(
       `/integrations/github/callback?code=${INSTALLER_CODE}&installation_id=${INSTALLATION_ID}&setup_action=install&state=${encodeURIComponent(state)}`,
     );
     expect(callback.status, await callback.clone().text()).toBe(200);

@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import { describe, expect, type Tenant, test } from "../../../../test/fixtures.ts";
+import { describe, expect, newTenant, type Tenant, test } from "../../../../test/fixtures.ts";
 import { client, problem } from "../../../../test/http.ts";
 import {
   CLIENT_ID,
@@ -13,7 +13,9 @@ import {
   WEBHOOK_SECRET,
 } from "../../../../test/lib/github-replay.ts";
 import { remediationHarness } from "../../../../test/lib/remediation.ts";
+import { signedInBrowser, type WebClient } from "../../../../test/web.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
+import { memberships } from "../../../db/schema/users.ts";
 import { githubIntegration } from "./github-app.ts";
 
 const replays: GithubReplay[] = [];
@@ -27,7 +29,11 @@ afterAll(async () => {
  * authorisation on install) can access that installation. A valid state of one's own
  * organisation plus a guessed installation id is not enough.
  */
-async function setup(deps: Parameters<typeof remediationHarness>[0], opts: { clientSecret?: string } = {}) {
+async function setup(
+  deps: Parameters<typeof remediationHarness>[0],
+  signedIn: Tenant,
+  opts: { clientSecret?: string } = {},
+) {
   const h = await remediationHarness(deps, { worker: false });
   // Every test installs the replay's one installation: start each without an earlier binding.
   await deps.db.delete(githubInstallations);
@@ -49,8 +55,19 @@ async function setup(deps: Parameters<typeof remediationHarness>[0], opts: { cli
     const { url } = (await res.json()) as { url: string };
     return new URL(url).searchParams.get("state") ?? "";
   };
-  const callback = (query: Record<string, string>) =>
-    h.app.request(`/integrations/github/callback?${new URLSearchParams(query)}`);
+  // GitHub sends the installer's browser back: signed in to patchbay as `as` (the link's owner
+  // unless said otherwise), or signed out.
+  const browsers = new Map<string, WebClient>();
+  const browserOf = async (tenant: Tenant): Promise<WebClient> => {
+    const browser = browsers.get(tenant.userId) ?? (await signedInBrowser(deps, h.app, tenant.userId));
+    browsers.set(tenant.userId, browser);
+    return browser;
+  };
+  const callback = async (query: Record<string, string>, as?: Tenant | "signed-out") => {
+    const path = `/integrations/github/callback?${new URLSearchParams(query)}`;
+    if (as === "signed-out") return h.app.request(path);
+    return (await browserOf(as ?? signedIn)).get(path);
+  };
   const linkedRepos = (tenant: Tenant) =>
     client(h.app, tenant.apiKey).get(`/integrations/github/installations/${INSTALLATION_ID}/repositories`);
   return { h, replay, stateOf, callback, linkedRepos };
@@ -69,7 +86,7 @@ describe("GitHub installation binding", () => {
     owner: victim,
     stranger: attacker,
   }) => {
-    const { stateOf, callback, linkedRepos } = await setup(deps);
+    const { stateOf, callback, linkedRepos } = await setup(deps, victim);
     const victimState = await stateOf(victim);
     // The attacker only asks for a link of its own organisation; it installs nothing, and its
     // GitHub user (the outsider) cannot see the victim's installation.
@@ -77,10 +94,10 @@ describe("GitHub installation binding", () => {
 
     // Before the victim's browser comes back, the attacker calls the callback with the victim's
     // (guessable, sequential) installation id: without a code, then with its own user's code.
-    const bare = await callback(installed(attackerState));
+    const bare = await callback(installed(attackerState), attacker);
     expect(bare.status).toBe(400);
     expect((await problem(bare)).code).toBe("invalid_request");
-    const hijack = await callback(installed(attackerState, OUTSIDER_CODE));
+    const hijack = await callback(installed(attackerState, OUTSIDER_CODE), attacker);
     expect(hijack.status).toBe(403);
     expect((await problem(hijack)).code).toBe("forbidden");
     const theirs = await linkedRepos(attacker);
@@ -100,7 +117,7 @@ describe("GitHub installation binding", () => {
     deps,
     owner,
   }) => {
-    const { replay, stateOf, callback, linkedRepos } = await setup(deps);
+    const { replay, stateOf, callback, linkedRepos } = await setup(deps, owner);
     const res = await callback(installed(await stateOf(owner), OUTSIDER_CODE));
     expect(res.status).toBe(403);
     expect((await problem(res)).code).toBe("forbidden");
@@ -115,7 +132,7 @@ describe("GitHub installation binding", () => {
     deps,
     owner,
   }) => {
-    const { replay, stateOf, callback, linkedRepos } = await setup(deps);
+    const { replay, stateOf, callback, linkedRepos } = await setup(deps, owner);
     const state = await stateOf(owner);
     for (const query of [installed(state), installed(state, "")]) {
       const res = await callback(query);
@@ -127,7 +144,7 @@ describe("GitHub installation binding", () => {
   });
 
   test("an incorrect, expired or reused code is a 400, not a 500", async ({ deps, owner }) => {
-    const { stateOf, callback, linkedRepos } = await setup(deps);
+    const { stateOf, callback, linkedRepos } = await setup(deps, owner);
     const wrong = await callback(installed(await stateOf(owner), "0000000000deadbeef00"));
     expect(wrong.status).toBe(400);
     expect((await problem(wrong)).code).toBe("invalid_request");
@@ -146,7 +163,7 @@ describe("GitHub installation binding", () => {
     logs,
   }) => {
     const secret = "wrong-client-secret-4f1a9c2e";
-    const { stateOf, callback, linkedRepos } = await setup(deps, { clientSecret: secret });
+    const { stateOf, callback, linkedRepos } = await setup(deps, owner, { clientSecret: secret });
     const res = await callback(installed(await stateOf(owner), INSTALLER_CODE));
     expect(res.status).toBe(503);
     expect((await problem(res)).code).toBe("provider_unavailable");
@@ -160,7 +177,7 @@ describe("GitHub installation binding", () => {
     owner,
     logs,
   }) => {
-    const { replay, stateOf, callback, linkedRepos } = await setup(deps);
+    const { replay, stateOf, callback, linkedRepos } = await setup(deps, owner);
     replay.outage.tokenExchange = true;
     const res = await callback(installed(await stateOf(owner), INSTALLER_CODE));
     expect(res.status).toBe(500);
@@ -171,10 +188,49 @@ describe("GitHub installation binding", () => {
   });
 
   test("a forged state is refused before the code is spent", async ({ deps, owner }) => {
-    const { replay, stateOf, callback } = await setup(deps);
+    const { replay, stateOf, callback } = await setup(deps, owner);
     const forged = await callback(installed("x", INSTALLER_CODE));
     expect(forged.status).toBe(404);
     expect(replay.requests).toEqual([]);
     expect((await callback(installed(await stateOf(owner), INSTALLER_CODE))).status).toBe(200);
+  });
+  test("a browser that comes back signed out is sent to sign in first, and nothing is asked or bound", async ({
+    deps,
+    owner,
+  }) => {
+    const { replay, stateOf, callback, linkedRepos } = await setup(deps, owner);
+    const query = installed(await stateOf(owner), INSTALLER_CODE);
+    const res = await callback(query, "signed-out");
+    expect(res.status).toBe(303);
+    const next = new URL(res.headers.get("location") ?? "", "http://x").searchParams.get("next");
+    expect(next).toBe(`/integrations/github/callback?${new URLSearchParams(query)}`);
+    expect(replay.requests).toEqual([]);
+    expect((await linkedRepos(owner)).status).toBe(404);
+    // Signed in, the same callback goes through (GitHub's code is still unspent).
+    expect((await callback(query)).status).toBe(200);
+  });
+
+  test("a link handed to someone who does not manage its organisation cannot bind their installation to it", async ({
+    deps,
+    owner: victim,
+    stranger: attacker,
+  }) => {
+    const { h, replay, stateOf, callback, linkedRepos } = await setup(deps, victim);
+    // The attacker sends the victim its own organisation's link; the victim, who really can
+    // access the installation on GitHub, installs through it and comes back signed in as itself.
+    const res = await callback(installed(await stateOf(attacker), INSTALLER_CODE), victim);
+    expect(res.status).toBe(403);
+    expect((await problem(res)).code).toBe("forbidden");
+    expect(replay.requests).toEqual([]); // refused before the code is spent
+    expect((await linkedRepos(attacker)).status).toBe(404);
+    // Nor may a plain member of the link's own organisation complete it.
+    const member = await newTenant(deps, h.app);
+    await deps.db
+      .insert(memberships)
+      .values({ organizationId: victim.organizationId, userId: member.userId, role: "member" });
+    const asMember = await callback(installed(await stateOf(victim), INSTALLER_CODE), member);
+    expect(asMember.status).toBe(403);
+    expect(replay.requests).toEqual([]);
+    expect((await linkedRepos(victim)).status).toBe(404);
   });
 });

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { Deps } from "../../../../deps.ts";
 import { AppError } from "../../../../errors.ts";
-import type { AppEnv } from "../../../../http/env.ts";
+import type { WebEnv } from "../../../../web/env.ts";
+import { currentWebUser, loginUrl, webSession } from "../../../../web/session.ts";
 import { applyReviewOutcome } from "../../../remediations/apply-review-outcome.ts";
 import { remediationServices } from "../../../remediations/services.ts";
 import { completeGithubInstallation } from "../complete-installation.ts";
@@ -17,10 +18,12 @@ const MAX_CODE_LENGTH = 512;
  * reaches after a person installed and authorised the App, and the webhook, authenticated by its
  * signature.
  */
-export function githubCallbacks(deps: Deps): Hono<AppEnv> {
-  const router = new Hono<AppEnv>();
+export function githubCallbacks(deps: Deps): Hono<WebEnv> {
+  const router = new Hono<WebEnv>();
 
-  router.get("/callback", async (c) => {
+  // The web UI's session: the installation goes to an organisation the person in this browser
+  // manages (complete-installation.ts), so someone signed out signs in first and comes back.
+  router.get("/callback", webSession(), async (c) => {
     const installationId = Number(c.req.query("installation_id"));
     const state = c.req.query("state") ?? "";
     // The proof of who came back: without it the id in the URL is only the caller's claim.
@@ -34,7 +37,18 @@ export function githubCallbacks(deps: Deps): Hono<AppEnv> {
         "code is required: GitHub adds it when the App requests user authorization on install (request_oauth_on_install).",
       );
     }
-    const linked = await completeGithubInstallation({ deps, installationId, state, code });
+    const user = currentWebUser(c);
+    if (!user) {
+      const url = new URL(c.req.url);
+      return c.redirect(loginUrl(`${url.pathname}${url.search}`), 303);
+    }
+    const linked = await completeGithubInstallation({
+      deps,
+      installationId,
+      state,
+      code,
+      userId: user.userId,
+    });
     return c.json({
       ...linked,
       next: "Register a repository of this installation: POST /api/v1/environments/{environmentId}/repositories with provider github.",
