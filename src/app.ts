@@ -20,7 +20,7 @@ import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { docsPage } from "./http/docs-page.ts";
 import type { AppEnv } from "./http/env.ts";
-import { refuseUnstorableText } from "./http/nul-guard.ts";
+import { refuseUnstorableText } from "./http/unstorable-text.ts";
 import { createApiRouter } from "./http/openapi.ts";
 import { buildOpenApiDocument } from "./http/openapi-document.ts";
 import { handleError } from "./http/problem.ts";

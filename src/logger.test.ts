@@ -31,16 +31,32 @@ describe("logging", () => {
   }) => {
     const failed = new DrizzleQueryError(
       'insert into "oauth_models" ("payload") values ($1)',
-      [{ client_secret: "cs-leak4" }, "multi\nline-leak5"],
+      // A value may hold newlines, even one that looks like a stack frame.
+      [{ client_secret: "cs-leak4" }, "multi\n    at line,leak5", "tail-leak6"],
       new Error("invalid byte sequence"),
     );
     deps.logger.error({ err: failed }, "first");
     deps.logger.error({ error: new Error("wrapped", { cause: failed }) }, "second");
     deps.logger.error(failed, "third");
-    const text = logs.text();
-    expect(text.match(/oauth_models/g)?.length).toBeGreaterThanOrEqual(3);
+    deps.logger.error(failed); // no message: pino would copy the error's into `msg`
+    deps.logger.warn({ err: new AggregateError([failed], "several") }, "fourth");
+    const lines = logs
+      .text()
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { msg?: string });
+    const ours = lines.slice(-5);
+    expect(ours.map((line) => line.msg)).toEqual([
+      "first",
+      "second",
+      "third",
+      'Failed query: insert into "oauth_models" ("payload") values ($1)\nparams: [redacted]',
+      "fourth",
+    ]);
+    const text = JSON.stringify(ours);
+    expect(text.match(/oauth_models/g)?.length).toBeGreaterThanOrEqual(5);
     expect(text).toContain("invalid byte sequence");
-    for (const needle of ["cs-leak4", "leak5"]) expect(text).not.toContain(needle);
-    expect(failed.params).toHaveLength(2); // the live error is left as it was
+    for (const needle of ["cs-leak4", "leak5", "tail-leak6"]) expect(text).not.toContain(needle);
+    expect(failed.params).toHaveLength(3); // the live error is left as it was
   });
 });

@@ -13,7 +13,7 @@ import {
   idempotencyKeyPattern,
   releaseIdempotencyKey,
 } from "../http/idempotency.ts";
-import { containsLoneSurrogate, containsNul } from "../http/nul-guard.ts";
+import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
 import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
 
@@ -77,7 +77,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
     const { ctx } = session;
     try {
       requireAccess(session, spec.access);
-      // Same rule as REST (nul-guard.ts): PostgreSQL text cannot hold U+0000.
+      // Same rule as REST (unstorable-text.ts): PostgreSQL text cannot hold U+0000.
       if (containsNul(args))
         throw new AppError("invalid_request", "Arguments must not contain NUL characters.");
       if (containsLoneSurrogate(args))
@@ -192,8 +192,11 @@ async function idempotently(
   return mutationResult(answer, key, false);
 }
 
-/** Tool name and canonical (RFC 8785) arguments, in a namespace no HTTP request hash can share. */
-/** The caller is part of it, as over HTTP (see `callerOf`): a replay skips the verb's role checks. */
+/**
+ * Caller, tool name and canonical (RFC 8785) arguments, in a namespace no HTTP request hash can
+ * share. The caller is part of it, as over HTTP (see `callerOf`): a replay skips the verb's role
+ * checks.
+ */
 function requestHash(caller: string, tool: string, args: unknown): string {
   return createHash("sha256")
     .update(`mcp:tools/call\n${caller}\n${tool}\n${canonicalize(args) ?? ""}`)

@@ -306,7 +306,7 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     expect(registered.client_id).toBeTruthy();
   });
 
-  test("a registration with a NUL character is refused as client metadata, not failed in the database", async ({
+  test("a registration with a NUL character or a lone surrogate is refused as client metadata, not failed in the database", async ({
     app,
     deps,
     logs,
@@ -314,6 +314,7 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     for (const metadata of [
       { redirect_uris: [REDIRECT], client_name: "a\u0000" },
       { redirect_uris: [`${REDIRECT}\u0000`] },
+      { redirect_uris: [REDIRECT], client_name: "half \ud800" },
     ]) {
       const res = await app.request(`${deps.config.baseUrl}/oauth/register`, {
         method: "POST",

@@ -1,4 +1,4 @@
-import { containsNul } from "../http/nul-guard.ts";
+import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
 
 /**
  * Dynamic client registration is open (MCP clients register themselves), so what a registered
@@ -35,7 +35,9 @@ export function checkRegistration(body: Uint8Array | undefined): RegistrationChe
   if (Array.isArray(redirects) && redirects.length > MAX_REDIRECT_URIS) {
     return { refusal: `at most ${MAX_REDIRECT_URIS} redirect_uris` };
   }
-  // PostgreSQL's jsonb cannot hold U+0000: the provider would store the client and fail (a 500).
+  // PostgreSQL's jsonb holds neither U+0000 nor a lone surrogate: the provider would store the
+  // client and fail (a 500).
   if (containsNul(kept)) return { refusal: "client metadata must not contain NUL characters" };
+  if (containsLoneSurrogate(kept)) return { refusal: "client metadata must be valid Unicode" };
   return { body: new TextEncoder().encode(JSON.stringify(kept)) };
 }

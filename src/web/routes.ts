@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../errors.ts";
-import { refuseUnstorableText } from "../http/nul-guard.ts";
+import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { registerAssets } from "./assets.ts";
 import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";

@@ -10,7 +10,7 @@ import { paymentGate } from "../features/x402/payment-gate.ts";
 import { resourceServerLoader } from "../features/x402/server-loader.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
 import type { AppEnv } from "../http/env.ts";
-import { refuseUnstorableText } from "../http/nul-guard.ts";
+import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { llmsTxt } from "./llms-txt.ts";

@@ -100,7 +100,7 @@ describe("repositories", () => {
     expect(missing.status).toBe(422);
     expect(await problem(missing)).toMatchObject({ code: "invalid_repository" });
     expect((await owner.api.post(base, body(r.path, { defaultBranch: "trunk" }))).status).toBe(201);
-    // Refused before the route reads it, as any NUL in a request is (http/nul-guard.ts).
+    // Refused before the route reads it, as any NUL in a request is (http/unstorable-text.ts).
     const nul = await owner.api.post(base, body(`${r.path}\u0000x`));
     expect(nul.status).toBe(400);
     expect(await problem(nul)).toMatchObject({ code: "invalid_request" });
