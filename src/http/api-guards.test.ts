@@ -40,7 +40,11 @@ describe("request guards and error shape", () => {
             "connection: close",
             ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
           ];
-          const socket = connect(port, "127.0.0.1", () => socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`));
+          // write, not end: a half-closed client may see its connection dropped before the answer
+          // (`connection: close` makes the server close it after answering).
+          const socket = connect(port, "127.0.0.1", () =>
+            socket.write(`${lines.join("\r\n")}\r\n\r\n${body}`),
+          );
           let answer = "";
           socket.on("data", (chunk) => {
             answer += chunk;
