@@ -16,6 +16,7 @@ import { registerTelemetryRoutes } from "./features/telemetry/routes/index.ts";
 import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
 import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { accessLog } from "./http/access-log.ts";
+import { allowedMethods } from "./http/allowed-methods.ts";
 import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { docsPage } from "./http/docs-page.ts";
@@ -50,7 +51,18 @@ export function createApiRoutes() {
 export function createApp(deps: Deps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(handleError);
-  app.notFound(() => {
+  const allowedOn = allowedMethods(() => app.routes, "/api/v1/");
+  app.notFound((c) => {
+    const allow = c.req.path.startsWith("/api/v1/") ? allowedOn(c.req.path) : [];
+    if (allow.length > 0) {
+      throw new AppError(
+        "method_not_allowed",
+        `This path answers ${allow.join(", ")}, not ${c.req.method}.`,
+        {
+          allow,
+        },
+      );
+    }
     throw new AppError("not_found", "No such route.");
   });
   app.use("*", (c, next) => {

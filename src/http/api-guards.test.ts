@@ -104,6 +104,22 @@ describe("request guards and error shape", () => {
     expect(names).toEqual(expect.arrayContaining(["smile 😀", "grin 😁", "path \\ud800"]));
   });
 
+  test("a known path asked with a method it does not serve is 405 with Allow; an unknown path stays 404", async ({
+    owner,
+  }) => {
+    const env = `/environments/${owner.environmentId}`;
+    const wrong = await owner.api.request("PUT", `${env}/tasks`, { body: {} });
+    expect(wrong.status).toBe(405);
+    expect((await problem(wrong)).code).toBe("method_not_allowed");
+    expect(wrong.headers.get("allow")).toBe("GET, POST");
+    const item = await owner.api.request("POST", `${env}/mcp-connections/mcp_x`, { body: {} });
+    expect(item.status).toBe(405);
+    expect(item.headers.get("allow")).toBe("DELETE, GET, PATCH");
+    const unknown = await owner.api.request("PUT", `${env}/nothing-here`, { body: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("allow")).toBeNull();
+  });
+
   test("malformed JSON is 400 invalid_request", async ({ owner }) => {
     const res = await owner.api.post("/environments", "{not json");
     expect(res.status).toBe(400);

@@ -68,6 +68,8 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (isAppError(error)) {
     const headers: Record<string, string> = {};
     if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="patchbay"';
+    const allow = error.details?.allow;
+    if (error.code === "method_not_allowed" && Array.isArray(allow)) headers.allow = allow.join(", ");
     if (error.code === "insufficient_scope" && typeof error.details?.scope === "string") {
       const resource = new URL(c.req.url).pathname.startsWith("/mcp") ? "mcp" : "api";
       const baseUrl = c.get("deps")?.config.baseUrl ?? "";
