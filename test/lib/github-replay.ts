@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { GithubAppSettings } from "../../src/features/remediations/settings.ts";
 
 /**
  * A local HTTP server that answers the GitHub REST calls patchbay makes with recorded responses
@@ -517,4 +518,22 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
   });
+}
+
+/** The App's settings pointed at a replay: the ids and secrets it knows. */
+export function replaySettings(
+  replay: Pick<GithubReplay, "apiUrl" | "privateKey">,
+  overrides: Partial<GithubAppSettings> = {},
+): GithubAppSettings {
+  return {
+    appId: "1029384",
+    privateKey: replay.privateKey,
+    webhookSecret: WEBHOOK_SECRET,
+    slug: "patchbay-test",
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    apiUrl: replay.apiUrl,
+    webUrl: "https://github.com",
+    ...overrides,
+  };
 }

@@ -14,8 +14,8 @@ import {
   INSTALLER_CODE,
   PR_NUMBER,
   pullRequestClosed,
+  replaySettings,
   startGithubReplay,
-  WEBHOOK_SECRET,
 } from "../../../../test/lib/github-replay.ts";
 import {
   FIXED,
@@ -54,16 +54,7 @@ describe("GitHub provider against recorded GitHub API responses", () => {
       replay.requests
         .filter((r) => r.method === method && r.path === path)
         .map((r) => r.body as Record<string, unknown>);
-    h.services.github = githubIntegration({
-      appId: "1029384",
-      privateKey: replay.privateKey,
-      webhookSecret: WEBHOOK_SECRET,
-      slug: "patchbay-test",
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      apiUrl: replay.apiUrl,
-      webUrl: "https://github.com",
-    });
+    h.services.github = githubIntegration(replaySettings(replay));
     h.setModel(scriptedModel(investigationScript()).model);
 
     // A person installs and authorises the App through the organisation's link; GitHub calls back
@@ -176,16 +167,7 @@ describe("GitHub provider against recorded GitHub API responses", () => {
     const { repo } = h.forTenant(owner);
     const replay = await startGithubReplay({ repoPath: repo.path });
     replays.push(replay);
-    const github = githubIntegration({
-      appId: "1029384",
-      privateKey: replay.privateKey,
-      webhookSecret: WEBHOOK_SECRET,
-      slug: "patchbay-test",
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      apiUrl: replay.apiUrl,
-      webUrl: "https://github.com",
-    });
+    const github = githubIntegration(replaySettings(replay));
     const row = {
       id: "rep_x",
       provider: "github" as const,

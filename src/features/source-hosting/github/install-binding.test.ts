@@ -2,15 +2,14 @@ import { afterAll } from "vitest";
 import { describe, expect, newTenant, type Tenant, test } from "../../../../test/fixtures.ts";
 import { client, problem } from "../../../../test/http.ts";
 import {
-  CLIENT_ID,
   CLIENT_SECRET,
   FULL_NAME,
   type GithubReplay,
   INSTALLATION_ID,
   INSTALLER_CODE,
   OUTSIDER_CODE,
+  replaySettings,
   startGithubReplay,
-  WEBHOOK_SECRET,
 } from "../../../../test/lib/github-replay.ts";
 import { remediationHarness } from "../../../../test/lib/remediation.ts";
 import { signedInBrowser, type WebClient } from "../../../../test/web.ts";
@@ -40,16 +39,9 @@ async function setup(
   // No pushes happen here: the replay's repository is never read.
   const replay = await startGithubReplay({ repoPath: "/nonexistent" });
   replays.push(replay);
-  h.services.github = githubIntegration({
-    appId: "1029384",
-    privateKey: replay.privateKey,
-    webhookSecret: WEBHOOK_SECRET,
-    slug: "patchbay-test",
-    clientId: CLIENT_ID,
-    clientSecret: opts.clientSecret ?? CLIENT_SECRET,
-    apiUrl: replay.apiUrl,
-    webUrl: "https://github.com",
-  });
+  h.services.github = githubIntegration(
+    replaySettings(replay, { clientSecret: opts.clientSecret ?? CLIENT_SECRET }),
+  );
   const stateOf = async (tenant: Tenant) => {
     const res = await client(h.app, tenant.apiKey).post("/integrations/github/install-links");
     const { url } = (await res.json()) as { url: string };
