@@ -227,7 +227,7 @@ async function runTarget(
   // The goal's baseline: protobufjs decoding the whole message.
   const decodeOnly = readOnly((body) => decodeExport("traces", "protobuf", body));
   // What full ingest reads a protobuf body with (wire/scan-traces.ts): shown for reference.
-  const scanOnly = readOnly((body) => scanTraceExport(body));
+  const scanOnly = readOnly(scanTraceExport);
 
   let failures = 0;
   let exceptionsSent = 0;

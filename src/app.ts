@@ -53,7 +53,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.onError(handleError);
   const allowedOn = allowedMethods(() => app.routes, "/api/v1/");
   app.notFound((c) => {
-    const allow = c.req.path.startsWith("/api/v1/") ? allowedOn(c.req.path) : [];
+    const allow = allowedOn(c.req.path);
     if (allow.length > 0) {
       throw new AppError(
         "method_not_allowed",

@@ -4,8 +4,8 @@ import { afterAll, vi } from "vitest";
 import type { createApp } from "../src/app.ts";
 import { organizations } from "../src/db/schema/organizations.ts";
 import { memberships } from "../src/db/schema/users.ts";
-import { listen } from "../src/features/telemetry/test-support.ts";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
+import { listen } from "./http.ts";
 import { startTestChain } from "./lib/dev-chain.ts";
 import { keyFor } from "./lib/members.ts";
 import {

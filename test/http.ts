@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 
 type AppLike = { request(input: string, init?: RequestInit): Response | Promise<Response> };
 
@@ -59,4 +61,19 @@ export async function problem(
     );
   }
   return (await res.json()) as { code: string; status: number; detail: string };
+}
+
+/** The app on a real loopback port, for clients that need a URL (exporters, raw sockets). */
+export async function listen(app: {
+  fetch: (request: Request) => Response | Promise<Response>;
+}): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

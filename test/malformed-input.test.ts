@@ -1,5 +1,5 @@
 import { describe, expect, newTenant, test } from "./fixtures.ts";
-import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
+import { signedInBrowser, webClient } from "./web.ts";
 
 /**
  * Every documented REST operation, sent malformed input: broken and oversized path parameters,
@@ -151,24 +151,23 @@ describe("malformed input, every documented operation", () => {
   });
 });
 
+/**
+ * The web UI's routes for `method`, from the app's own route table: every page is covered the
+ * day it is added. The API, OTLP, MCP, x402 and GitHub's callbacks are not pages.
+ */
+const uiRoutes = (app: { routes: { method: string; path: string }[] }, method: string): string[] => [
+  ...new Set(
+    app.routes
+      .filter((r) => r.method === method && !/^\/(api|x402|v1|mcp|integrations)\b/.test(r.path))
+      .map((r) => r.path),
+  ),
+];
+
 describe("malformed input, every web UI page", () => {
   test("garbage in any path parameter or query of a signed-in page is never a 500", async ({ app, deps }) => {
-    const email = "sweep@example.com";
-    const tenant = await newTenant(deps, app, email);
-    await givePassword(deps, email);
-    const browser = webClient(app);
-    expect((await browser.signIn(email, TEST_PASSWORD)).status).toBe(303);
-
-    // The app's own route table: every page is covered the day it is added.
-    const pages = [
-      ...new Set(
-        app.routes
-          .filter(
-            (r) => r.method === "GET" && r.path.includes("/:") && !/^\/(api|x402|v1|mcp)\b/.test(r.path),
-          )
-          .map((r) => r.path),
-      ),
-    ];
+    const tenant = await newTenant(deps, app);
+    const browser = await signedInBrowser(app, deps, tenant.userId);
+    const pages = uiRoutes(app, "GET").filter((path) => path.includes("/:"));
     expect(pages.length).toBeGreaterThan(10);
     const valid: Record<string, string> = {
       orgId: tenant.organizationId,
@@ -193,18 +192,11 @@ describe("malformed input, every web UI page", () => {
     expect(failures).toEqual([]);
   });
   test("a malformed form body on any page that takes a form is a 400, never a 500", async ({ app, deps }) => {
-    const email = "forms@example.com";
-    await newTenant(deps, app, email);
-    await givePassword(deps, email);
-    const browser = webClient(app);
-    expect((await browser.signIn(email, TEST_PASSWORD)).status).toBe(303);
-    const posts = [
-      ...new Set(
-        app.routes
-          .filter((r) => r.method === "POST" && !/^\/(api|x402|v1|mcp|integrations)\b/.test(r.path))
-          .map((r) => r.path.replace(/:(\w+)(\{[^}]*\})?/g, () => crypto.randomUUID())),
-      ),
-    ];
+    const tenant = await newTenant(deps, app);
+    const browser = await signedInBrowser(app, deps, tenant.userId);
+    const posts = uiRoutes(app, "POST").map((path) =>
+      path.replace(/:(\w+)(\{[^}]*\})?/g, () => crypto.randomUUID()),
+    );
     expect(posts.length).toBeGreaterThan(10);
     const bodies: [string, string][] = [
       ["multipart/form-data; boundary=zz", "garbage"],
@@ -215,7 +207,7 @@ describe("malformed input, every web UI page", () => {
     for (const path of posts) {
       for (const [type, body] of bodies) {
         // Signed out (the guards run before sign-in) and signed in, from the page's own origin.
-        for (const who of [webClient(app), browser]) {
+        for (const who of [webClient(app, deps.config.baseUrl), browser]) {
           const res = await who.post(path, {}, { raw: { type, body } });
           if (res.status !== 400) failures.push(`${res.status} POST ${path} (${type})`);
           await res.body?.cancel();

@@ -111,13 +111,13 @@ export async function givePassword(deps: Deps, email: string, password = TEST_PA
   await setUserPassword({ db: deps.db, now: deps.clock(), input: { email, password } });
 }
 
-/** A browser signed in as an existing user (a tenant's owner, say), who is given the test password. */
-export async function signedInBrowser(deps: Deps, app: AppLike, userId: string): Promise<WebClient> {
+/** A browser stand-in signed in as the user (given the test password first). */
+export async function signedInBrowser(app: AppLike, deps: Deps, userId: string): Promise<WebClient> {
   const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (!user) throw new Error(`no user ${userId}`);
   await givePassword(deps, user.email);
-  const browser = webClient(app);
+  const browser = webClient(app, deps.config.baseUrl);
   const res = await browser.signIn(user.email, TEST_PASSWORD);
-  if (res.status !== 303) throw new Error(`sign-in as ${user.email}: ${res.status}`);
+  if (res.status !== 303) throw new Error(`sign-in failed: ${res.status}`);
   return browser;
 }

@@ -13,7 +13,7 @@ const patternOf = (path: string) =>
   );
 
 /**
- * The methods served on a path, so that a known path asked with another method is a 405 with an
+ * The methods served on a path under `prefix`, so that a known path asked with another method is a 405 with an
  * `Allow` header (RFC 9110 §15.5.6) rather than a 404 that reads as "no such resource". Built
  * once, on first use, from the app's own route table: a route is covered the day it is added.
  */
@@ -23,6 +23,7 @@ export function allowedMethods(
 ): (path: string) => string[] {
   let table: { method: string; pattern: RegExp }[] | undefined;
   return (path) => {
+    if (!path.startsWith(prefix)) return [];
     table ??= routes()
       .filter((route) => route.method !== "ALL" && route.path.startsWith(prefix))
       .map((route) => ({ method: route.method, pattern: patternOf(route.path) }));

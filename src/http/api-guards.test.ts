@@ -1,7 +1,6 @@
-import { type AddressInfo, connect } from "node:net";
-import { serve } from "@hono/node-server";
+import { connect } from "node:net";
 import { describe, expect, test } from "../../test/fixtures.ts";
-import { problem } from "../../test/http.ts";
+import { listen, problem } from "../../test/http.ts";
 import { environments } from "../db/schema/environments.ts";
 
 describe("request guards and error shape", () => {
@@ -23,11 +22,9 @@ describe("request guards and error shape", () => {
     app,
     owner,
   }) => {
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-    });
+    const server = await listen(app);
     try {
-      const { port } = server.address() as AddressInfo;
+      const { port } = server;
       // Raw bytes: fetch and node:http both frame a bodiless POST (content-length: 0); curl does not.
       const post = (headers: Record<string, string>, body = "") =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -62,7 +59,7 @@ describe("request guards and error shape", () => {
       const form = await post({ "content-type": "text/plain", "content-length": "4" }, "name");
       expect(form.status).toBe(415);
     } finally {
-      server.close();
+      await server.close();
     }
   });
 

@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { describe, expect, newTenant, test } from "../../test/fixtures.ts";
-import { client, problem } from "../../test/http.ts";
+import { client, listen, problem } from "../../test/http.ts";
 import { apiKeys } from "../db/schema/api-keys.ts";
 import { memberships } from "../db/schema/users.ts";
 import { generateApiKeySecret } from "../features/api-keys/key-secret.ts";
@@ -68,13 +66,10 @@ describe("authentication", () => {
     owner,
     app,
   }) => {
-    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-    });
+    const server = await listen(app);
     try {
-      const { port } = server.address() as AddressInfo;
       const get = (path: string, headers: Record<string, string> = {}) =>
-        fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+        fetch(`${server.url}/api/v1${path}`, {
           headers: { authorization: `Bearer ${owner.apiKey}`, ...headers },
         });
       for (let i = 0; i < 2; i++) {
@@ -94,7 +89,7 @@ describe("authentication", () => {
       expect(refused.headers.get("x-request-id")).toMatch(/^req_/);
       expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 });

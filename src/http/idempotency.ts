@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Actor } from "../context.ts";
+import type { ServiceContext } from "../context.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema/idempotency-keys.ts";
 import { AppError } from "../errors.ts";
@@ -46,7 +46,7 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     });
   }
   const ctx = c.get("ctx");
-  const scope: IdempotencyScope = { db: ctx.deps.db, organizationId: ctx.actor.organizationId, key };
+  const scope = idempotencyScope(ctx, key);
   const stored = await claimIdempotencyKey(scope, await hashRequest(c), ctx.deps.clock);
   if (stored) return replay(stored);
 
@@ -71,8 +71,22 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   await completeIdempotencyKey(scope, { status: res.status, headers, body });
 };
 
-/** One key of one organisation: the unit the store locks, completes and releases. */
-export type IdempotencyScope = { db: Db; organizationId: string; key: string };
+/**
+ * One key of one organisation: the unit the store locks, completes and releases. `caller` (the
+ * credential's type and id) is part of what makes a request the same one: a stored response is
+ * replayed before the route's or tool's own permission and role checks run, so it may only ever
+ * go back to the credential that was given it. Another caller of the organisation who reuses (or
+ * guesses) the key gets `idempotency_key_reused`, never someone else's answer.
+ */
+export type IdempotencyScope = { db: Db; organizationId: string; key: string; caller: string };
+
+/** The scope of `key` for the caller of `ctx`, as every transport builds it. */
+export const idempotencyScope = (ctx: ServiceContext, key: string): IdempotencyScope => ({
+  db: ctx.deps.db,
+  organizationId: ctx.actor.organizationId,
+  key,
+  caller: `${ctx.actor.type}:${ctx.actor.id}`,
+});
 
 /** What a completed key replays. HTTP stores its response; MCP stores its tool result. */
 export type StoredResponse = { status: number; headers: Record<string, string>; body: string };
@@ -90,12 +104,13 @@ export async function claimIdempotencyKey(
   requestHash: string,
   clock: () => Date,
 ): Promise<StoredResponse | null> {
+  const identity = createHash("sha256").update(`${scope.caller}\n${requestHash}`).digest("hex");
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
-    if (await claim(scope, requestHash, clock())) return null;
+    if (await claim(scope, identity, clock())) return null;
     const [row] = await scope.db.select().from(idempotencyKeys).where(whereKey(scope));
     if (!row) continue; // the first request failed and released the key: try to claim it again
-    if (row.requestHash !== requestHash) {
+    if (row.requestHash !== identity) {
       throw new AppError(
         "idempotency_key_reused",
         "This Idempotency-Key was already used for a different request; use a new key for a new request.",
@@ -136,20 +151,11 @@ export async function releaseIdempotencyKey(scope: IdempotencyScope): Promise<vo
 const whereKey = (scope: IdempotencyScope) =>
   and(eq(idempotencyKeys.organizationId, scope.organizationId), eq(idempotencyKeys.key, scope.key));
 
-/**
- * The caller, as part of what makes a request the same one. A stored response is replayed
- * before the route's own permission and role checks run, so it may only ever go back to the
- * credential that was given it: another caller of the organisation who reuses (or guesses) the
- * key gets `idempotency_key_reused`, never someone else's answer.
- */
-export const callerOf = (actor: Actor): string => `${actor.type}:${actor.id}`;
-
-/** Caller, method, path, query, If-Match and the exact body bytes: any difference is a different request. */
+/** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
 async function hashRequest(c: Context<AppEnv>): Promise<string> {
   const url = new URL(c.req.url);
   const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
   return createHash("sha256")
-    .update(`${callerOf(c.get("ctx").actor)}\n`)
     .update(`${c.req.method}\n${url.pathname}${url.search}\n${c.req.header("if-match") ?? ""}\n`)
     .update(body)
     .digest("hex");

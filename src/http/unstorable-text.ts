@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError } from "../errors.ts";
+import { jsonShape } from "../features/mcp-client/json-shape.ts";
 import { parseFormBody } from "./form-body.ts";
 
 // A JSON \u0000 escape, not preceded by an escaped backslash (`\\u0000` is the text "\u0000").
@@ -61,25 +62,20 @@ function parsedHoldsLoneSurrogate(text: string): boolean {
   }
 }
 
-/** Whether any string in a parsed value (JSON arguments, say), key or value, passes `test`. */
-export function someString(value: unknown, test: (text: string) => boolean): boolean {
-  if (typeof value === "string") return test(value);
-  if (Array.isArray(value)) return value.some((item) => someString(item, test));
+/** Whether any string in a parsed value (JSON arguments, say) holds U+0000. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (Array.isArray(value)) return value.some(containsNul);
   if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) if (test(key) || someString(item, test)) return true;
+    for (const [key, item] of Object.entries(value)) if (key.includes("\0") || containsNul(item)) return true;
   }
   return false;
 }
 
-/** Whether any string in a parsed value holds U+0000. */
-export const containsNul = (value: unknown): boolean => someString(value, (text) => text.includes("\0"));
-
-// With the u flag a proper surrogate pair is one code point, so this matches only a lone half.
-const loneSurrogate = /\p{Cs}/u;
-
 /**
- * Whether any string in a parsed value holds a lone UTF-16 surrogate (JSON lets `"\ud800"`
- * through). Such a string has no UTF-8 form: it cannot be hashed canonically or stored as sent.
+ * Whether any string or key in a parsed value holds a lone UTF-16 surrogate (JSON lets
+ * `"\ud800"` through), for a value already known to hold no NUL: such a string has no UTF-8
+ * form, so it can be neither hashed canonically nor stored as sent. The remote-tool bounds'
+ * storability walk (`jsonShape`) answers it.
  */
-export const containsLoneSurrogate = (value: unknown): boolean =>
-  someString(value, (text) => loneSurrogate.test(text));
+export const containsLoneSurrogate = (value: unknown): boolean => jsonShape(value).unstorable;

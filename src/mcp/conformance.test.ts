@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "../../test/fixtures.ts";
-import { listen } from "../features/telemetry/test-support.ts";
+import { listen } from "../../test/http.ts";
 
 const run = promisify(execFile);
 const inspectorBuild = resolve("node_modules/@modelcontextprotocol/inspector-cli/build");

@@ -6,11 +6,10 @@ import { z } from "zod";
 import type { ServiceContext } from "../context.ts";
 import { AppError, isAppError } from "../errors.ts";
 import {
-  callerOf,
   claimIdempotencyKey,
   completeIdempotencyKey,
-  type IdempotencyScope,
   idempotencyKeyPattern,
+  idempotencyScope,
   releaseIdempotencyKey,
 } from "../http/idempotency.ts";
 import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
@@ -92,7 +91,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
         return success(answer.text, answer.data);
       }
       const key = keyOnly.parse(args).idempotencyKey ?? randomUUID();
-      return await idempotently(ctx, key, requestHash(callerOf(ctx.actor), spec.name, parsed), async () => {
+      return await idempotently(ctx, key, requestHash(spec.name, parsed), async () => {
         const answer = await spec.run(parsed, { ...ctx, idempotencyKey: key });
         return { text: answer.text, data: output.parse(answer.data) };
       });
@@ -171,7 +170,7 @@ async function idempotently(
   hash: string,
   run: () => Promise<ToolAnswer<Record<string, unknown>>>,
 ): Promise<CallToolResult> {
-  const scope: IdempotencyScope = { db: ctx.deps.db, organizationId: ctx.actor.organizationId, key };
+  const scope = idempotencyScope(ctx, key);
   const stored = await claimIdempotencyKey(scope, hash, ctx.deps.clock);
   if (stored) {
     const prior = storedAnswer.parse(JSON.parse(stored.body));
@@ -192,14 +191,10 @@ async function idempotently(
   return mutationResult(answer, key, false);
 }
 
-/**
- * Caller, tool name and canonical (RFC 8785) arguments, in a namespace no HTTP request hash can
- * share. The caller is part of it, as over HTTP (see `callerOf`): a replay skips the verb's role
- * checks.
- */
-function requestHash(caller: string, tool: string, args: unknown): string {
+/** Tool name and canonical (RFC 8785) arguments, in a namespace no HTTP request hash can share. */
+function requestHash(tool: string, args: unknown): string {
   return createHash("sha256")
-    .update(`mcp:tools/call\n${caller}\n${tool}\n${canonicalize(args) ?? ""}`)
+    .update(`mcp:tools/call\n${tool}\n${canonicalize(args) ?? ""}`)
     .digest("hex");
 }
 

@@ -15,9 +15,8 @@ import {
   formPost,
   pkce,
   registerClient,
-  signedInBrowser,
 } from "../../test/lib/oauth.ts";
-import { webClient } from "../../test/web.ts";
+import { signedInBrowser, webClient } from "../../test/web.ts";
 import { auditLog } from "../db/schema/audit-log.ts";
 import { oauthGrants } from "../db/schema/oauth.ts";
 import type { Deps } from "../deps.ts";

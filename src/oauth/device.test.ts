@@ -1,6 +1,6 @@
 import { describe, expect, test } from "../../test/fixtures.ts";
-import { approveDevice, pollDevice, signedInBrowser, startDevice } from "../../test/lib/oauth.ts";
-import { webClient } from "../../test/web.ts";
+import { approveDevice, pollDevice, startDevice } from "../../test/lib/oauth.ts";
+import { signedInBrowser, webClient } from "../../test/web.ts";
 
 const SCOPE = "environments:read mcp_connections:read offline_access";
 

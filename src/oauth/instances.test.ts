@@ -1,11 +1,6 @@
 import { describe, expect, test } from "../../test/fixtures.ts";
-import {
-  approveDevice,
-  pollDevice,
-  signedInBrowser,
-  startDevice,
-  type Tokens,
-} from "../../test/lib/oauth.ts";
+import { approveDevice, pollDevice, startDevice, type Tokens } from "../../test/lib/oauth.ts";
+import { signedInBrowser } from "../../test/web.ts";
 import { createApp } from "../app.ts";
 import { CLI_CLIENT_ID } from "../features/oauth/cli-client.ts";
 

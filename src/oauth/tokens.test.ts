@@ -7,9 +7,9 @@ import {
   formPost,
   pkce,
   registerClient,
-  signedInBrowser,
   type Tokens,
 } from "../../test/lib/oauth.ts";
+import { signedInBrowser } from "../../test/web.ts";
 import type { Actor } from "../context.ts";
 import { oauthGrants, oauthModels } from "../db/schema/oauth.ts";
 import { memberships } from "../db/schema/users.ts";

@@ -70,13 +70,13 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
   ]);
   const usedCodes = new Set<string>();
   const outage = { tokenExchange: false };
-  const installationJson = () => ({
-    id: INSTALLATION_ID,
+  const installationJson = (id: number) => ({
+    id,
     account: { login: "acme", id: 583231, type: "Organization" },
     repository_selection: "selected",
-    access_tokens_url: api(url, `/app/installations/${INSTALLATION_ID}/access_tokens`),
+    access_tokens_url: api(url, `/app/installations/${id}/access_tokens`),
     repositories_url: api(url, "/installation/repositories"),
-    html_url: `https://github.com/organizations/acme/settings/installations/${INSTALLATION_ID}`,
+    html_url: `https://github.com/organizations/acme/settings/installations/${id}`,
     app_id: 1029384,
     app_slug: "patchbay-test",
     target_id: 583231,
@@ -114,14 +114,6 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
           repository_selection: "selected",
         },
       }),
-    },
-    {
-      method: "GET",
-      path: /^\/app\/installations\/(\d+)$/,
-      answer: (m) =>
-        Number(m[1]) === INSTALLATION_ID
-          ? { status: 200, body: installationJson() }
-          : notFound("apps#get-an-installation-for-the-authenticated-app"),
     },
     {
       // The web flow's code exchange. GitHub answers a refused exchange with 200 and an `error`.
@@ -174,7 +166,7 @@ export async function startGithubReplay(opts: { repoPath: string }): Promise<Git
         }
         const perPage = Number(req.query.get("per_page") ?? 30);
         const page = Number(req.query.get("page") ?? 1);
-        const all = user.installations.map(() => installationJson());
+        const all = user.installations.map((id) => installationJson(id));
         return {
           status: 200,
           body: { total_count: all.length, installations: all.slice((page - 1) * perPage, page * perPage) },

@@ -1,11 +1,9 @@
 // OAuth test support: a person signed in to the web UI (in process, `app.request`) approving
 // device codes and authorization requests the way a browser would, and token requests.
 import { createHash, randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { users } from "../../src/db/schema/users.ts";
 import type { Deps } from "../../src/deps.ts";
 import { CLI_CLIENT_ID, DEVICE_CODE_GRANT } from "../../src/features/oauth/cli-client.ts";
-import { givePassword, TEST_PASSWORD, type WebClient, webClient } from "../web.ts";
+import { signedInBrowser, type WebClient } from "../web.ts";
 
 type AppLike = { request(input: string, init?: RequestInit): Response | Promise<Response> };
 
@@ -26,17 +24,6 @@ export const formPost = (fields: Record<string, string | string[]>): RequestInit
     body: body.toString(),
   };
 };
-
-/** A browser stand-in signed in as the user (given the test password first). */
-export async function signedInBrowser(app: AppLike, deps: Deps, userId: string): Promise<WebClient> {
-  const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId));
-  if (!user) throw new Error(`no user ${userId}`);
-  await givePassword(deps, user.email);
-  const browser = webClient(app, deps.config.baseUrl);
-  const res = await browser.signIn(user.email, TEST_PASSWORD);
-  if (res.status !== 303) throw new Error(`sign-in failed: ${res.status}`);
-  return browser;
-}
 
 const path = (deps: Deps, url: string) =>
   url.startsWith(deps.config.baseUrl) ? url.slice(deps.config.baseUrl.length) : url;

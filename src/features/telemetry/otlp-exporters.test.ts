@@ -14,8 +14,9 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import { listen } from "../../../test/http.ts";
 import { telemetryLogs, telemetryResources } from "../../db/schema/telemetry.ts";
-import { createKey, listen, storedSpans } from "./test-support.ts";
+import { createKey, storedSpans } from "./test-support.ts";
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof ProtoTraceExporter>[0]>;
 const gzip = "gzip" as ExporterConfig["compression"];

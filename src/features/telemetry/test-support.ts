@@ -1,7 +1,5 @@
 // Helpers for the telemetry tests (not a test file itself).
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { asc, eq, sum } from "drizzle-orm";
 import type { Tenant } from "../../../test/fixtures.ts";
 import type { Db } from "../../db/client.ts";
@@ -9,20 +7,6 @@ import { telemetryTraceChunks } from "../../db/schema/telemetry.ts";
 import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
 import { type ChunkSpan, chunkSpans } from "./storage/chunk-codec.ts";
 import type { SpanRecord } from "./telemetry-store.ts";
-
-type AppLike = { fetch: (request: Request) => Response | Promise<Response> };
-
-/** The app on a real loopback port: OpenTelemetry exporters need a URL. */
-export async function listen(app: AppLike): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Creates a publishable key for the tenant's environment through the REST API. */
 export async function createKey(tenant: Tenant, name = "test"): Promise<{ id: string; key: string }> {

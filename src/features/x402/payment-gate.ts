@@ -75,7 +75,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
       return challengeResponse(c, result.response, {
         price,
-        paid: read !== undefined,
+        paid: header !== undefined,
         problem: read?.problem,
       });
     }

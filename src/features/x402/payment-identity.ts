@@ -23,9 +23,9 @@ const MAX_UINT256 = 2n ** 256n - 1n;
 /** A uint256 as EIP-3009 signs it: anything else makes the facilitator's BigInt or ABI encoding throw. */
 const uint256 = z
   .string({ error: "must be a non-negative decimal integer string" })
-  .regex(decimal, "must be a non-negative decimal integer string")
-  // Checks run on after a failed regex: BigInt must not see a non-decimal string.
-  .refine((value) => !decimal.test(value) || BigInt(value) <= MAX_UINT256, "must fit in a uint256");
+  // abort: BigInt must never see a non-decimal string.
+  .regex(decimal, { error: "must be a non-negative decimal integer string", abort: true })
+  .refine((value) => BigInt(value) <= MAX_UINT256, "must fit in a uint256");
 const address = z
   .string({ error: "must be a 0x-prefixed 20-byte hex address" })
   .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
@@ -97,9 +97,9 @@ export function readPaymentIdentity(header: string): PaymentRead {
   const sent = decoded as PaymentPayload;
   // Canonical JSON, so the same payment re-encoded (another key order) is still the same.
   // canonicalize throws on what it cannot encode canonically, such as a lone surrogate.
-  let canonical: string | undefined;
+  let canonical: string;
   try {
-    canonical = canonicalize({ accepted: sent.accepted, payload: sent.payload });
+    canonical = canonicalize({ accepted: sent.accepted, payload: sent.payload }) ?? "";
   } catch {
     return { ok: false, problem: "the payment holds a string that is not valid Unicode" };
   }
@@ -113,7 +113,7 @@ export function readPaymentIdentity(header: string): PaymentRead {
         payer: from.toLowerCase(),
         nonce: nonce.toLowerCase(),
       },
-      paymentHash: sha256(canonical ?? ""),
+      paymentHash: sha256(canonical),
       validBefore: Number(validBefore),
     },
   };

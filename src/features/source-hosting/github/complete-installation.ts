@@ -1,10 +1,12 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
+import { requireOwnerOrAdmin } from "../../../context.ts";
 import { auditLog } from "../../../db/schema/audit-log.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
-import { memberships } from "../../../db/schema/users.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
 import { remediationServices } from "../../remediations/services.ts";
+import type { WebUser } from "../../web-sessions/resolve-web-session.ts";
+import { resolveWebActor } from "../../web-sessions/web-actor.ts";
 import { readInstallState } from "./install-link.ts";
 
 /** Clock skew allowed between GitHub's `created_at` and our own clock. */
@@ -25,7 +27,7 @@ export async function completeGithubInstallation(args: {
   state: string;
   code: string;
   /** The patchbay user signed in in the browser that came back from GitHub. */
-  userId: string;
+  user: WebUser;
 }): Promise<{ organizationId: string; installationId: number; account: string }> {
   const { deps } = args;
   const github = remediationServices(deps).github;
@@ -37,22 +39,20 @@ export async function completeGithubInstallation(args: {
   // The code only proves who installed on GitHub: without this, a link handed to someone else (a
   // GitHub admin elsewhere, told to "install patchbay") would bind their installation to the
   // link's organisation behind their back.
-  const [member] = await deps.db
-    .select({ role: memberships.role })
-    .from(memberships)
-    .where(and(eq(memberships.organizationId, state.o), eq(memberships.userId, args.userId)));
-  if (member?.role !== "owner" && member?.role !== "admin") {
+  const member = await resolveWebActor(deps.db, args.user, state.o);
+  if (!member) {
     throw new AppError(
       "forbidden",
       "This install link belongs to an organisation you do not manage in patchbay. Sign in as one of its owners or administrators, or install through your own organisation's link.",
     );
   }
+  requireOwnerOrAdmin({ deps, actor: member.actor, requestId: "github-callback" });
   // Before anything is read or bound, and after the state: a forged link never spends a code.
-  const canAccess = await github.userCanAccessInstallation({
+  const installation = await github.installationOfUser({
     code: args.code,
     installationId: args.installationId,
   });
-  if (!canAccess) {
+  if (!installation) {
     throw new AppError(
       "forbidden",
       `The GitHub user who authorised this callback cannot access installation ${args.installationId}; install the App through your organisation's own link, signed in as a GitHub user of that account.`,
@@ -72,7 +72,6 @@ export async function completeGithubInstallation(args: {
       account: bound.account,
     };
   }
-  const installation = await github.getInstallation(args.installationId);
   if (Date.parse(installation.createdAt) < state.iat - SKEW_MS) {
     throw new AppError(
       "conflict",
@@ -84,13 +83,13 @@ export async function completeGithubInstallation(args: {
       installationId: args.installationId,
       organizationId: state.o,
       account: installation.account,
-      installedBy: args.userId,
+      installedBy: args.user.userId,
       createdAt: deps.clock(),
     });
     await tx.insert(auditLog).values({
       organizationId: state.o,
       actorType: "user",
-      actorId: args.userId,
+      actorId: args.user.userId,
       action: "github_installation.linked",
       targetType: "github_installation",
       targetId: String(args.installationId),

@@ -5,7 +5,7 @@ import { AppError } from "../../../errors.ts";
 import type { GithubAppSettings } from "../../remediations/settings.ts";
 import { githubHost } from "./github-host.ts";
 import type { GithubIntegration, PullRequestOutcome } from "./github-integration.ts";
-import { userCanAccessInstallation } from "./installer-access.ts";
+import { installationOfUser } from "./installer-access.ts";
 
 type RequestError = { status?: number };
 const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
@@ -29,24 +29,8 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
       return `${settings.webUrl}/apps/${encodeURIComponent(settings.slug)}/installations/new?state=${encodeURIComponent(state)}`;
     },
 
-    async getInstallation(installationId) {
-      try {
-        const { data } = await app.octokit.request("GET /app/installations/{installation_id}", {
-          installation_id: installationId,
-        });
-        const account =
-          data.account && "login" in data.account ? data.account.login : (data.account?.name ?? "");
-        return { account, createdAt: data.created_at };
-      } catch (error) {
-        if (statusOf(error) === 404) {
-          throw new AppError("not_found", `GitHub App installation ${installationId} does not exist.`);
-        }
-        throw error;
-      }
-    },
-
-    userCanAccessInstallation(args) {
-      return userCanAccessInstallation((code) => app.oauth.getUserOctokit({ code }), args);
+    installationOfUser(args) {
+      return installationOfUser((code) => app.oauth.getUserOctokit({ code }), args);
     },
 
     async getRepository({ installationId, fullName }) {

@@ -1,4 +1,5 @@
 import type { SourceHost } from "../source-host.ts";
+import type { UserInstallation } from "./installer-access.ts";
 
 /** A pull request event that ends a run's review. */
 export type PullRequestOutcome = {
@@ -17,14 +18,12 @@ export type PullRequestOutcome = {
 export interface GithubIntegration {
   /** `https://github.com/apps/<slug>/installations/new?state=…` */
   installUrl(state: string): string;
-  /** The installation's account login, checked through the App's own credentials. */
-  getInstallation(installationId: number): Promise<{ account: string; createdAt: string }>;
   /**
-   * Whether the GitHub user who authorised the App with `code` (the web-flow code GitHub adds to
-   * the install callback) can access the installation. Throws `invalid_request` for an incorrect
-   * or expired code.
+   * The installation as the GitHub user who authorised the App with `code` (the web-flow code
+   * GitHub adds to the install callback) sees it, or undefined when that user cannot access it.
+   * Throws `invalid_request` for an incorrect or expired code.
    */
-  userCanAccessInstallation(args: { code: string; installationId: number }): Promise<boolean>;
+  installationOfUser(args: { code: string; installationId: number }): Promise<UserInstallation | undefined>;
   getRepository(args: {
     installationId: number;
     fullName: string;

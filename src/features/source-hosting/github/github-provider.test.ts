@@ -63,7 +63,7 @@ describe("GitHub provider against recorded GitHub API responses", () => {
     expect(link.url).toMatch(/^https:\/\/github\.com\/apps\/patchbay-test\/installations\/new\?state=/);
     const state = new URL(link.url).searchParams.get("state") ?? "";
     // GitHub sends the person's browser back, signed in to patchbay.
-    const browser = await signedInBrowser(deps, h.app, owner.userId);
+    const browser = await signedInBrowser(h.app, deps, owner.userId);
     const forged = await browser.get(
       `/integrations/github/callback?code=${INSTALLER_CODE}&installation_id=${INSTALLATION_ID}&state=x`,
     );

@@ -51,7 +51,7 @@ async function setup(
   // unless said otherwise), or signed out.
   const browsers = new Map<string, WebClient>();
   const browserOf = async (tenant: Tenant): Promise<WebClient> => {
-    const browser = browsers.get(tenant.userId) ?? (await signedInBrowser(deps, h.app, tenant.userId));
+    const browser = browsers.get(tenant.userId) ?? (await signedInBrowser(h.app, deps, tenant.userId));
     browsers.set(tenant.userId, browser);
     return browser;
   };

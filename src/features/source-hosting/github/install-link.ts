@@ -7,12 +7,13 @@ import { signToken, verifyToken } from "../../vault/signed-token.ts";
 /** How long an install link works. */
 export const INSTALL_STATE_TTL_MS = 60 * 60 * 1000;
 
-type InstallState = { o: string; u: string; iat: number };
+type InstallState = { o: string; iat: number };
 
 /**
  * The link an owner or admin opens to install patchbay's GitHub App (installing and choosing
- * repositories happen on GitHub, by a person). Its `state` is signed and names the organisation
- * and user, so the callback binds the installation to the organisation that asked for it.
+ * repositories happen on GitHub, by a person). Its `state` is signed and names the organisation,
+ * so the callback binds the installation to the organisation that asked for it (and records as
+ * installer the person whose browser comes back, not the one who asked for the link).
  */
 export function createGithubInstallLink(args: { ctx: ServiceContext }): { url: string; expiresAt: string } {
   const { ctx } = args;
@@ -21,7 +22,7 @@ export function createGithubInstallLink(args: { ctx: ServiceContext }): { url: s
   const github = remediationServices(ctx.deps).github;
   if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
   const now = ctx.deps.clock().getTime();
-  const state: InstallState = { o: ctx.actor.organizationId, u: ctx.actor.userId, iat: now };
+  const state: InstallState = { o: ctx.actor.organizationId, iat: now };
   return {
     url: github.installUrl(signToken(ctx.deps.keyring, "github/install-state", state)),
     expiresAt: new Date(now + INSTALL_STATE_TTL_MS).toISOString(),
@@ -35,8 +36,7 @@ export function readInstallState(
   const payload = verifyToken(deps.keyring, "github/install-state", token) as
     | Partial<InstallState>
     | undefined;
-  if (typeof payload?.o !== "string" || typeof payload.u !== "string" || typeof payload.iat !== "number")
-    return undefined;
+  if (typeof payload?.o !== "string" || typeof payload.iat !== "number") return undefined;
   if (deps.clock().getTime() - payload.iat > INSTALL_STATE_TTL_MS) return undefined;
-  return { o: payload.o, u: payload.u, iat: payload.iat };
+  return { o: payload.o, iat: payload.iat };
 }

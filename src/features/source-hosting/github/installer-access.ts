@@ -5,16 +5,20 @@ const PER_PAGE = 100;
 /** Pages of the user's installations read at most; a user with more is refused (fails closed). */
 const MAX_PAGES = 10;
 
+/** An installation as the installing user sees it: its account and when it was made. */
+export type UserInstallation = { account: string; createdAt: string };
+
 /**
- * Whether the GitHub user behind a web-flow `code` can access the installation: the code becomes
- * a user access token (`signIn`), and the installation must be among `GET /user/installations`
- * for that token — GitHub's documented check, since the callback's `installation_id` is whatever
- * its caller wrote. Throws `invalid_request` for an incorrect or expired code.
+ * The installation as seen by the GitHub user behind a web-flow `code`, or undefined when that
+ * user cannot access it: the code becomes a user access token (`signIn`), and the installation
+ * must be among `GET /user/installations` for that token — GitHub's documented check, since the
+ * callback's `installation_id` is whatever its caller wrote. Throws `invalid_request` for an
+ * incorrect or expired code.
  */
-export async function userCanAccessInstallation(
+export async function installationOfUser(
   signIn: (code: string) => Promise<Octokit>,
   args: { code: string; installationId: number },
-): Promise<boolean> {
+): Promise<UserInstallation | undefined> {
   let user: Octokit;
   try {
     user = await signIn(args.code);
@@ -23,10 +27,15 @@ export async function userCanAccessInstallation(
   }
   for (let page = 1; page <= MAX_PAGES; page++) {
     const { data } = await user.request("GET /user/installations", { per_page: PER_PAGE, page });
-    if (data.installations.some((i) => i.id === args.installationId)) return true;
-    if (data.installations.length < PER_PAGE || page * PER_PAGE >= data.total_count) return false;
+    const found = data.installations.find((i) => i.id === args.installationId);
+    if (found) {
+      const account =
+        found.account && "login" in found.account ? found.account.login : (found.account?.name ?? "");
+      return { account, createdAt: found.created_at };
+    }
+    if (page * PER_PAGE >= data.total_count) return undefined;
   }
-  return false;
+  return undefined;
 }
 
 /**

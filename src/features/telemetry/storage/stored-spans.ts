@@ -52,7 +52,7 @@ export type AcceptedSpans = {
  * Spans as an export request gives them: decoded whole (OTLP/JSON), or scanned from the protobuf
  * body (wire/scan-traces.ts), whose spans are decoded only when their whole message is needed.
  */
-export type SpanSource<S extends SpanKeyFields> = {
+type SpanSource<S extends SpanKeyFields> = {
   resourceSpans: { resource?: Resource; scopeSpans?: { scope?: Scope; spans?: S[] }[] }[] | undefined;
   hasEvents(span: S): boolean;
   decoded(span: S): Span;

@@ -1,5 +1,5 @@
 import protobuf from "protobufjs";
-import { otlpMessages } from "../otlp-schema.ts";
+import { chunkMessages, otlpMessages } from "../otlp-schema.ts";
 import type { Int64, Resource, Scope, Span } from "../otlp-types.ts";
 import type { SpanKeyFields } from "../span-records.ts";
 import { messageChecker } from "./check-message.ts";
@@ -23,13 +23,10 @@ export type ScannedTraces = {
 };
 
 const request = otlpMessages.traces.request;
-const nestedType = (type: protobuf.Type, field: string) =>
-  type.fields[field]?.resolve().resolvedType as protobuf.Type;
-const resourceSpansType = nestedType(request, "resourceSpans");
-const resourceType = nestedType(resourceSpansType, "resource");
-const scopeSpansType = nestedType(resourceSpansType, "scopeSpans");
-const scopeType = nestedType(scopeSpansType, "scope");
-const spanType = nestedType(scopeSpansType, "spans");
+// Looked up by name: a misspelt one throws when the module loads, not on the first request.
+const resourceType = request.lookupType("opentelemetry.proto.resource.v1.Resource");
+const scopeType = request.lookupType("opentelemetry.proto.common.v1.InstrumentationScope");
+const spanType = chunkMessages.span;
 const checkRequest = messageChecker(request);
 
 /**

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { Deps } from "../../../../deps.ts";
 import { AppError } from "../../../../errors.ts";
 import type { WebEnv } from "../../../../web/env.ts";
-import { currentWebUser, loginUrl, webSession } from "../../../../web/session.ts";
+import { requireSignIn, webSession } from "../../../../web/session.ts";
 import { applyReviewOutcome } from "../../../remediations/apply-review-outcome.ts";
 import { remediationServices } from "../../../remediations/services.ts";
 import { completeGithubInstallation } from "../complete-installation.ts";
@@ -22,8 +22,9 @@ export function githubCallbacks(deps: Deps): Hono<WebEnv> {
   const router = new Hono<WebEnv>();
 
   // The web UI's session: the installation goes to an organisation the person in this browser
-  // manages (complete-installation.ts), so someone signed out signs in first and comes back.
-  router.get("/callback", webSession(), async (c) => {
+  // manages (complete-installation.ts), so someone signed out signs in first and comes back
+  // (before the query is judged: the login page brings the whole callback URL back).
+  router.get("/callback", webSession(), requireSignIn(), async (c) => {
     const installationId = Number(c.req.query("installation_id"));
     const state = c.req.query("state") ?? "";
     // The proof of who came back: without it the id in the URL is only the caller's claim.
@@ -31,24 +32,17 @@ export function githubCallbacks(deps: Deps): Hono<WebEnv> {
     if (!Number.isSafeInteger(installationId) || installationId <= 0 || !state) {
       throw new AppError("invalid_request", "installation_id and state are required.");
     }
-    if (!code || code.length > MAX_CODE_LENGTH) {
+    if (!code) {
       throw new AppError(
         "invalid_request",
         "code is required: GitHub adds it when the App requests user authorization on install (request_oauth_on_install).",
       );
     }
-    const user = currentWebUser(c);
-    if (!user) {
-      const url = new URL(c.req.url);
-      return c.redirect(loginUrl(`${url.pathname}${url.search}`), 303);
-    }
-    const linked = await completeGithubInstallation({
-      deps,
-      installationId,
-      state,
-      code,
-      userId: user.userId,
-    });
+    if (code.length > MAX_CODE_LENGTH)
+      throw new AppError("invalid_request", "code is too long to be GitHub's.");
+    const user = c.get("webUser");
+    if (!user) throw new AppError("unauthorized", "Sign in first.");
+    const linked = await completeGithubInstallation({ deps, installationId, state, code, user });
     return c.json({
       ...linked,
       next: "Register a repository of this installation: POST /api/v1/environments/{environmentId}/repositories with provider github.",
