@@ -20,7 +20,12 @@ const engineIndependent = [
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", ...(process.env.PATCHBAY_TEST_PG ? engineIndependent : [])],
+    // The fault suite has its own command (npm run test:faults) and config.
+    exclude: [
+      "**/node_modules/**",
+      "test/faults/**",
+      ...(process.env.PATCHBAY_TEST_PG ? engineIndependent : []),
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: one fork per core keeps PGlite instances from starving each other.

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { pingDatabase } from "./db/client.ts";
+import { databaseUnavailable } from "./db/errors.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
@@ -78,7 +79,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
       await pingDatabase(deps.db);
       return c.json({ status: "ok", database: deps.database.kind });
     } catch {
-      throw new AppError("service_unavailable", "The database is not reachable.");
+      throw databaseUnavailable();
     }
   });
 

@@ -6,7 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { noDelaySocket } from "./no-delay-socket.ts";
+import { postgresSocket, reconnectBackoffSeconds } from "./postgres-socket.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -50,6 +50,9 @@ export type NotificationListener = {
 };
 
 export type Subscription = { close(): Promise<void> };
+
+/** How long connecting to PostgreSQL may take before the waiting queries fail (503). */
+export const CONNECT_TIMEOUT_SECONDS = 3;
 
 /** Arbitrary constant: "patchbay" in ASCII, used as the advisory-lock key for start-up work. */
 const STARTUP_LOCK_KEY = 0x7061746368626179n;
@@ -115,17 +118,24 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     prepare: true,
     onnotice: () => {},
     connection: { application_name: "patchbay" },
-    // TCP_NODELAY (no-delay-socket.ts): COPY paid ~40 ms per statement without it. postgres.js
-    // supports the option; its typings do not declare it, so the object is built first.
-    socket: noDelaySocket,
+    // A query waits at most this long for a connection to come up: while the server is away a
+    // request fails fast with database_unavailable (503) instead of hanging for the default 30 s.
+    connect_timeout: CONNECT_TIMEOUT_SECONDS,
+    backoff: reconnectBackoffSeconds,
+    // TCP_NODELAY, and failing fast behind a proxy (postgres-socket.ts). postgres.js supports
+    // the option; its typings do not declare it, so the object is built first.
+    socket: postgresSocket(),
   };
   const client = postgres(target.url, options);
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
-  const pointClient = postgres(target.url, {
+  // Each pool its own socket factory: a factory takes turns over a multi-host URL's hosts.
+  const pointOptions = {
     ...options,
     max: POINT_READ_CONNECTIONS,
     connection: { application_name: "patchbay-reads" },
-  });
+    socket: postgresSocket(),
+  };
+  const pointClient = postgres(target.url, pointOptions);
   pointReadHandles.set(db, drizzlePostgres(pointClient, { schema }) as unknown as Db);
   const subscriptions = new Set<Subscription>();
   return {
@@ -204,9 +214,11 @@ async function listenPostgres(
     const options = {
       max: 1,
       max_lifetime: null,
+      connect_timeout: CONNECT_TIMEOUT_SECONDS,
       fetch_types: false,
       onnotice: () => {},
       connection: { application_name: "patchbay-listen" },
+      socket: postgresSocket(),
       onnotify: (name: string, payload: string) => {
         if (name === channel && current === sql) listener.onNotify(payload);
       },
@@ -259,9 +271,28 @@ async function listenPostgres(
   };
 }
 
-/** Cheap liveness query for /readyz. */
+/** /readyz answers within this long, whatever the database does. */
+export const READINESS_TIMEOUT_MS = 900;
+
+/**
+ * Readiness: a trivial query on the main pool and on the point-read connection (a request needs
+ * both), each within `READINESS_TIMEOUT_MS`. Rejects when either fails or is late, so a pool that
+ * cannot reach the server is reported rather than hidden behind one that can.
+ */
 export async function pingDatabase(db: Db): Promise<void> {
-  await db.execute(sql`select 1`);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the database did not answer within ${READINESS_TIMEOUT_MS} ms`)),
+      READINESS_TIMEOUT_MS,
+    );
+  });
+  const handles = new Set([db, pointReads(db)]);
+  try {
+    await Promise.race([Promise.all([...handles].map((h) => h.execute(sql`select 1`))), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

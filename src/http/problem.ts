@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, isAppError } from "../errors.ts";
+import { asKnownError } from "../db/errors.ts";
+import { AppError } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerChallenge } from "./protected-resource.ts";
 
@@ -61,13 +62,21 @@ export function problemResponse(
 }
 
 /**
- * The single place where thrown errors become HTTP. An unknown error is logged with the request
- * id and answered as a bare 500 — never its message, which may hold internals.
+ * The single place where thrown errors become HTTP. The database being away is a 503 the client
+ * retries; any other unknown error is logged with the request id and answered as a bare 500 —
+ * never its message, which may hold internals.
  */
-export function handleError(error: Error, c: Context<AppEnv>): Response {
-  if (isAppError(error)) {
+export function handleError(thrown: Error, c: Context<AppEnv>): Response {
+  const error = asKnownError(thrown);
+  if (error) {
+    if (error !== thrown) {
+      c.get("deps")?.logger.warn({ err: thrown, requestId: c.get("requestId") }, "database unavailable");
+    }
     const headers: Record<string, string> = {};
     if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="patchbay"';
+    // Every retryable refusal (429, 503) says when to come back, in the header clients read.
+    const retryAfter = error.details?.retryAfterSeconds;
+    if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
     const allow = error.details?.allow;
     if (error.code === "method_not_allowed" && Array.isArray(allow)) headers.allow = allow.join(", ");
     if (error.code === "insufficient_scope" && typeof error.details?.scope === "string") {
@@ -80,12 +89,12 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     }
     return problemResponse(c, error, headers);
   }
-  if (error instanceof HTTPException) {
-    const status = error.status;
+  if (thrown instanceof HTTPException) {
+    const status = thrown.status;
     const code = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : "invalid_request";
-    return problemResponse(c, new AppError(code, error.message || (titles[status] ?? "Error")));
+    return problemResponse(c, new AppError(code, thrown.message || (titles[status] ?? "Error")));
   }
-  c.get("deps")?.logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error");
+  c.get("deps")?.logger.error({ err: thrown, requestId: c.get("requestId") }, "unhandled error");
   return problemResponse(
     c,
     new AppError("internal", "An internal error occurred; quote the request id to support."),

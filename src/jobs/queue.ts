@@ -83,7 +83,11 @@ export function createJobs(options: JobsOptions): Jobs {
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
     });
-    boss.on("error", (err) => logger.error({ err }, "job queue error"));
+    // pg-boss's pool reports a lost connection here and reconnects by itself. The error object
+    // drags the whole `pg` client along, so only its message and code are logged.
+    boss.on("error", (err: Error & { code?: unknown }) =>
+      logger.warn({ error: err.message, code: err.code }, "job queue error"),
+    );
     // Emitted by whichever instance ran this round's maintenance, which is what expires runs.
     boss.on("maintenance", () => void resume(boss));
     gate?.open();

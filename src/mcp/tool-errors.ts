@@ -18,6 +18,7 @@ const genericSteps: Partial<Record<ErrorCode, string>> = {
   idempotency_in_flight: "Retry shortly with the same idempotencyKey; the first call is still running.",
   rate_limited: "Wait a little, then retry.",
   service_unavailable: "Retry later.",
+  database_unavailable: "Retry in a few seconds with the same arguments (and idempotencyKey, for a change).",
 };
 
 /**

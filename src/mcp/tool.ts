@@ -4,7 +4,8 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import type { ServiceContext } from "../context.ts";
-import { AppError, isAppError } from "../errors.ts";
+import { asKnownError } from "../db/errors.ts";
+import { AppError } from "../errors.ts";
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -95,9 +96,10 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
         const answer = await spec.run(parsed, { ...ctx, idempotencyKey: key });
         return { text: answer.text, data: output.parse(answer.data) };
       });
-    } catch (error) {
-      if (isAppError(error)) return appErrorResult(error, ctx.requestId, spec.nextStep);
-      ctx.deps.logger.error({ err: error, requestId: ctx.requestId, tool: spec.name }, "MCP tool failed");
+    } catch (thrown) {
+      const error = asKnownError(thrown);
+      if (error) return appErrorResult(error, ctx.requestId, spec.nextStep);
+      ctx.deps.logger.error({ err: thrown, requestId: ctx.requestId, tool: spec.name }, "MCP tool failed");
       return internalErrorResult(ctx.requestId);
     }
   }

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, isAppError } from "../errors.ts";
+import { asKnownError } from "../db/errors.ts";
+import { AppError } from "../errors.ts";
 import type { WebEnv } from "./env.ts";
 import { html } from "./html.ts";
 import { renderPage } from "./layout.ts";
@@ -16,6 +17,7 @@ const headings: Partial<Record<number, string>> = {
   412: "Changed since you loaded the page",
   413: "Too much data",
   429: "Too many attempts",
+  503: "Unavailable for a moment",
 };
 
 /** A whole page for an error no form could show next to its fields. */
@@ -27,7 +29,7 @@ export async function errorPage(c: Context<WebEnv>, error: AppError): Promise<Re
     error.code === "forbidden" && error.details?.requiredPermission
       ? "Only an owner or administrator of this organisation may do this. Ask one of them if you need it done."
       : error.message;
-  if (error.code === "rate_limited" && typeof error.details?.retryAfterSeconds === "number") {
+  if (typeof error.details?.retryAfterSeconds === "number") {
     c.header("retry-after", String(error.details.retryAfterSeconds));
   }
   return renderPage(c, {
@@ -46,19 +48,23 @@ export async function errorPage(c: Context<WebEnv>, error: AppError): Promise<Re
  * signed-out visitor is sent to sign in); an unexpected fault is logged and shown as a 500 page
  * that names only the request id, never the error's text.
  */
-export async function handleWebError(error: Error, c: Context<WebEnv>): Promise<Response> {
-  if (isAppError(error)) {
+export async function handleWebError(thrown: Error, c: Context<WebEnv>): Promise<Response> {
+  const error = asKnownError(thrown);
+  if (error) {
+    if (error !== thrown) {
+      c.get("deps").logger.warn({ err: thrown, requestId: c.get("requestId") }, "database unavailable");
+    }
     if (error.code === "unauthorized" && c.req.method === "GET") {
       const url = new URL(c.req.url);
       return c.redirect(loginUrl(`${url.pathname}${url.search}`), 303);
     }
     return errorPage(c, error);
   }
-  if (error instanceof HTTPException && error.status < 500) {
-    const code = error.status === 413 ? "payload_too_large" : "invalid_request";
-    return errorPage(c, new AppError(code, error.message || "The request could not be read."));
+  if (thrown instanceof HTTPException && thrown.status < 500) {
+    const code = thrown.status === 413 ? "payload_too_large" : "invalid_request";
+    return errorPage(c, new AppError(code, thrown.message || "The request could not be read."));
   }
-  c.get("deps").logger.error({ err: error, requestId: c.get("requestId") }, "unhandled error in web page");
+  c.get("deps").logger.error({ err: thrown, requestId: c.get("requestId") }, "unhandled error in web page");
   return errorPage(
     c,
     new AppError("internal", "An internal error occurred; quote the request id to support."),

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { AppError, isAppError } from "../../../errors.ts";
+import { asKnownError } from "../../../db/errors.ts";
+import { AppError } from "../../../errors.ts";
 import type { AppEnv } from "../../../http/env.ts";
 import {
   type IngestPrincipal,
@@ -94,8 +95,9 @@ async function authenticateIngest(c: Context<AppEnv>): Promise<IngestPrincipal> 
   return principal;
 }
 
-function errorResponse(c: Context<AppEnv>, format: OtlpFormat, error: unknown): Response {
-  if (isAppError(error)) {
+function errorResponse(c: Context<AppEnv>, format: OtlpFormat, thrown: unknown): Response {
+  const error = asKnownError(thrown);
+  if (error) {
     const headers: Record<string, string> = {};
     const retryAfter = error.details?.retryAfterSeconds;
     if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
@@ -103,6 +105,6 @@ function errorResponse(c: Context<AppEnv>, format: OtlpFormat, error: unknown): 
     return statusResponse(format, error.status, error.message, headers);
   }
   const requestId = c.get("requestId");
-  c.get("deps").logger.error({ err: error, requestId }, "unhandled error in OTLP ingest");
+  c.get("deps").logger.error({ err: thrown, requestId }, "unhandled error in OTLP ingest");
   return statusResponse(format, 500, `An internal error occurred; quote request id ${requestId} to support.`);
 }
