@@ -14,7 +14,7 @@ export const HANG_BOUND_MS = 6_000;
 const CLIENT_TIMEOUT_MS = 20_000;
 
 export type Kind = "ingest" | "read" | "write";
-export type Outcome = { kind: Kind; status: number | "network"; ms: number; at: number };
+export type Outcome = { kind: Kind; status: number | "network"; ms: number; at: number; url: string };
 
 export type Target = { baseUrl: string };
 export type Credentials = { apiKey: string; publishableKey: string };
@@ -74,10 +74,10 @@ export function startTraffic(
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
       await res.clone().arrayBuffer();
-      outcomes.push({ kind, status: res.status, ms: Date.now() - at, at });
+      outcomes.push({ kind, status: res.status, ms: Date.now() - at, at, url });
       return res;
     } catch {
-      outcomes.push({ kind, status: "network", ms: Date.now() - at, at });
+      outcomes.push({ kind, status: "network", ms: Date.now() - at, at, url });
       return undefined;
     }
   };

@@ -75,11 +75,16 @@ async function copyInPostgres(
     stream.on("finish", resolve);
   });
   finished.catch(() => {});
-  // Writes keep their order; the last one's callback comes after all of them went out.
+  // Writes keep their order; the last one's callback comes after all of them went out. A
+  // connection lost meanwhile destroys the stream, and a write's callback may then never come:
+  // the stream's error ends the wait instead.
   for (const part of parts.slice(0, -1)) stream.write(part);
-  await new Promise<void>((resolve, reject) =>
-    stream.write(parts.at(-1) ?? Buffer.alloc(0), (error) => (error ? reject(error) : resolve())),
-  );
+  await Promise.race([
+    new Promise<void>((resolve, reject) =>
+      stream.write(parts.at(-1) ?? Buffer.alloc(0), (error) => (error ? reject(error) : resolve())),
+    ),
+    finished,
+  ]);
   if (failure) throw failure;
   // With no write pending, end() runs the stream's final step at once, which takes the
   // connection out of COPY mode; only then may another statement be queued on it.
