@@ -80,6 +80,9 @@ describe("the database going away under load", () => {
       LOG_LEVEL: "warn",
       PATCHBAY_DATA_DIR: dataDir,
       PATCHBAY_KEK: kek,
+      // The traffic is steady and light; per-key limits would only add 429s to the tables.
+      PATCHBAY_RATE_LIMIT_KEY_PER_MINUTE: "0",
+      PATCHBAY_RATE_LIMIT_ORG_PER_MINUTE: "0",
     });
     const dataDir = async () => {
       const dir = await mkdtemp(join(tmpdir(), "patchbay-faults-"));
