@@ -7,6 +7,7 @@ import { registerApiKeyRoutes } from "./features/api-keys/routes/index.ts";
 import { registerConnectionRoutes } from "./features/connections/routes/index.ts";
 import { registerEnvironmentRoutes } from "./features/environments/routes/index.ts";
 import { registerMeRoute } from "./features/me/route.ts";
+import { MCP_PATH } from "./features/oauth/resources.ts";
 import { registerPublishableKeyRoutes } from "./features/publishable-keys/routes/index.ts";
 import { registerRemediationRoutes } from "./features/remediations/routes/index.ts";
 import { registerRepositoryRoutes } from "./features/repositories/routes/index.ts";
@@ -22,9 +23,11 @@ import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { docsPage } from "./http/docs-page.ts";
 import type { AppEnv } from "./http/env.ts";
+import { loadShedding } from "./http/load-shedding.ts";
 import { createApiRouter } from "./http/openapi.ts";
 import { buildOpenApiDocument } from "./http/openapi-document.ts";
 import { handleError } from "./http/problem.ts";
+import { createRateLimits, rateLimit } from "./http/rate-limit.ts";
 import { requestId } from "./http/request-id.ts";
 import { refuseUnstorableText } from "./http/unstorable-text.ts";
 import { mountMcp } from "./mcp/routes.ts";
@@ -72,6 +75,12 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
   app.use("*", requestId());
   app.use("*", accessLog());
+  // Past the bound, the doors that do work answer 503 `overloaded` at once — x402 before its
+  // payment gate, so a shed request is never charged. Health, OTLP (its own admission in
+  // telemetry/write-queue.ts), OAuth and the web UI are not shed.
+  const shed = loadShedding(deps.config.traffic.maxConcurrentRequests);
+  for (const path of ["/api/v1/*", MCP_PATH, "/x402/*"]) app.use(path, shed);
+  const limits = createRateLimits(deps.config.traffic);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
@@ -88,13 +97,20 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/api/v1/openapi.json", (c) => c.body(openapi, 200, { "content-type": "application/json" }));
   app.route("/api/v1/docs", docsPage());
 
-  app.use("/api/v1/*", apiBodyLimit(), requireJsonBodies(), authenticate(), refuseUnstorableText("json"));
+  app.use(
+    "/api/v1/*",
+    apiBodyLimit(),
+    requireJsonBodies(),
+    authenticate(),
+    rateLimit(limits),
+    refuseUnstorableText("json"),
+  );
   app.route("/api/v1", api);
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
   app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
   // GitHub's setup callback (a browser) and webhook (signed): not bearer-authenticated.
   app.route("/integrations/github", githubCallbacks(deps));
-  mountMcp(app);
+  mountMcp(app, limits);
   // Agents pay per call (x402); the catalog and /llms.txt are free.
   const x402 = createX402Router(deps);
   app.route("/x402", x402.router);

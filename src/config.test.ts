@@ -15,6 +15,13 @@ describe("config", () => {
     expect(loadConfig({ PATCHBAY_TELEMETRY_RETENTION_DAYS: "30" }).telemetry.retentionDays).toBe(30);
   });
 
+  test("trusted proxies: none unless PATCHBAY_TRUSTED_PROXIES lists CIDRs", () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(
+      loadConfig({ PATCHBAY_TRUSTED_PROXIES: " 10.0.0.0/8, 127.0.0.1/32,fd00::/8 " }).trustedProxies,
+    ).toEqual(["10.0.0.0/8", "127.0.0.1/32", "fd00::/8"]);
+  });
+
   test("a postgres:// DATABASE_URL switches to PostgreSQL", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://u@h/db" }).database).toEqual({
       kind: "postgres",
@@ -34,6 +41,9 @@ describe("config", () => {
     [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "1.5" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
     [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "abc" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
     [{ PATCHBAY_TELEMETRY_RETENTION_DAYS: "3651" }, "PATCHBAY_TELEMETRY_RETENTION_DAYS"],
+    [{ PATCHBAY_TRUSTED_PROXIES: "10.0.0.1" }, "PATCHBAY_TRUSTED_PROXIES"],
+    [{ PATCHBAY_TRUSTED_PROXIES: "10.0.0.0/8,proxy.internal" }, "PATCHBAY_TRUSTED_PROXIES"],
+    [{ PATCHBAY_TRUSTED_PROXIES: "127.1/8" }, "PATCHBAY_TRUSTED_PROXIES"],
   ])("%j is refused naming %s", (env, variable) => {
     try {
       loadConfig(env);

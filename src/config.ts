@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { ConfigError } from "./config-error.ts";
 import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
@@ -8,6 +9,12 @@ import { type PaymentSettings, readPaymentSettings } from "./features/x402/payme
 export { ConfigError, EX_CONFIG } from "./config-error.ts";
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** A whole number in [min, max], with one message naming the range whatever is wrong. */
+function wholeNumber(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number(message).int(message).min(min, message).max(max, message);
+}
 
 const schema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -30,6 +37,9 @@ const schema = z.object({
     .min(1, "must be a whole number of days from 1 to 3650")
     .max(3650, "must be a whole number of days from 1 to 3650")
     .default(7),
+  PATCHBAY_MAX_CONCURRENT_REQUESTS: wholeNumber(1, 100_000).default(256),
+  PATCHBAY_RATE_LIMIT_KEY_PER_MINUTE: wholeNumber(0, 1_000_000_000).default(3000),
+  PATCHBAY_RATE_LIMIT_ORG_PER_MINUTE: wholeNumber(0, 1_000_000_000).default(6000),
 });
 
 export type Config = {
@@ -51,8 +61,19 @@ export type Config = {
   x402: PaymentSettings;
   /** Telemetry older than this many days is deleted by the retention sweep. */
   telemetry: { retentionDays: number };
+  /**
+   * Admission on /api/v1, /mcp and /x402: requests worked on at once (past it: 503 `overloaded`),
+   * and requests per minute per API key or OAuth grant and per organisation (0: no limit). Per
+   * instance (src/http/load-shedding.ts, src/http/rate-limit.ts).
+   */
+  traffic: { maxConcurrentRequests: number; keyRequestsPerMinute: number; orgRequestsPerMinute: number };
   /** Remediation: the sandbox, where local-git repositories may live, the GitHub App. */
   remediation: RemediationSettings;
+  /**
+   * CIDRs of the proxies whose X-Forwarded-For is believed (web/client-address.ts). Empty: the
+   * socket peer is the client.
+   */
+  trustedProxies: string[];
 };
 
 /** Reads the environment once; throws ConfigError naming the first bad variable. */
@@ -88,8 +109,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     model: readModelSettings(env),
     x402: readPaymentSettings(env, e.NODE_ENV),
     telemetry: { retentionDays: e.PATCHBAY_TELEMETRY_RETENTION_DAYS },
+    traffic: {
+      maxConcurrentRequests: e.PATCHBAY_MAX_CONCURRENT_REQUESTS,
+      keyRequestsPerMinute: e.PATCHBAY_RATE_LIMIT_KEY_PER_MINUTE,
+      orgRequestsPerMinute: e.PATCHBAY_RATE_LIMIT_ORG_PER_MINUTE,
+    },
     remediation: readRemediationSettings(env, e.NODE_ENV),
+    trustedProxies: readTrustedProxies(env.PATCHBAY_TRUSTED_PROXIES),
   };
+}
+
+/** `PATCHBAY_TRUSTED_PROXIES`: comma-separated CIDRs, e.g. `10.0.0.0/8,127.0.0.1/32`. */
+function readTrustedProxies(raw: string | undefined): string[] {
+  const cidrs = (raw ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  for (const cidr of cidrs) {
+    // Dotted-decimal IPv4 or IPv6 without a zone only: `127.1/8` or `0x7f.0.0.1/8` are valid to
+    // inet_aton but easy to misread in a setting that decides whom to believe.
+    const valid =
+      ipaddr.IPv4.isValidCIDRFourPartDecimal(cidr) || (ipaddr.IPv6.isValidCIDR(cidr) && !cidr.includes("%"));
+    if (!valid)
+      throw new ConfigError("PATCHBAY_TRUSTED_PROXIES", `"${cidr}" is not a CIDR (e.g. 10.0.0.0/8)`);
+  }
+  return cidrs;
 }
 
 /** `PORT=` in a shell means "unset", not "the empty string". */

@@ -71,6 +71,7 @@ export const errorStatus = {
   internal: 500,
   remote_unreachable: 502,
   service_unavailable: 503,
+  overloaded: 503,
   database_unavailable: 503,
   model_not_configured: 503,
   payments_unavailable: 503,

@@ -10,7 +10,7 @@ import { closeTelemetryRuntime } from "./features/telemetry/telemetry-runtime.ts
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
-import { drainServer } from "./http/drain.ts";
+import { drainable } from "./http/drain.ts";
 import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
@@ -23,6 +23,10 @@ export async function runServer(config: Config): Promise<void> {
     level: config.logLevel,
     pretty: config.nodeEnv === "development" && process.stdout.isTTY,
   });
+  // A promise rejected with nobody listening (a library's background work, typically a lost
+  // connection) would end the process by default; the service logs it and keeps serving. The
+  // fault suite fails on any such line.
+  process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
   const deps = await buildDeps(config, logger);
   await registerTaskWorker(deps);
   await registerRemediationWorker(deps);
@@ -34,6 +38,7 @@ export async function runServer(config: Config): Promise<void> {
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
+  const drain = drainable(server as Server);
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const baseUrl = config.baseUrl.replace(`:${config.port}`, `:${port}`);
@@ -71,7 +76,7 @@ export async function runServer(config: Config): Promise<void> {
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     clearInterval(sweep);
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
-    await drainServer(server as Server, { settleMs: 250, timeoutMs: 10_000 });
+    await drain({ settleMs: 250, timeoutMs: 10_000 });
     await deps.jobs.stop({ timeoutMs: 10_000 });
     await closeTelemetryRuntime(deps);
     await deps.egress.close();

@@ -3,7 +3,17 @@ import { users } from "../src/db/schema/users.ts";
 import type { Deps } from "../src/deps.ts";
 import { setUserPassword } from "../src/features/web-sessions/set-password.ts";
 
-type AppLike = { request(input: string, init?: RequestInit): Response | Promise<Response> };
+type AppLike = {
+  request(input: string, init?: RequestInit, env?: object): Response | Promise<Response>;
+};
+
+/** Where a client's requests come from; in process there is no socket unless a test gives one. */
+export type ClientNetwork = {
+  /** The socket peer's address, as @hono/node-server's getConnInfo reads it. Unset: "unknown". */
+  peer?: string;
+  /** Headers sent with every request, e.g. X-Forwarded-For. */
+  headers?: Record<string, string>;
+};
 
 export type FormFields = Record<string, string | string[]>;
 
@@ -35,18 +45,23 @@ export type WebClient = {
 
 export const TEST_PASSWORD = "correct horse battery staple";
 
-export function webClient(app: AppLike, origin = "http://localhost"): WebClient {
+export function webClient(app: AppLike, origin = "http://localhost", network: ClientNetwork = {}): WebClient {
   const cookies = new Map<string, string>();
+  const env = network.peer ? { incoming: { socket: { remoteAddress: network.peer } } } : undefined;
   const client: WebClient = {
     origin,
     cookies,
     token: undefined,
     async get(path) {
-      const res = await app.request(`${origin}${path}`, { headers: cookieHeader() });
+      const res = await app.request(
+        `${origin}${path}`,
+        { headers: { ...network.headers, ...cookieHeader() } },
+        env,
+      );
       return remember(res);
     },
     async post(path, fields = {}, opts = {}) {
-      const headers: Record<string, string> = { ...cookieHeader() };
+      const headers: Record<string, string> = { ...network.headers, ...cookieHeader() };
       const sendOrigin = opts.origin === undefined ? origin : opts.origin;
       if (sendOrigin !== null) headers.origin = sendOrigin;
       let body: string;
@@ -61,7 +76,7 @@ export function webClient(app: AppLike, origin = "http://localhost"): WebClient 
         for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) params.append(k, one);
         body = params.toString();
       }
-      const res = await app.request(`${origin}${path}`, { method: "POST", headers, body });
+      const res = await app.request(`${origin}${path}`, { method: "POST", headers, body }, env);
       return remember(res);
     },
     async page(path, status = 200) {

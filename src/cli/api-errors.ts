@@ -87,6 +87,7 @@ export function nextStepFor(problem: Problem, context: HintContext): string | un
     case "provider_unavailable":
       return "the server does not offer this provider; ask its operator (see docs/remediation.md)";
     case "rate_limited":
+    case "overloaded":
       return "wait a little and retry";
     default:
       return undefined;

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { asKnownError } from "../db/errors.ts";
 import { AppError } from "../errors.ts";
+import { closesConnection } from "./connection-close.ts";
 import type { AppEnv } from "./env.ts";
 import { bearerChallenge } from "./protected-resource.ts";
 
@@ -77,6 +78,8 @@ export function handleError(thrown: Error, c: Context<AppEnv>): Response {
     // Every retryable refusal (429, 503) says when to come back, in the header clients read.
     const retryAfter = error.details?.retryAfterSeconds;
     if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+    // Answered before the body was read: close rather than read it to keep the connection.
+    if (closesConnection(error.code, c.req.raw)) headers.connection = "close";
     const allow = error.details?.allow;
     if (error.code === "method_not_allowed" && Array.isArray(allow)) headers.allow = allow.join(", ");
     if (error.code === "insufficient_scope" && typeof error.details?.scope === "string") {

@@ -13,6 +13,7 @@ import {
   protectedResourceMetadata,
   resourceMetadataPath,
 } from "../http/protected-resource.ts";
+import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
 import { mcpAccess, mcpActor } from "./access.ts";
 import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
 import { buildMcpServer } from "./server.ts";
@@ -23,7 +24,7 @@ const writeTools = new Set(connectionTools.filter((t) => t.access === "write").m
  * The inbound MCP server: Streamable HTTP, stateless, JSON responses. Only POST carries
  * messages; without sessions there is no stream to open (GET) or session to end (DELETE).
  */
-export function mountMcp(app: Hono<AppEnv>): void {
+export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
   app.get(resourceMetadataPath("mcp"), (c) =>
     c.json(protectedResourceMetadata(c.get("deps").config.baseUrl, "mcp"), 200, {
       "cache-control": "public, max-age=3600",
@@ -41,6 +42,9 @@ export function mountMcp(app: Hono<AppEnv>): void {
     }
     const actor = await authenticateMcp(c);
     if (actor instanceof Response) return actor;
+    // The same per-key and per-organisation quotas as /api/v1: a key spends one budget on both.
+    const verdict = limits?.admit(actor);
+    if (limits && verdict && verdict.violated.length > 0) return rateLimitedResponse(c, limits, verdict);
     const access = mcpAccess(actor);
     if (!access.read) {
       if (actor.oauth) return insufficientScope(c, "patchbay.mcp.read");
@@ -66,7 +70,9 @@ export function mountMcp(app: Hono<AppEnv>): void {
     try {
       await server.connect(transport);
       // In JSON mode this resolves once every response of the request is ready.
-      return await transport.handleRequest(c.req.raw);
+      const response = await transport.handleRequest(c.req.raw);
+      if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
+      return response;
     } finally {
       await server.close();
     }

@@ -71,8 +71,8 @@ export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
 
 /**
  * Hands a request to oidc-provider as if it came to the public base URL (its issuer): host and
- * scheme from the configuration, the client address from the socket — never from headers the
- * client wrote.
+ * scheme from the configuration, the client address from the socket or a trusted proxy's
+ * X-Forwarded-For (web/client-address.ts) — never from headers the client wrote.
  */
 function forwarder(deps: Deps, provider: Provider) {
   const callback = provider.callback();
@@ -96,7 +96,7 @@ function forwarder(deps: Deps, provider: Provider) {
     }
     headers.set("host", base.host);
     headers.set("x-forwarded-proto", base.protocol.slice(0, -1));
-    const peer = clientAddress(c);
+    const peer = clientAddress(c, deps.config.trustedProxies);
     if (peer !== "unknown") headers.set("x-forwarded-for", peer);
     // The provider's own session only carries one flow: each authorization or device sign-in
     // starts without it, so it can never speak for someone other than who is signed in now.

@@ -4,8 +4,8 @@ import { problem } from "../../test/http.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../test/web.ts";
 import { createApp } from "../app.ts";
 import { users } from "../db/schema/users.ts";
-import { signInThrottle, webSessions } from "../db/schema/web-sessions.ts";
-import { SIGN_IN_MAX_FAILURES_PER_EMAIL } from "../features/web-sessions/session-policy.ts";
+import { signInLimits, webSessions } from "../db/schema/web-sessions.ts";
+import { SIGN_IN_PAIR_FREE_ATTEMPTS } from "../features/web-sessions/session-policy.ts";
 import { startWebSession } from "../features/web-sessions/start-web-session.ts";
 import { sweepWebSessions } from "../features/web-sessions/sweep-web-sessions.ts";
 
@@ -73,14 +73,14 @@ describe("sign-in", () => {
     expect(wrong.cookies.has(sessionCookie)).toBe(false);
   });
 
-  test("repeated failures lock the email for a while, even with the right password", async ({
+  test("repeated failures hold the email back from that client for a while, even with the right password", async ({
     app,
     deps,
   }) => {
     await newTenant(deps, app, "dave@example.com");
     await givePassword(deps, "dave@example.com");
     const browser = webClient(app);
-    for (let i = 0; i < SIGN_IN_MAX_FAILURES_PER_EMAIL; i++) {
+    for (let i = 0; i < SIGN_IN_PAIR_FREE_ATTEMPTS; i++) {
       expect((await browser.signIn("dave@example.com", `wrong guess ${i}xxxx`)).status).toBe(401);
     }
     const locked = await browser.signIn("dave@example.com", TEST_PASSWORD);
@@ -88,11 +88,11 @@ describe("sign-in", () => {
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await locked.text()).toContain("Too many failed sign-in attempts");
     // An unknown email is throttled the same way: the lock reveals nothing.
-    for (let i = 0; i < SIGN_IN_MAX_FAILURES_PER_EMAIL; i++)
+    for (let i = 0; i < SIGN_IN_PAIR_FREE_ATTEMPTS; i++)
       await browser.signIn("ghost@example.com", "wrong guess here");
     expect((await browser.signIn("ghost@example.com", "wrong guess here")).status).toBe(429);
-    // Once the window has passed, the right password works again.
-    await deps.db.update(signInThrottle).set({ windowStartedAt: new Date(Date.now() - 16 * 60 * 1000) });
+    // Once the wait has passed, the right password works again.
+    await deps.db.update(signInLimits).set({ notBefore: new Date(Date.now() - 1000) });
     expect((await browser.signIn("dave@example.com", TEST_PASSWORD)).status).toBe(303);
   });
 
@@ -213,7 +213,10 @@ describe("sessions", () => {
       .update(webSessions)
       .set({ lastSeenAt: ago(27) })
       .where(eq(webSessions.id, idle.id));
-    await deps.db.insert(signInThrottle).values({ key: "addr:old", failures: 3, windowStartedAt: ago(1) });
+    await deps.db.insert(signInLimits).values([
+      { key: "addr:old", attempts: 3, expiresAt: ago(0.1) },
+      { key: "addr:live", attempts: 3, expiresAt: ago(-0.1) },
+    ]);
     await sweepWebSessions(deps.db, now);
     const left = await deps.db
       .select({ id: webSessions.id })
@@ -221,7 +224,9 @@ describe("sessions", () => {
       .where(eq(webSessions.userId, pat.userId));
     // The revoked (a day ago), past-expiry and two-day-idle ones are gone.
     expect(left.map((r) => r.id)).toEqual([live.id]);
-    expect(await deps.db.select().from(signInThrottle).where(eq(signInThrottle.key, "addr:old"))).toEqual([]);
+    const limits = await deps.db.select({ key: signInLimits.key }).from(signInLimits);
+    expect(limits.map((r) => r.key)).not.toContain("addr:old");
+    expect(limits.map((r) => r.key)).toContain("addr:live");
   });
 
   test("/api/v1 refuses a real session cookie", async ({ app, deps }) => {

@@ -25,11 +25,27 @@ export const webSessions = pgTable(
 );
 
 /**
- * Failed sign-ins per throttle key (a hashed email, or a client address) in the current window.
- * Keyed by the email whether or not such a user exists, so the throttle itself reveals nothing.
+ * Replaced by `sign_in_limits`. Kept while instances of the previous release may still write it
+ * during a rolling deploy (docs/deploy.md); drop it in a later release.
+ * @deprecated
  */
 export const signInThrottle = pgTable("sign_in_throttle", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
   windowStartedAt: timestamp("window_started_at", { withTimezone: true, precision: 3 }).notNull(),
+});
+
+/**
+ * Sign-in attempts counted per limit key (features/web-sessions/throttle.ts): an (email, client
+ * address) pair, an email, or a client address. Emails appear only hashed, and whether or not
+ * such a user exists, so the table itself reveals nothing. A row whose `expires_at` has passed
+ * counts as empty and is swept hourly.
+ */
+export const signInLimits = pgTable("sign_in_limits", {
+  key: text("key").primaryKey(),
+  /** Attempts let through to the password check and not (yet) succeeded. */
+  attempts: integer("attempts").notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+  /** Pair keys only: the next attempt is refused before this (the progressive delay). */
+  notBefore: timestamp("not_before", { withTimezone: true, precision: 3 }),
 });

@@ -7,7 +7,7 @@ import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { assertPasswordAcceptable, hashPassword, verifyPassword } from "../web-sessions/password.ts";
 import { type StartedWebSession, startWebSession } from "../web-sessions/start-web-session.ts";
-import { assertNotThrottled, recordSignInFailure } from "../web-sessions/throttle.ts";
+import { claimSignInAttempt, releaseSignInAttempt } from "../web-sessions/throttle.ts";
 import { findInvitation } from "./find-invitation.ts";
 
 const wrongPassword = () =>
@@ -40,11 +40,9 @@ export async function acceptInvitation(args: {
   let newHash: string | undefined;
   if (existing?.passwordHash) {
     const keys = { email: invitation.email, address: input.clientAddress };
-    await assertNotThrottled(deps.db, keys, deps.clock());
-    if (!(await verifyPassword(existing.passwordHash, input.password))) {
-      await recordSignInFailure(deps.db, keys, deps.clock());
-      throw wrongPassword();
-    }
+    await claimSignInAttempt(deps.db, keys, deps.clock());
+    if (!(await verifyPassword(existing.passwordHash, input.password))) throw wrongPassword();
+    await releaseSignInAttempt(deps.db, keys, deps.clock());
   } else {
     assertPasswordAcceptable(input.password);
     newHash = await hashPassword(input.password);

@@ -112,7 +112,12 @@ export function registerInvitationPages(web: Hono<WebEnv>): void {
     try {
       const joined = await acceptInvitation({
         deps,
-        input: { token, password, clientAddress: clientAddress(c), replacing: c.get("webSecret") },
+        input: {
+          token,
+          password,
+          clientAddress: clientAddress(c, deps.config.trustedProxies),
+          replacing: c.get("webSecret"),
+        },
       });
       setSessionCookie(c, joined, deps.clock());
       return c.redirect(`/orgs/${joined.organizationId}`, 303);

@@ -85,7 +85,12 @@ export function registerLoginPages(web: Hono<WebEnv>): void {
     try {
       const session = await signIn({
         deps,
-        input: { email, password, clientAddress: clientAddress(c), replacing: c.get("webSecret") },
+        input: {
+          email,
+          password,
+          clientAddress: clientAddress(c, deps.config.trustedProxies),
+          replacing: c.get("webSecret"),
+        },
       });
       setSessionCookie(c, session, deps.clock());
       return c.redirect(next, 303);

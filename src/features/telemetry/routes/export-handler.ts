@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { asKnownError } from "../../../db/errors.ts";
 import { AppError } from "../../../errors.ts";
+import { closesConnection } from "../../../http/connection-close.ts";
 import type { AppEnv } from "../../../http/env.ts";
 import {
   type IngestPrincipal,
@@ -52,10 +53,11 @@ export const exportHandler =
         );
       }
       const admission = runtime.queue.admit();
-      if (!admission) throw saturated();
+      // Refused before the body is read: `overloaded` also closes the connection (connection-close.ts).
+      if (!admission) throw saturated("overloaded");
       try {
         const body = await readOtlpBody(c.req.raw, OTLP_LIMITS);
-        if (!admission.reserve(body.byteLength)) throw saturated();
+        if (!admission.reserve(body.byteLength)) throw saturated("service_unavailable");
         // Conversion runs first; only the storage write waits for one of the writers.
         const result = await ingest[signal]({
           deps: c.get("deps"),
@@ -75,8 +77,8 @@ export const exportHandler =
     }
   };
 
-const saturated = () =>
-  new AppError("service_unavailable", "Telemetry ingest is saturated; retry shortly.", {
+const saturated = (code: "overloaded" | "service_unavailable") =>
+  new AppError(code, "Telemetry ingest is saturated; retry shortly.", {
     retryAfterSeconds: SATURATED_RETRY_AFTER_SECONDS,
   });
 
@@ -101,6 +103,7 @@ function errorResponse(c: Context<AppEnv>, format: OtlpFormat, thrown: unknown):
     const headers: Record<string, string> = {};
     const retryAfter = error.details?.retryAfterSeconds;
     if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+    if (closesConnection(error.code, c.req.raw)) headers.connection = "close";
     if (error.code === "unauthorized") headers["www-authenticate"] = 'Bearer realm="patchbay"';
     return statusResponse(format, error.status, error.message, headers);
   }
