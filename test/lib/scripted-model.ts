@@ -12,16 +12,22 @@ export type Turn = { toolCalls?: { name: string; input: Record<string, unknown> 
  * The AI SDK's own mock language model, scripted turn by turn. Each turn may look at what the
  * model was given (its prompt, with the previous tool results, and the tools offered), so a
  * script can react like a real model would. `calls` keeps every request the loop made.
+ *
+ * `turnOf` picks the turn to play from the request (0-based) instead of counting this model's
+ * own calls: a process that takes over a conversation another process began must answer where
+ * the conversation is (see `conversationTurn`), and its tool call ids must not repeat earlier ones.
  */
 export function scriptedModel(
   turns: (Turn | ((options: LanguageModelV3CallOptions) => Turn | Promise<Turn>))[],
+  opts: { turnOf?: (options: LanguageModelV3CallOptions) => number } = {},
 ) {
   const calls: LanguageModelV3CallOptions[] = [];
   let index = 0;
   const model = new MockLanguageModelV3({
     doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
       calls.push(options);
-      const script = turns[index++];
+      index = opts.turnOf ? opts.turnOf(options) + 1 : index + 1;
+      const script = turns[index - 1];
       if (!script) throw new Error(`scripted model ran out of turns (turn ${index})`);
       const turn = typeof script === "function" ? await script(options) : script;
       const content: LanguageModelV3Content[] = [];
@@ -60,4 +66,9 @@ export function lastToolResults(
     }
   }
   return out;
+}
+
+/** How many answers the model has given in this conversation: the 0-based turn it is asked for. */
+export function conversationTurn(options: LanguageModelV3CallOptions): number {
+  return options.prompt.filter((message) => message.role === "assistant").length;
 }

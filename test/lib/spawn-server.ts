@@ -24,6 +24,11 @@ export type SpawnServerOptions = {
   readyTimeoutMs?: number;
   /** How long `stop()` waits after SIGTERM before SIGKILL (default 15 s: the service drains up to 10 s). */
   stopTimeoutMs?: number;
+  /**
+   * What Node runs instead of `bin/patchbay.js serve`: an instance put together by a test (e.g.
+   * with a scripted model) that serves the same HTTP API and answers `/readyz` the same way.
+   */
+  args?: string[];
 };
 
 export type SpawnedServer = {
@@ -42,7 +47,7 @@ export type SpawnedServer = {
 /** Starts `patchbay serve` as a child process and resolves once `/readyz` answers 200. */
 export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedServer> {
   const port = options.env.PORT ? Number(options.env.PORT) : await freePort();
-  const child = spawn(process.execPath, [bin, "serve"], {
+  const child = spawn(process.execPath, options.args ?? [bin, "serve"], {
     cwd: repoRoot,
     env: childEnv({ ...options.env, PORT: String(port) }),
     stdio: ["ignore", "pipe", "pipe"],
