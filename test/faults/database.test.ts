@@ -66,10 +66,7 @@ describe("the database going away under load", () => {
 
   beforeAll(async () => {
     cluster = await startPgCluster();
-    const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
-    await admin.unsafe("create database patchbay");
-    await admin.end();
-    const direct = cluster.url.replace(/\/postgres$/, "/patchbay");
+    const direct = await cluster.createDatabase("patchbay");
     sql = postgres(direct, { max: 2, onnotice: () => {} });
     proxy = await startTcpProxy({ host: "127.0.0.1", port: cluster.port });
     const viaProxy = `postgres://postgres@127.0.0.1:${proxy.port}/patchbay`;

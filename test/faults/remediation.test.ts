@@ -58,10 +58,7 @@ describe("kill -9 during a remediation run", () => {
 
   beforeAll(async () => {
     cluster = await startPgCluster();
-    const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
-    await admin.unsafe("create database patchbay");
-    await admin.end();
-    const url = cluster.url.replace(/\/postgres$/, "/patchbay");
+    const url = await cluster.createDatabase("patchbay");
     sql = postgres(url, { max: 2, onnotice: () => {} });
     scratch = await mkdtemp(join(tmpdir(), "patchbay-faults-rem-"));
     tempDirs.push(scratch);

@@ -4,6 +4,7 @@ import { chmod, chown, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import postgres from "postgres";
 import { freePort } from "../../lib/spawn-server.ts";
 
 const run = promisify(execFile);
@@ -22,6 +23,8 @@ export type PgCluster = {
   stop(): Promise<void>;
   /** SIGKILL to the postmaster: a crash. Its backends notice and exit on their own. */
   killPostmaster(): Promise<void>;
+  /** Creates a database on the cluster; its URL. */
+  createDatabase(name: string): Promise<string>;
   /** Removes the cluster (stopping it first). */
   destroy(): Promise<void>;
 };
@@ -100,6 +103,18 @@ export async function startPgCluster(): Promise<PgCluster> {
         }
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+    },
+    async createDatabase(name) {
+      const admin = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+        max: 1,
+        onnotice: () => {},
+      });
+      try {
+        await admin.unsafe(`create database "${name}"`);
+      } finally {
+        await admin.end();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async destroy() {
       await stop();
