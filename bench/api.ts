@@ -18,8 +18,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import postgres from "postgres";
 import { request } from "undici";
+import { bootstrapTenant } from "./lib/bootstrap.ts";
 import { type LoadResult, runLoad } from "./lib/load.ts";
 import {
   type Child,
@@ -27,10 +27,11 @@ import {
   machineCpuSeconds,
   postgresCpuSeconds,
   processCpuSeconds,
-  runNode,
   startNode,
   waitForHttp,
 } from "./lib/processes.ts";
+import { runBench } from "./lib/run-bench.ts";
+import { createScratchDatabase } from "./lib/scratch-database.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const patchbayBin = join(root, "bin", "patchbay.js");
@@ -125,19 +126,14 @@ async function main(): Promise<number> {
   }
 
   if (settings.targets.includes("postgres")) {
-    const database = `patchbay_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = postgres(settings.pgUrl, { max: 1, onnotice: () => {} });
-    cleanups.push(() => admin.end({ timeout: 5 }));
-    log(`PostgreSQL: creating database ${database}`);
-    await admin.unsafe(`create database "${database}"`);
+    const database = await createScratchDatabase(settings.pgUrl, "patchbay_bench");
+    log(`PostgreSQL: created database ${database.name}`);
     cleanups.push(async () => {
-      await admin.unsafe(`drop database if exists "${database}" with (force)`).catch((error: unknown) => {
-        log(`could not drop database ${database}: ${String(error)}`);
+      await database.drop().catch((error: unknown) => {
+        log(`could not drop database ${database.name}: ${String(error)}`);
       });
     });
-    const url = new URL(settings.pgUrl);
-    url.pathname = `/${database}`;
-    const env = patchbayEnv({ PATCHBAY_DATA_DIR: join(work, "postgres"), DATABASE_URL: url.toString() });
+    const env = patchbayEnv({ PATCHBAY_DATA_DIR: join(work, "postgres"), DATABASE_URL: database.url });
     log("PostgreSQL: bootstrapping (migrations + organisation + API key)");
     const boot = await bootstrap(env);
     await withPatchbay("patchbay (PostgreSQL)", env, work, async (base, child) => {
@@ -152,6 +148,10 @@ async function main(): Promise<number> {
 /** The environment for a patchbay child: development mode (no KEK/base URL needed), quiet logs. */
 function patchbayEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
+    // One key at thousands of requests a second: limits this high keep the limiter on the measured
+    // path without refusing (the environment may override them, e.g. 0 to measure without).
+    PATCHBAY_RATE_LIMIT_KEY_PER_MINUTE: "1000000000",
+    PATCHBAY_RATE_LIMIT_ORG_PER_MINUTE: "1000000000",
     ...process.env,
     NODE_ENV: "development",
     LOG_LEVEL: settings.logLevel,
@@ -163,21 +163,8 @@ function patchbayEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-async function bootstrap(env: NodeJS.ProcessEnv): Promise<Bootstrap> {
-  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json"], env, interrupt.signal);
-  const line = out.trim().split("\n").at(-1) ?? "";
-  const parsed: unknown = JSON.parse(line);
-  if (
-    typeof parsed === "object" &&
-    parsed !== null &&
-    "environmentId" in parsed &&
-    "apiKey" in parsed &&
-    typeof parsed.environmentId === "string" &&
-    typeof parsed.apiKey === "string"
-  ) {
-    return { environmentId: parsed.environmentId, apiKey: parsed.apiKey };
-  }
-  throw new Error(`unexpected output from admin bootstrap: ${out}`);
+function bootstrap(env: NodeJS.ProcessEnv): Promise<Bootstrap> {
+  return bootstrapTenant(patchbayBin, env, interrupt.signal);
 }
 
 /** Starts `patchbay serve` on a free port, runs `fn` against it, and stops it (gracefully). */
@@ -411,29 +398,4 @@ function shutdown(): Promise<void> {
   return stopping;
 }
 
-let interrupted = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    log(`${signal}: stopping servers and cleaning up`);
-    interrupt.abort();
-    void shutdown().finally(() => process.exit(130));
-  });
-}
-
-let code = 1;
-try {
-  code = await main();
-} catch (error) {
-  if (interrupt.signal.aborted) console.error("\nbench:api interrupted");
-  else
-    console.error(
-      `\nbench:api failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-  code = 1;
-} finally {
-  await shutdown();
-  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-}
-process.exit(code);
+await runBench({ name: "bench:api", main, shutdown, interrupt, log, startedAt: t0 });

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, type StdioOptions, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -33,11 +33,22 @@ process.on("exit", () => {
   for (const proc of running) proc.kill("SIGKILL");
 });
 
-/** Spawns `node <args>` (this very node binary) with stdout/stderr going to `logFile`. */
-export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Child {
+/**
+ * Spawns `node <args>` (this very node binary) with stdout/stderr going to `logFile`. With
+ * `onMessage`, the child also gets an IPC channel and what it sends there is handed to `onMessage`.
+ */
+export function startNode(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  onMessage?: (message: unknown) => void,
+): Child {
   const fd = openSync(logFile, "a");
-  const proc = spawn(process.execPath, args, { env, stdio: ["ignore", fd, fd] });
+  const stdio: StdioOptions = onMessage ? ["ignore", fd, fd, "ipc"] : ["ignore", fd, fd];
+  const proc = spawn(process.execPath, args, { env, stdio });
   closeSync(fd);
+  if (onMessage) proc.on("message", onMessage);
   running.add(proc);
   let hasExited = false;
   const exit = new Promise<void>((resolve) => {
@@ -117,6 +128,16 @@ export function processCpuSeconds(pid: number): number | null {
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident set size of a process in bytes (VmRSS in /proc/<pid>/status); null where unavailable. */
+export function processRssBytes(pid: number): number | null {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match?.[1] ? Number(match[1]) * 1024 : null;
   } catch {
     return null;
   }
