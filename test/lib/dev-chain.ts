@@ -86,7 +86,7 @@ export const appFetch =
  * The official client as an agent configures it for the dev chain: the test token is not one of
  * the SDK's default assets, so it is allowed explicitly, with a per-payment cap ($10).
  */
-export function agentClient(payments: ReadyPayments, privateKey: Hex): x402Client {
+export function agentClient(payments: Pick<ReadyPayments, "network" | "asset">, privateKey: Hex): x402Client {
   return x402Client.fromConfig({
     schemes: [{ network: payments.network, client: new ExactEvmScheme(privateKeyToAccount(privateKey)) }],
     spendControls: {

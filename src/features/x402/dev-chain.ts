@@ -110,7 +110,7 @@ export async function startDevChain(options: { port: number; cacheDir: string })
 }
 
 /** The platform package's binary: no wrapper process between us and anvil, so a kill reaches it. */
-function anvilBinary(): string {
+export function anvilBinary(): string {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
   const name = process.platform === "win32" ? "anvil.exe" : "anvil";
   const require = createRequire(import.meta.url);

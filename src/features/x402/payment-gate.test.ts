@@ -1,5 +1,6 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
-import type { PaymentRequired } from "@x402/core/types";
+import type { FacilitatorClient } from "@x402/core/server";
+import type { PaymentRequired, SettleResponse } from "@x402/core/types";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
@@ -20,9 +21,10 @@ import { handleError } from "../../http/problem.ts";
 import { requestId } from "../../http/request-id.ts";
 import { createLogger } from "../../logger.ts";
 import { generateKek, parseKeyring } from "../vault/keyring.ts";
+import { createLocalFacilitator } from "./facilitator.ts";
 import type { PaidRoutes } from "./paid-routes.ts";
 import { paymentGate } from "./payment-gate.ts";
-import { paymentsUnavailable } from "./payments.ts";
+import { paymentsUnavailable, ready } from "./payments.ts";
 import { readPrices } from "./prices.ts";
 import { paymentOf } from "./verified-payment.ts";
 
@@ -292,6 +294,78 @@ describe("x402 payment gate", () => {
       .from(x402Payments)
       .where(and(eq(x402Payments.payer, payer.address.toLowerCase()), eq(x402Payments.state, "settled")));
     expect(row?.transaction).toMatch(/^0x/);
+  });
+
+  test("a facilitator that does not answer is a 503 with Retry-After; an answer already produced is held for the same payment", async ({
+    world,
+  }) => {
+    const devChain = world.payments.devChain;
+    if (!devChain) throw new Error("no dev chain");
+    const real = createLocalFacilitator({
+      rpcUrl: devChain.rpcUrl,
+      chainId: devChain.chainId,
+      network: devChain.network,
+      privateKey: devChain.facilitator.privateKey,
+    });
+    let fault: "verify" | "settle" | "pending" | undefined;
+    const unreachable = () => Promise.reject(new Error("fetch failed: connect ECONNREFUSED 127.0.0.1:8545"));
+    const pending = (): Promise<SettleResponse> =>
+      Promise.resolve({
+        success: false,
+        errorReason: "settlement_pending",
+        transaction: `0x${"ab".repeat(32)}`,
+        network: devChain.network,
+      });
+    const facilitator: FacilitatorClient = {
+      verify: (p, r) => (fault === "verify" ? unreachable() : real.verify(p, r)),
+      settle: (p, r) =>
+        fault === "settle" ? unreachable() : fault === "pending" ? pending() : real.settle(p, r),
+      getSupported: () => real.getSupported(),
+    };
+    const logger = createLogger({ level: "silent" });
+    const { network, payTo, asset, prices } = world.payments;
+    const payments = ready({ network, payTo, asset, prices, facilitator, logger, devChain: undefined });
+    const app = new Hono<AppEnv>();
+    app.onError(handleError);
+    app.use("*", requestId());
+    app.use("/x402/*", paymentGate({ payments, routes, db: world.db, keyring, logger, baseUrl: BASE_URL }));
+    let runs = 0;
+    app.get("/x402/ping", (c) => {
+      runs += 1;
+      return c.json({ pong: runs });
+    });
+    const payer = await world.fundedPayer(11, "1");
+    const before = await world.balanceOf(payer.address);
+    const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
+    const send = () => app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": payment } });
+
+    // Before the handler: nothing ran, nothing is held.
+    fault = "verify";
+    const early = await send();
+    expect(early.status).toBe(503);
+    expect(early.headers.get("retry-after")).toBe("2");
+    expect(await early.json()).toMatchObject({ code: "payments_unavailable" });
+    expect(runs).toBe(0);
+
+    // After it: the outcome is unknown, so not a 402 "nothing was charged"; the answer is held.
+    for (const unknown of ["settle", "pending"] as const) {
+      fault = unknown;
+      const late = await send();
+      expect(late.status).toBe(503);
+      expect(late.headers.get("retry-after")).toBe("2");
+      const body = await late.json();
+      expect(body).toMatchObject({ code: "payments_unavailable" });
+      expect(body.detail).toContain("same payment");
+      expect(runs).toBe(1);
+    }
+    expect(await world.balanceOf(payer.address)).toBe(before);
+
+    fault = undefined;
+    const delivered = await send();
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ pong: 1 });
+    expect(runs).toBe(1);
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
   test("without payments, paid routes answer 503 payments_unavailable and free ones still work", async ({

@@ -57,6 +57,29 @@ export const paymentsUnavailable = () =>
     "Payments are unavailable on this server right now; paid routes cannot be called.",
   );
 
+/** How long a client should wait before sending a payment again while the facilitator is away. */
+export const FACILITATOR_RETRY_AFTER_SECONDS = 2;
+
+/** The facilitator (or the chain behind it) did not answer before the handler ran: nothing moved. */
+export const facilitatorUnavailable = () =>
+  new AppError(
+    "payments_unavailable",
+    "The payment facilitator cannot be reached right now; nothing was charged. Send the same payment again after Retry-After.",
+    { retryAfterSeconds: FACILITATOR_RETRY_AFTER_SECONDS },
+  );
+
+/**
+ * Settlement's outcome is unknown (the facilitator did not answer, or the transaction is not
+ * confirmed yet) and the answer is held. The client must send the same payment again, never a
+ * new one: a new payment would run the route again and could be charged twice.
+ */
+export const settlementUnknown = () =>
+  new AppError(
+    "payments_unavailable",
+    "The payment could not be confirmed yet; the result is held. Send the same payment again after Retry-After to receive it (it is charged at most once); do not sign a new one.",
+    { retryAfterSeconds: FACILITATOR_RETRY_AFTER_SECONDS },
+  );
+
 /** Settlement did not go through: a 402 carrying the SDK's failure receipt (reason code only). */
 export function settlementFailedResponse(c: Context, receiptHeaders: Record<string, string>): Response {
   const headers = new Headers(receiptHeaders);

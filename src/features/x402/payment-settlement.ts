@@ -5,11 +5,14 @@ import { RequestAdapter } from "./http-adapter.ts";
 import type { Flow } from "./payment-gate.ts";
 import { markFailed, markSettled, type PaymentKey, type StoredResponse } from "./payment-lock.ts";
 import {
-  paymentsUnavailable,
   pickHeaders,
   replayedHeaders,
   settlementFailedResponse,
+  settlementUnknown,
 } from "./payment-responses.ts";
+
+/** The SDK's reason for a transaction sent whose receipt did not come (`@x402/core`'s own constant is internal). */
+const SETTLEMENT_PENDING = "settlement_pending";
 
 /**
  * Settles a payment whose handler answered < 400 — `live` (the response just produced) or a
@@ -18,7 +21,9 @@ import {
  * - settled → the answer with the PAYMENT-RESPONSE receipt; stored for replays;
  * - refused by the facilitator → 402 `payment_failed` with the (reason-only) receipt; the answer
  *   is held, so the same payment sent again settles and receives it without a second run;
- * - facilitator unreachable (the outcome is unknown) → held the same way, then 503.
+ * - facilitator unreachable, or the transaction sent but not confirmed (`settlement_pending`):
+ *   the outcome is unknown, so it is not a refusal ("nothing was charged" may be false) → held
+ *   the same way, then 503 with Retry-After telling the client to send the same payment again.
  *
  * The answer is set on `c.res` (after the handler ran, Hono ignores a middleware's return value).
  */
@@ -57,11 +62,15 @@ export async function settleAndRespond(
   } catch (error) {
     await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
     resetResponse(c);
-    if (error instanceof FacilitatorResponseError) throw paymentsUnavailable();
+    if (error instanceof FacilitatorResponseError) throw settlementUnknown();
     throw error;
   }
   if (!result.success) {
     await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
+    if (result.errorReason === SETTLEMENT_PENDING) {
+      resetResponse(c);
+      throw settlementUnknown();
+    }
     return respond(c, settlementFailedResponse(c, result.headers));
   }
   const receipt = result.headers;

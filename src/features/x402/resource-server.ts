@@ -6,13 +6,13 @@ import {
 } from "@x402/core/server";
 import type { Context } from "hono";
 import type { RequestAdapter } from "./http-adapter.ts";
-import { paymentsUnavailable } from "./payment-responses.ts";
+import { facilitatorUnavailable } from "./payment-responses.ts";
 
 export function requestContext(c: Context, adapter: RequestAdapter): HTTPRequestContext {
   return { adapter, path: c.req.path, method: adapter.getMethod() };
 }
 
-/** The SDK's request processing; a facilitator outage is our 503, never its message. */
+/** The SDK's request processing; a facilitator outage is our 503 (Retry-After), never its message. */
 export async function processRequest(
   http: x402HTTPResourceServer,
   ctx: HTTPRequestContext,
@@ -20,7 +20,7 @@ export async function processRequest(
   try {
     return await http.processHTTPRequest(ctx);
   } catch (error) {
-    if (error instanceof FacilitatorResponseError) throw paymentsUnavailable();
+    if (error instanceof FacilitatorResponseError) throw facilitatorUnavailable();
     throw error;
   }
 }

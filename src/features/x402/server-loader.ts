@@ -1,7 +1,7 @@
 import { x402HTTPResourceServer } from "@x402/core/server";
 import type { Logger } from "../../logger.ts";
 import { type PaidRoutes, toX402Routes } from "./paid-routes.ts";
-import { paymentsUnavailable } from "./payment-responses.ts";
+import { facilitatorUnavailable, paymentsUnavailable } from "./payment-responses.ts";
 import type { Payments } from "./payments.ts";
 import { registerBazaarIfDeclared } from "./resource-server.ts";
 
@@ -27,7 +27,7 @@ export function resourceServerLoader(args: {
     })().catch((error: unknown) => {
       server = undefined;
       args.logger.error({ err: error }, "x402 resource server could not initialize");
-      throw paymentsUnavailable();
+      throw facilitatorUnavailable();
     });
     return server;
   };
