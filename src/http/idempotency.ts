@@ -10,8 +10,13 @@ import type { AppEnv } from "./env.ts";
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this is an abandoned request (process died); the key may be taken over. */
 const STALE_CLAIM_MS = 60_000;
-/** How long a duplicate waits for the first request before answering `idempotency_in_flight`. */
-const WAIT_FOR_FIRST_MS = 10_000;
+/**
+ * How long a duplicate waits for the first request before answering `idempotency_in_flight`:
+ * long enough for an ordinary request to finish and be replayed, short enough that the answer
+ * comes within the service's few-second bound — a first request cut off by a database outage
+ * leaves its claim behind (it could not release it) until the claim goes stale.
+ */
+const WAIT_FOR_FIRST_MS = 4_000;
 const POLL_MS = 25;
 /** 1–255 visible ASCII characters (also the MCP tools' `idempotencyKey`). */
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
