@@ -1,5 +1,6 @@
 import { type SQLChunk, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { rowsOf } from "../db/result-rows.ts";
 import type { SqlExecutor } from "./sql-executor.ts";
 
 /**
@@ -45,13 +46,4 @@ function toDriverValue(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (typeof value === "object" && value !== null && !Array.isArray(value)) return JSON.stringify(value);
   return value;
-}
-
-/** postgres.js answers a row array; PGlite a `{ rows }` result. */
-function rowsOf(result: unknown): unknown[] {
-  if (Array.isArray(result)) return result;
-  if (typeof result === "object" && result !== null && "rows" in result && Array.isArray(result.rows)) {
-    return result.rows;
-  }
-  throw new Error("Unexpected result from the database driver: neither a row list nor { rows }.");
 }

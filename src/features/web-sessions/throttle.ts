@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { and, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 import ipaddr from "ipaddr.js";
 import type { Db } from "../../db/client.ts";
+import { rowsOf } from "../../db/result-rows.ts";
 import { signInLimits, signInThrottle } from "../../db/schema/web-sessions.ts";
 import { AppError } from "../../errors.ts";
-import { rowsOf } from "../telemetry/storage/iso-text.ts";
 import {
   SIGN_IN_MAX_ATTEMPTS_PER_ADDRESS,
   SIGN_IN_MAX_ATTEMPTS_PER_EMAIL,

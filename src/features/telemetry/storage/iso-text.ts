@@ -8,12 +8,3 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
  */
 export const isoText = (column: AnyPgColumn | SQL): SQL<string> =>
   sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
-/** postgres.js answers a row array, PGlite a `{ rows }` result. */
-export function rowsOf(result: unknown): Record<string, unknown>[] {
-  if (Array.isArray(result)) return result;
-  if (typeof result === "object" && result !== null && "rows" in result && Array.isArray(result.rows)) {
-    return result.rows;
-  }
-  throw new Error("Unexpected result from the database driver: neither a row list nor { rows }.");
-}

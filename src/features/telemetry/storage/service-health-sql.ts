@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import { rowsOf } from "../../../db/result-rows.ts";
 import type { ServiceHealthQuery, ServiceHealthRow } from "../telemetry-store.ts";
-import { rowsOf } from "./iso-text.ts";
 
 const num = (value: unknown): number => Number(value ?? 0);
 const numOrNull = (value: unknown): number | null =>

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import { rowsOf } from "../../../db/result-rows.ts";
 import type { JsonObject } from "../../../db/schema/telemetry.ts";
 import { microsToIso } from "../otlp-scalars.ts";
 import type { StoredSpan } from "../telemetry-store.ts";
 import { type ChunkSpan, chunkSpans } from "./chunk-codec.ts";
-import { rowsOf } from "./iso-text.ts";
 
 const bytewise = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
