@@ -21,6 +21,8 @@ import { HANG_BOUND_MS, type Outcome, startTraffic, storedOf, type Traffic, tall
 const OUTAGE_MS = Number(process.env.PATCHBAY_FAULTS_OUTAGE_SECONDS ?? 30) * 1000;
 /** The service's promise: ready and serving again within this long after the database returns. */
 const RECOVERY_BOUND_MS = 5_000;
+/** How many times the cut scenario cuts every connection. */
+const CUT_WAVES = 12;
 /** `/readyz` must tell the truth within a second. */
 const READYZ_BOUND_MS = 1_000;
 
@@ -234,10 +236,16 @@ describe("the database going away under load", () => {
     await scenario(
       "every connection cut",
       async () => {
-        proxy.cutAll();
-        // Cut again once the pools have reconnected: a second wave while they recover.
-        await until(async () => proxy.connections > 0, 10_000);
-        proxy.cutAll();
+        // Waves of cuts at uneven intervals, each followed by a second cut once the pools have
+        // reconnected: queries land in every phase of a connection's loss and return (one handed
+        // to a connection whose socket had failed but not yet closed hung for good once).
+        for (let wave = 0; wave < CUT_WAVES; wave++) {
+          proxy.cutAll();
+          await until(async () => proxy.connections > 0, 10_000);
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+          proxy.cutAll();
+          await new Promise((resolve) => setTimeout(resolve, 500 + Math.random() * 1_000));
+        }
       },
       { outageAnswers: false },
     );
