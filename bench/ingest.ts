@@ -3,8 +3,8 @@
  * ingest (key check, admission, body read, decode, validate, store, group problems) — on PGlite and
  * on PostgreSQL, in one run, with peak memory. See docs/performance.md.
  *
- * Each engine runs in its own child process and gets a fresh database (a temporary PGlite data directory; a PostgreSQL database
- * created and dropped by the bench). Requests are SDK-shaped protobuf export bodies of 512 spans
+ * Each engine runs in its own child process and gets a fresh database (a temporary PGlite data
+ * directory; a PostgreSQL database created and dropped by the bench). Requests are SDK-shaped protobuf export bodies of 512 spans
  * (bench/lib/otlp-batches.ts, ~2 % of spans with an exception event), each with fresh ids. Full
  * ingest runs them through the real OTLP route handler in-process (`app.request`, no sockets),
  * with `BENCH_CONCURRENCY` requests in flight, as that many exporters would keep. Decode-only
@@ -17,7 +17,7 @@
  *
  * Env: BENCH_SECONDS (measured time per phase, default 10), BENCH_WARMUP_SECONDS (2, before
  * each phase's first window; later windows warm up for 0.5 s), BENCH_ROUNDS (5; 1 = one window
- * per phase, decode-only first, as before the ninth session),
+ * per phase, decode-only first),
  * BENCH_CONCURRENCY (8), BENCH_SPANS_PER_REQUEST (512), BENCH_ERROR_EVERY (50: one span in 50 has
  * an exception), BENCH_TARGETS (pglite,postgres), BENCH_PG_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/postgres), BENCH_FULL_ONLY=1 (skip decode-only and scan-only),
@@ -64,7 +64,7 @@ const settings = {
   spansPerRequest: Math.round(positive("BENCH_SPANS_PER_REQUEST", 512) / 8) * 8,
   errorEvery: Math.round(positive("BENCH_ERROR_EVERY", 50)),
   targets: (process.env.BENCH_TARGETS || "pglite,postgres").split(",").map((t) => t.trim()) as Target[],
-  /** Profiling aids: skip the decode-only phase; write a CPU profile of each full-ingest window. */
+  /** Profiling aids: skip the decode-only and scan-only phases; write a CPU profile of each full-ingest window. */
   fullOnly: process.env.BENCH_FULL_ONLY === "1",
   cpuProfDir: process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined,
   pgUrl: process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
