@@ -25,7 +25,7 @@ export type InstanceMemory = {
 const MAX_FAILED_SHARE = 0.01;
 const MiB = 2 ** 20;
 /**
- * Start-up on the 2-core machine: the first major collection came at about 1:40 and the heap took
+ * Start-up on the 2-core machine: the first major collection comes at about 1:40 and the heap takes
  * until minute 4–6 to regrow to its working size (docs/performance.md). Shorter runs get a note.
  */
 const WARM_UP_SECONDS = 300;
