@@ -112,28 +112,6 @@ export const ifMatchParam = {
   example: '"3"',
 };
 
-export const PageQuery = z.object({
-  pageSize: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(50)
-    .openapi({
-      param: { name: "pageSize", in: "query" },
-      description: "Items per page (1–200).",
-      example: 50,
-    }),
-  cursor: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({
-      param: { name: "cursor", in: "query" },
-      description: "`nextCursor` from the previous page.",
-    }),
-});
-
 export const page = <T extends ZodType>(item: T, name: string) =>
   z
     .object({

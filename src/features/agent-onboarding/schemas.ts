@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { onboardingStates } from "../../db/schema/onboarding-sessions.ts";
-import { singleLineText } from "../../http/text-schemas.ts";
+import { singleLineText } from "../../schemas.ts";
 
 /** Shared by every /x402 answer: the suggested next calls, best first (DESIGN §7). */
 export const NextActionSchema = z.object({

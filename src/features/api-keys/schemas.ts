@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { singleLineText } from "../../http/text-schemas.ts";
+import { singleLineText } from "../../schemas.ts";
 import { permissions } from "./permissions.ts";
 
 export const PermissionSchema = z.enum(permissions).openapi("Permission");

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, normalize } from "node:path";
 import { ConfigError } from "../../config-error.ts";
+import type { SandboxMode } from "../sandbox/create-sandbox.ts";
 
-export type SandboxMode = "auto" | "bwrap" | "process";
 
 export type GithubAppSettings = {
   appId: string;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { repositoryProviders } from "../../db/schema/repositories.ts";
-import { singleLineText } from "../../http/text-schemas.ts";
+import { singleLineText } from "../../schemas.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 
 const services = z

@@ -1,9 +1,11 @@
 import { AppError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
-import type { SandboxMode } from "../remediations/settings.ts";
 import { localSandbox } from "./local-sandbox.ts";
 import { bwrapRunner, bwrapWorks, processRunner } from "./runners.ts";
 import type { Sandbox } from "./sandbox.ts";
+
+/** Which isolation runs remediation commands (`PATCHBAY_SANDBOX`). */
+export type SandboxMode = "auto" | "bwrap" | "process";
 
 /**
  * The configured sandbox. `auto` takes bubblewrap when it works here and otherwise the process

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLogger } from "../../logger.ts";
-import type { SandboxMode } from "../remediations/settings.ts";
+import type { SandboxMode } from "./create-sandbox.ts";
 import { createSandbox } from "./create-sandbox.ts";
 import { localSandbox } from "./local-sandbox.ts";
 import { bwrapRunner, bwrapWorks, processRunner } from "./runners.ts";

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonBody, jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
+import { jsonBody, jsonResponse, page, problemResponses } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { createApiKey } from "../create-api-key.ts";
 import { listApiKeys } from "../list-api-keys.ts";
 import { revokeApiKey } from "../revoke-api-key.ts";

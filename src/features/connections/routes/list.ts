@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
+import { jsonResponse, page, problemResponses } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { EnvironmentParams } from "../../environments/schemas.ts";
 import { listConnections } from "../list-connections.ts";
 import { ConnectionSchema } from "../schemas.ts";

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
+import { jsonResponse, page, problemResponses } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { listEnvironments } from "../list-environments.ts";
 import { EnvironmentSchema } from "../schemas.ts";
 

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../http/env.ts";
-import { jsonBody, jsonResponse, PageQuery, page, problemResponses } from "../../../http/openapi.ts";
+import { jsonBody, jsonResponse, page, problemResponses } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { EnvironmentParams } from "../../environments/schemas.ts";
 import { createPublishableKey } from "../create-publishable-key.ts";
 import { listPublishableKeys } from "../list-publishable-keys.ts";

@@ -2,13 +2,8 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { remediationStatuses } from "../../../db/schema/remediations.ts";
 import type { AppEnv } from "../../../http/env.ts";
 import { idempotent } from "../../../http/idempotency.ts";
-import {
-  idempotencyKeyParam,
-  jsonResponse,
-  PageQuery,
-  page,
-  problemResponses,
-} from "../../../http/openapi.ts";
+import { idempotencyKeyParam, jsonResponse, page, problemResponses } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { EnvironmentParams } from "../../environments/schemas.ts";
 import { approveRemediation } from "../approve-remediation.ts";
 import { cancelRemediation } from "../cancel-remediation.ts";

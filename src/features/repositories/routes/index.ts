@@ -5,10 +5,10 @@ import {
   idempotencyKeyParam,
   jsonBody,
   jsonResponse,
-  PageQuery,
   page,
   problemResponses,
 } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { EnvironmentParams } from "../../environments/schemas.ts";
 import { createRepository } from "../create-repository.ts";
 import { deleteRepository } from "../delete-repository.ts";

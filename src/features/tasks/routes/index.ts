@@ -5,10 +5,10 @@ import {
   idempotencyKeyParam,
   jsonBody,
   jsonResponse,
-  PageQuery,
   page,
   problemResponses,
 } from "../../../http/openapi.ts";
+import { PageQuery } from "../../../schemas.ts";
 import { EnvironmentParams } from "../../environments/schemas.ts";
 import { cancelTask } from "../cancel-task.ts";
 import { createTask } from "../create-task.ts";

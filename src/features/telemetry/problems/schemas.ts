@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { problemStatuses } from "../../../db/schema/problems.ts";
-import { PageQuery } from "../../../http/openapi.ts";
+
+import { PageQuery } from "../../../schemas.ts";
 
 /**
  * Problems as the query verbs answer them: shared by the REST routes and the paid x402 routes

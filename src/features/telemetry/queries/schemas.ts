@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { PageQuery } from "../../../http/openapi.ts";
+
+import { PageQuery } from "../../../schemas.ts";
 import { severityNames } from "./severity.ts";
 
 /**
