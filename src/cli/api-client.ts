@@ -1,5 +1,6 @@
 import { version } from "../version.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
+import { isRecord } from "./json.ts";
 import { accessTokenFor } from "./oauth-session.ts";
 import type { ClientSettings } from "./settings.ts";
 
@@ -120,9 +121,6 @@ function networkError(baseUrl: string, error: unknown): CliError {
     "check that the server is running and --base-url (or the profile's base URL) points at it",
   );
 }
-
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function parseJson(text: string): unknown {
   try {

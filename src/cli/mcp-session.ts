@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { type ApiClient, ApiError, type ApiRequest, createApiClient, isRecord } from "./api-client.ts";
+import { type ApiClient, ApiError, type ApiRequest, createApiClient } from "./api-client.ts";
 import { type HintContext, problemToCliError } from "./api-errors.ts";
 import { CliError, usageError } from "./cli-error.ts";
 import { json } from "./format.ts";
+import { isRecord } from "./json.ts";
 import { addClientOptions, type ClientFlags, resolveSettings } from "./settings.ts";
 import { type Style, styleFor } from "./style.ts";
 

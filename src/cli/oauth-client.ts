@@ -1,6 +1,6 @@
 import { version } from "../version.ts";
-import { isRecord } from "./api-client.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
+import { isRecord } from "./json.ts";
 
 /** What the CLI needs from the authorization server metadata (RFC 8414). */
 export type ServerMetadata = {

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { isRecord } from "./api-client.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
+import { isRecord } from "./json.ts";
 
 /**
  * A `patchbay login` session: the tokens, and where to refresh and revoke them. The refresh token

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
-import type { RemoteAuth } from "../mcp-client/remote-client.ts";
+import type { RemoteAuth } from "../mcp-client/remote-auth-header.ts";
 import { readCredential } from "../vault/credential-store.ts";
 import type { Keyring } from "../vault/keyring.ts";
 import type { ConnectionRow } from "./find-connection.ts";

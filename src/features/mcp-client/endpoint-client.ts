@@ -6,8 +6,20 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { AppError } from "../../errors.ts";
 import { version } from "../../version.ts";
 import type { ByteCounter } from "../egress/egress-errors.ts";
-import { authHeader } from "./remote-auth-header.ts";
-import type { RemoteTarget } from "./remote-client.ts";
+import type { Egress } from "../egress/egress-fetch.ts";
+import { authHeader, type RemoteAuth } from "./remote-auth-header.ts";
+
+export type RemoteTarget = {
+  egress: Pick<Egress, "fetch">;
+  /** The stored, validated endpoint URL. Only its host ever appears in an error. */
+  endpointUrl: string;
+  auth: RemoteAuth;
+  /**
+   * Budget for connect, initialize and `fn` together (default DEFAULT_TIMEOUT_MS); past it the
+   * session is abandoned with `remote_timeout`. Closing adds at most END_SESSION_MS.
+   */
+  timeoutMs?: number;
+};
 
 /**
  * The SDK client and transport for one endpoint, wired so that every request goes through

@@ -1,5 +1,10 @@
 import { AppError } from "../../errors.ts";
-import type { RemoteAuth } from "./remote-client.ts";
+
+/** How a connection authenticates to its remote MCP server: the credential as it leaves. */
+export type RemoteAuth =
+  | { kind: "none" }
+  | { kind: "bearer"; credential: string }
+  | { kind: "api_key"; headerName: string; credential: string };
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, inner spaces allowed. Checked here because fetch's own refusal of a bad

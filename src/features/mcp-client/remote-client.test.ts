@@ -13,7 +13,8 @@ import {
   startHttpsServer,
   type TestCa,
 } from "../egress/test-servers.ts";
-import { listRemoteTools, type RemoteAuth, withRemoteClient } from "./remote-client.ts";
+import type { RemoteAuth } from "./remote-auth-header.ts";
+import { listRemoteTools, withRemoteClient } from "./remote-client.ts";
 import { hashManifest } from "./tool-hash.ts";
 
 const SECRET = "s3cr3t-Credential-7f2a";

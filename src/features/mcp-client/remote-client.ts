@@ -2,34 +2,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { DiscoveredTool } from "../../db/schema/mcp-discoveries.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import type { Egress } from "../egress/egress-fetch.ts";
 import {
   assessToolWithJson,
   discoveryLimitExceeded,
   MAX_LISTING_BYTES,
   markDuplicateNames,
 } from "./bounds.ts";
-import { createEndpointClient, parseEndpoint } from "./endpoint-client.ts";
+import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
+import type { RemoteAuth } from "./remote-auth-header.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
 import { forEachToolPage } from "./tool-pages.ts";
-
-export type RemoteAuth =
-  | { kind: "none" }
-  | { kind: "bearer"; credential: string }
-  | { kind: "api_key"; headerName: string; credential: string };
-
-export type RemoteTarget = {
-  egress: Pick<Egress, "fetch">;
-  /** The stored, validated endpoint URL. Only its host ever appears in an error. */
-  endpointUrl: string;
-  auth: RemoteAuth;
-  /**
-   * Budget for connect, initialize and `fn` together (default DEFAULT_TIMEOUT_MS); past it the
-   * session is abandoned with `remote_timeout`. Closing adds at most END_SESSION_MS.
-   */
-  timeoutMs?: number;
-};
 
 /** A cap on the bytes received over the whole session (every response, decoded). */
 export type ReceiveLimit = { maxBytes: number; exceeded: (observed: number, host: string) => AppError };

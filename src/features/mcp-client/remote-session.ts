@@ -2,8 +2,8 @@ import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol
 import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { MAX_REMOTE_RESULT_BYTES } from "./bounds.ts";
+import type { RemoteTarget } from "./endpoint-client.ts";
 import { createEndpointClient } from "./endpoint-client.ts";
-import type { RemoteTarget } from "./remote-client.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { forEachToolPage } from "./tool-pages.ts";
 

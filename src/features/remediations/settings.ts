@@ -3,7 +3,6 @@ import { isAbsolute, normalize } from "node:path";
 import { ConfigError } from "../../config-error.ts";
 import type { SandboxMode } from "../sandbox/create-sandbox.ts";
 
-
 export type GithubAppSettings = {
   appId: string;
   privateKey: string;

@@ -1,9 +1,10 @@
 import { decodeExport } from "./decode-export.ts";
-import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } from "./ingest-result.ts";
+import { type IngestArgs, writeOrUnavailable } from "./ingest-result.ts";
 import { OTLP_LIMITS } from "./limits.ts";
 import { toLogRecords } from "./log-records.ts";
 import { exceptionsFromLogs } from "./problems/exception-occurrences.ts";
 import { identifyOccurrences } from "./problems/identify-occurrences.ts";
+import { type IngestResult, ingestResult } from "./rejections.ts";
 import { requestKey } from "./request-key.ts";
 
 /**

@@ -1,7 +1,8 @@
 import { decodeExport } from "./decode-export.ts";
-import { type IngestArgs, type IngestResult, ingestResult, writeOrUnavailable } from "./ingest-result.ts";
+import { type IngestArgs, writeOrUnavailable } from "./ingest-result.ts";
 import { OTLP_LIMITS } from "./limits.ts";
 import { toMetricPointRecords } from "./metric-records.ts";
+import { type IngestResult, ingestResult } from "./rejections.ts";
 import { requestKey } from "./request-key.ts";
 
 /**

@@ -3,7 +3,6 @@ import { AppError } from "../../errors.ts";
 import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
 import type { ConversionPool } from "./conversion/conversion-pool.ts";
 import type { OtlpFormat } from "./decode-export.ts";
-import type { Rejections } from "./rejections.ts";
 import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
 
 export type IngestArgs = {
@@ -18,14 +17,6 @@ export type IngestArgs = {
   /** Runs the storage write once a writer is free (the write queue's `run`). */
   writer: <T>(write: () => Promise<T>) => Promise<T>;
 };
-
-/** What an ingest verb reports: how many items were stored, and which were refused and why. */
-export type IngestResult = { accepted: number; rejected: { count: number; message: string } };
-
-export const ingestResult = (accepted: number, rejected: Rejections, noun: string): IngestResult => ({
-  accepted,
-  rejected: { count: rejected.count, message: rejected.count > 0 ? rejected.message(noun) : "" },
-});
 
 /** Seconds an exporter should wait before retrying when storage failed. */
 const STORAGE_RETRY_AFTER_SECONDS = 5;

@@ -1,4 +1,5 @@
-import { type IngestArgs, type IngestResult, writeOrUnavailable } from "./ingest-result.ts";
+import { type IngestArgs, writeOrUnavailable } from "./ingest-result.ts";
+import type { IngestResult } from "./rejections.ts";
 
 /**
  * Stores the valid spans of one export request (all of them or none), with the problems their

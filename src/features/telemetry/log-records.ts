@@ -4,7 +4,7 @@ import { cleanText, dateToNanos, idToHex, isEmpty, nanosToIso, toBigInt } from "
 import type { LogRecord, LogsRequest } from "./otlp-types.ts";
 import { anyValueToJson, attributesToJson, serviceNameOf } from "./otlp-values.ts";
 import { createRejections, type Rejections } from "./rejections.ts";
-import type { LogRecordRow } from "./telemetry-store.ts";
+import type { LogRecordRow } from "./telemetry-records.ts";
 
 type Context = {
   serviceName: string;

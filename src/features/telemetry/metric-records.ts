@@ -13,7 +13,7 @@ import type {
 } from "./otlp-types.ts";
 import { attributesToJson, serviceNameOf } from "./otlp-values.ts";
 import { createRejections, type Rejections } from "./rejections.ts";
-import type { MetricPointRecord } from "./telemetry-store.ts";
+import type { MetricPointRecord } from "./telemetry-records.ts";
 
 type ShapedPoint = { point: PointBase; value: number | null; data: JsonObject | null };
 

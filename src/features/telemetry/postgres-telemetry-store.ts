@@ -15,7 +15,8 @@ import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
 import { encodeRecords } from "./storage/stored-spans.ts";
 import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
-import type { PreparedWrite, TelemetryStore, TelemetryTenant } from "./telemetry-store.ts";
+import type { TelemetryTenant } from "./telemetry-records.ts";
+import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
 
 const nothing: PreparedWrite = { write: async () => {} };
 

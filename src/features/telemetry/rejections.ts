@@ -28,3 +28,11 @@ export function createRejections(): Rejections {
     },
   };
 }
+
+/** What an ingest verb reports: how many items were stored, and which were refused and why. */
+export type IngestResult = { accepted: number; rejected: { count: number; message: string } };
+
+export const ingestResult = (accepted: number, rejected: Rejections, noun: string): IngestResult => ({
+  accepted,
+  rejected: { count: rejected.count, message: rejected.count > 0 ? rejected.message(noun) : "" },
+});

@@ -14,7 +14,7 @@ import {
 } from "./otlp-scalars.ts";
 import type { Span } from "./otlp-types.ts";
 import { attributesToJson } from "./otlp-values.ts";
-import type { SpanRecord } from "./telemetry-store.ts";
+import type { SpanRecord } from "./telemetry-records.ts";
 
 /** Where a span sits (its resource and scope, already bounded) and the bounds to apply. */
 export type SpanContext = {

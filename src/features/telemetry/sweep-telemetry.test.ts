@@ -8,7 +8,7 @@ import {
 } from "../../db/schema/telemetry.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
-import type { SpanRecord } from "./telemetry-store.ts";
+import type { SpanRecord } from "./telemetry-records.ts";
 import { spanRecord, spansOf } from "./test-support.ts";
 
 const daysAgo = (days: number, now: Date) => new Date(now.getTime() - days * 86_400_000).toISOString();

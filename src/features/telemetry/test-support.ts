@@ -6,7 +6,7 @@ import type { Db } from "../../db/client.ts";
 import { telemetryTraceChunks } from "../../db/schema/telemetry.ts";
 import { otlpMessages, type Signal, statusMessage } from "./otlp-schema.ts";
 import { type ChunkSpan, chunkSpans } from "./storage/chunk-codec.ts";
-import type { SpanRecord } from "./telemetry-store.ts";
+import type { SpanRecord } from "./telemetry-records.ts";
 
 /** Creates a publishable key for the tenant's environment through the REST API. */
 export async function createKey(tenant: Tenant, name = "test"): Promise<{ id: string; key: string }> {

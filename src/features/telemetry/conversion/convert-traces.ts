@@ -1,12 +1,12 @@
 import { decodeExport, type OtlpFormat, scanTraceExport } from "../decode-export.ts";
-import { type IngestResult, ingestResult } from "../ingest-result.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
 import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
 import { identifyOccurrences } from "../problems/identify-occurrences.ts";
+import { type IngestResult, ingestResult } from "../rejections.ts";
 import { encodeSpanRows, type SpanRows } from "../storage/span-chunks.ts";
 import { acceptSpans, decodedSpans, wireSpans } from "../storage/stored-spans.ts";
-import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { TelemetryTenant } from "../telemetry-records.ts";
 
 /** One trace export request as a conversion worker receives it. */
 export type TraceConversion = {

@@ -1,6 +1,6 @@
 import type { JsonObject } from "../../../db/schema/telemetry.ts";
 import { microsToIso } from "../otlp-scalars.ts";
-import type { LogRecordRow, SpanRecord } from "../telemetry-store.ts";
+import type { LogRecordRow, SpanRecord } from "../telemetry-records.ts";
 
 /** One observed exception, as problem grouping consumes it. */
 export type ExceptionOccurrence = {

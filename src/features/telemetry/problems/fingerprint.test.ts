@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { LogRecordRow, SpanRecord } from "../telemetry-store.ts";
+import type { LogRecordRow, SpanRecord } from "../telemetry-records.ts";
 import { exceptionsFromLogs, exceptionsFromSpans } from "./exception-occurrences.ts";
 import { identifyProblem, maskMessage } from "./fingerprint.ts";
 import { parseStack } from "./stack-frames.ts";

@@ -1,7 +1,7 @@
 import { MAX_SAMPLE_TRACE_IDS } from "../../../db/schema/problems.ts";
 import { newId } from "../../../ids.ts";
 import type { SqlRunner } from "../storage/sql-runner.ts";
-import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { TelemetryTenant } from "../telemetry-records.ts";
 import type { ProblemDelta } from "./group-occurrences.ts";
 
 // An occurrence newer than the resolution reopens a resolved problem as `regressed` (one more

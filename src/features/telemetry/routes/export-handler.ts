@@ -10,12 +10,13 @@ import {
 import type { OtlpFormat } from "../decode-export.ts";
 import { ingestLogs } from "../ingest-logs.ts";
 import { ingestMetrics } from "../ingest-metrics.ts";
-import type { IngestArgs, IngestResult } from "../ingest-result.ts";
+import type { IngestArgs } from "../ingest-result.ts";
 import { ingestTraces } from "../ingest-traces.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { exportResponse, statusResponse } from "../otlp-response.ts";
 import type { Signal } from "../otlp-schema.ts";
 import { readOtlpBody } from "../read-body.ts";
+import type { IngestResult } from "../rejections.ts";
 import type { TelemetryRuntime } from "../telemetry-runtime.ts";
 
 const ingest: Record<Signal, (args: IngestArgs) => Promise<IngestResult>> = {

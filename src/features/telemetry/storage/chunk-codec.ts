@@ -2,7 +2,7 @@ import { OTLP_LIMITS } from "../limits.ts";
 import { chunkMessages } from "../otlp-schema.ts";
 import type { Span } from "../otlp-types.ts";
 import { NO_LATEST, toSpanRecord } from "../span-records.ts";
-import type { SpanRecord } from "../telemetry-store.ts";
+import type { SpanRecord } from "../telemetry-records.ts";
 import type { EncodedSpan, SpanGroupRef } from "./stored-spans.ts";
 
 /**

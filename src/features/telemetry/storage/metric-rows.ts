@@ -1,4 +1,4 @@
-import type { MetricPointRecord, TelemetryTenant } from "../telemetry-store.ts";
+import type { MetricPointRecord, TelemetryTenant } from "../telemetry-records.ts";
 import { copyBuffer, copyJson, copyNullable, copyText } from "./copy-text.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 

@@ -1,4 +1,4 @@
-import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { TelemetryTenant } from "../telemetry-records.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "../../../db/schema/telemetry.ts";
-import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { TelemetryTenant } from "../telemetry-records.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 
 /** A resource as rows refer to it: `id` is a signed 64-bit integer in decimal. */

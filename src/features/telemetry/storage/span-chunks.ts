@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import type { TelemetryTenant } from "../telemetry-store.ts";
+import type { TelemetryTenant } from "../telemetry-records.ts";
 import { traceChunkWriter } from "./chunk-codec.ts";
 import { binaryCopyWriter, field, joinCopyData, rowStart } from "./copy-binary.ts";
 import type { ResourceRef } from "./resources.ts";

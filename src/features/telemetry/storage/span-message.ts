@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from "../../../db/schema/telemetry.ts";
 import { chunkMessages } from "../otlp-schema.ts";
 import type { AnyValue, KeyValue } from "../otlp-types.ts";
-import type { SpanRecord } from "../telemetry-store.ts";
+import type { SpanRecord } from "../telemetry-records.ts";
 
 /**
  * A span record (already bounded) back to an encoded OTLP `Span`, for spans that are not stored

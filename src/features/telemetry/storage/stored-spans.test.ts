@@ -6,7 +6,7 @@ import { chunkMessages, otlpMessages } from "../otlp-schema.ts";
 import type { Span, TraceRequest } from "../otlp-types.ts";
 import { attributesToJson } from "../otlp-values.ts";
 import { NO_LATEST, toSpanRecord } from "../span-records.ts";
-import type { SpanRecord } from "../telemetry-store.ts";
+import type { SpanRecord } from "../telemetry-records.ts";
 import { hexId, jsonSpan, jsonTraces, protoSpan, protoTraces, spanRecord } from "../test-support.ts";
 import { type ChunkSpan, chunkSpans, toChunkSpan, traceChunkWriter } from "./chunk-codec.ts";
 import {

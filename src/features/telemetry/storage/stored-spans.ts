@@ -12,7 +12,7 @@ import {
   type SpanKeyFields,
   spanRecordOf,
 } from "../span-records.ts";
-import type { SpanRecord } from "../telemetry-store.ts";
+import type { SpanRecord } from "../telemetry-records.ts";
 import { decodeSpan, type ScannedTraces, type WireSpan } from "../wire/scan-traces.ts";
 import { type ResourceRef, resourceRefs } from "./resources.ts";
 import { encodeSpanRecord } from "./span-message.ts";
