@@ -8,9 +8,7 @@ import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import { type SnapshotConnection, taskToolCalls } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
-import type { RunningTask } from "./call-snapshot-tool.ts";
-import { checkGate } from "./gate.ts";
-import { openAttempt } from "./open-attempt.ts";
+import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 
 type Case = {
   /** What differs from the task's frozen view: the task's scope, the frozen connection, the live row. */
