@@ -255,8 +255,7 @@ async function measure(): Promise<void> {
   const { callSnapshotTool, DEFAULT_CALL_TIMEOUT_MS } = await import(
     "../src/features/tasks/call-snapshot-tool.ts"
   );
-  const { checkGate } = await import("../src/features/tasks/gate.ts");
-  const { openAttempt } = await import("../src/features/tasks/open-attempt.ts");
+  const { checkGate, openAttempt } = await import("../src/features/tasks/gate.ts");
   const { recordToolCall } = await import("../src/features/tasks/record-tool-call.ts");
   const { SessionPool } = await import("../src/features/tasks/session-pool.ts");
   const { setUpGateBench } = await import("./lib/gate-setup.ts");

@@ -13,7 +13,7 @@ import * as schema from "../../src/db/schema/index.ts";
 import type { SnapshotConnection, SnapshotTool } from "../../src/db/schema/tasks.ts";
 import type { Deps } from "../../src/deps.ts";
 import type { TestCa } from "../../src/features/egress/test-servers.ts";
-import type { RunningTask } from "../../src/features/tasks/call-snapshot-tool.ts";
+import type { RunningTask } from "../../src/features/tasks/gate.ts";
 import { readyTask, taskDeps } from "../../test/lib/task-setup.ts";
 
 export type GateBench = {

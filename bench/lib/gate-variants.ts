@@ -6,8 +6,8 @@
  */
 import { DEFAULT_CALL_TIMEOUT_MS } from "../../src/features/tasks/call-snapshot-tool.ts";
 import { finishToolCalls } from "../../src/features/tasks/finish-tool-calls.ts";
+import { openAttempt } from "../../src/features/tasks/gate.ts";
 import { normalizeResult } from "../../src/features/tasks/normalize-result.ts";
-import { openAttempt } from "../../src/features/tasks/open-attempt.ts";
 import { validateStructuredContent } from "../../src/features/tasks/output-schema.ts";
 import type { SessionPool } from "../../src/features/tasks/session-pool.ts";
 import type { GateBench } from "./gate-setup.ts";

@@ -13,7 +13,7 @@ import type { Deps } from "../../src/deps.ts";
 import { createEgress } from "../../src/features/egress/egress-fetch.ts";
 import { devPolicy, type TestCa } from "../../src/features/egress/test-servers.ts";
 import { bootstrapOrganization } from "../../src/features/organizations/bootstrap-organization.ts";
-import type { RunningTask } from "../../src/features/tasks/call-snapshot-tool.ts";
+import type { RunningTask } from "../../src/features/tasks/gate.ts";
 import { generateKek, parseKeyring } from "../../src/features/vault/keyring.ts";
 import { paymentsUnavailable } from "../../src/features/x402/payments.ts";
 import { readPrices } from "../../src/features/x402/prices.ts";

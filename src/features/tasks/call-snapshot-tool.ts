@@ -1,21 +1,13 @@
-import type { SnapshotTool, TaskSnapshot, ToolCallOutcome } from "../../db/schema/tasks.ts";
+import type { SnapshotTool, ToolCallOutcome } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { RemoteSession } from "../mcp-client/remote-session.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
-import { checkGate } from "./gate.ts";
+import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
-import { openAttempt } from "./open-attempt.ts";
 import { validateStructuredContent } from "./output-schema.ts";
 import { recordToolCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
-
-export type RunningTask = {
-  id: string;
-  organizationId: string;
-  environmentId: string;
-  snapshot: TaskSnapshot;
-};
 
 /** What the model receives back: the normalised result, or a refusal it can act on. */
 export type ToolOutput = {

@@ -4,7 +4,7 @@ import { type SnapshotConnection, taskConnectionChecks } from "../../db/schema/t
 import { AppError } from "../../errors.ts";
 import type { RemoteSession } from "../mcp-client/remote-session.ts";
 import { hashTool } from "../mcp-client/tool-hash.ts";
-import type { RunningTask } from "./call-snapshot-tool.ts";
+import type { RunningTask } from "./gate.ts";
 
 /**
  * On a task's first call to a connection, the server's live `tools/list` is compared with the

@@ -1,55 +1,119 @@
-import { and, eq, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import type { SnapshotConnection } from "../../db/schema/tasks.ts";
-import { gateRefusal } from "./gate-verdict.ts";
+import { mcpConnections as live } from "../../db/schema/mcp-connections.ts";
+import type { SnapshotConnection, SnapshotTool, TaskSnapshot } from "../../db/schema/tasks.ts";
+import { AppError } from "../../errors.ts";
+
+/** A task as the runtime runs it: its tenancy and the connections and tools it froze. */
+export type RunningTask = {
+  id: string;
+  organizationId: string;
+  environmentId: string;
+  snapshot: TaskSnapshot;
+};
+
+type TaskScope = Pick<RunningTask, "id" | "organizationId" | "environmentId">;
+
+const p = (name: string) => sql.placeholder(name);
 
 /**
- * What the gate reads: the checked fields plus what opening a session needs. Never the
+ * The gate's rule (spec part 1A, task rule 2), written once: a task's call may reach a
+ * connection only while the connection is still the one the task froze. The row is read in the
+ * task's organisation and environment only, so a row outside them counts as deleted. Each later
+ * rule is SQL over the live `mcp_connections` row; its placeholders are the frozen connection's
+ * fields (`SnapshotConnection`) and the task's `taskId`, `organizationId` and `environmentId`.
+ * The first rule that does not hold, in this order, names the refusal; every refusal is
+ * `connection_changed`. Both statements below evaluate this same SQL — the plain read and the
+ * one that records the attempt — so the two cannot disagree, and a rule is added here alone.
+ */
+const scope = sql`${live.id} = ${p("connectionId")}
+  and ${live.organizationId} = ${p("organizationId")}
+  and ${live.environmentId} = ${p("environmentId")}`;
+const DELETED = "it was deleted";
+const RULES: { refusedBecause: string; holds: SQL }[] = [
+  { refusedBecause: "it was disabled", holds: sql`${live.enabled}` },
+  {
+    refusedBecause: "its approved tools changed",
+    holds: sql`${live.approvedManifestHash} = ${p("manifestHash")}::text`,
+  },
+  { refusedBecause: "its configuration changed", holds: sql`${live.revision} = ${p("revision")}::integer` },
+];
+
+/**
+ * The index in `RULES` of the first rule that does not hold, or null when all hold. `is not
+ * true` also refuses a rule that evaluates to NULL (a connection never approved): fail closed.
+ */
+const refusal = sql<number | null>`case ${sql.join(
+  RULES.map((rule, i) => sql`when (${rule.holds}) is not true then ${sql.raw(String(i))}`),
+  sql` `,
+)} end`;
+
+const gateParams = (task: TaskScope, frozen: SnapshotConnection) => ({
+  ...frozen,
+  taskId: task.id,
+  organizationId: task.organizationId,
+  environmentId: task.environmentId,
+});
+
+/** Why the gate refused: the scoped read found no row, or the first rule that did not hold. */
+function refusedBecause(verdict: { refusal: number | null } | undefined): string {
+  if (!verdict) return DELETED;
+  const rule = verdict.refusal === null ? undefined : RULES[verdict.refusal];
+  // Only asked about a call that did not pass: a verdict naming no rule still refuses.
+  return rule?.refusedBecause ?? "it could not be checked";
+}
+
+const connectionChanged = (frozen: SnapshotConnection, reason: string) =>
+  new AppError(
+    "connection_changed",
+    `Connection "${frozen.alias}" changed after this task started (${reason}); start a new task to use its current configuration.`,
+    { connectionId: frozen.connectionId, nextAction: "start_new_task" },
+  );
+
+/**
+ * What the plain read returns besides the verdict: what opening a session needs. Never the
  * approved manifest (the task has its frozen copy; reading it per call is wasted I/O).
  */
 const columns = {
-  id: mcpConnections.id,
-  organizationId: mcpConnections.organizationId,
-  environmentId: mcpConnections.environmentId,
-  alias: mcpConnections.alias,
-  enabled: mcpConnections.enabled,
-  revision: mcpConnections.revision,
-  approvedManifestHash: mcpConnections.approvedManifestHash,
-  endpointUrl: mcpConnections.endpointUrl,
-  authKind: mcpConnections.authKind,
-  authHeaderName: mcpConnections.authHeaderName,
-  credentialVersion: mcpConnections.credentialVersion,
-  credentialUpdatedAt: mcpConnections.credentialUpdatedAt,
+  id: live.id,
+  organizationId: live.organizationId,
+  environmentId: live.environmentId,
+  alias: live.alias,
+  enabled: live.enabled,
+  revision: live.revision,
+  approvedManifestHash: live.approvedManifestHash,
+  endpointUrl: live.endpointUrl,
+  authKind: live.authKind,
+  authHeaderName: live.authHeaderName,
+  credentialVersion: live.credentialVersion,
+  credentialUpdatedAt: live.credentialUpdatedAt,
 };
 
 const buildRead = (db: Db) =>
   db
-    .select(columns)
-    .from(mcpConnections)
-    .where(
-      and(
-        eq(mcpConnections.id, sql.placeholder("id")),
-        eq(mcpConnections.organizationId, sql.placeholder("organizationId")),
-        eq(mcpConnections.environmentId, sql.placeholder("environmentId")),
-      ),
-    )
+    .select({ ...columns, refusal })
+    .from(live)
+    .where(scope)
     .limit(1)
     .prepare("task_gate");
 
 /** One prepared statement per database handle: the gate runs before every call. */
 const reads = new WeakMap<Db, ReturnType<typeof buildRead>>();
 
-export type LiveConnection = Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number];
+export type LiveConnection = Omit<
+  Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number],
+  "refusal"
+>;
 
 /**
- * The gate's check as a plain read (see gate-verdict.ts), for a task's first call to a
- * connection: that call opens the session from the row and checks the manifest before
- * `openAttempt` checks again and records the attempt. One primary-key read.
+ * The gate as a plain read, for a task's first call to a connection: that call opens the
+ * session from the row and checks the manifest before `openAttempt` checks again and records
+ * the attempt. One primary-key read; a refusal throws `connection_changed`.
  */
 export async function checkGate(
   db: Db,
-  scope: { organizationId: string; environmentId: string },
+  task: TaskScope,
   frozen: SnapshotConnection,
 ): Promise<LiveConnection> {
   let read = reads.get(db);
@@ -57,12 +121,87 @@ export async function checkGate(
     read = buildRead(db);
     reads.set(db, read);
   }
-  const [row] = await read.execute({
-    id: frozen.connectionId,
-    organizationId: scope.organizationId,
-    environmentId: scope.environmentId,
+  const [row] = await read.execute(gateParams(task, frozen));
+  if (!row || row.refusal !== null) throw connectionChanged(frozen, refusedBecause(row));
+  const { refusal: _, ...connection } = row;
+  return connection;
+}
+
+/**
+ * The gate and the attempt's call record in one statement, so one round trip and one commit
+ * stand between the model's call and the request leaving patchbay. The INSERT runs only when
+ * the scoped connection row passes every rule; the verdict comes back either way, so a refusal
+ * can say why. The attempt is written `ambiguous` ("sent, outcome not known yet") with a
+ * duration of 0: if the worker dies at any point after this statement, that row is the honest
+ * record. Casts pin the parameter types: INSERT … SELECT would otherwise resolve them as text.
+ */
+const attemptQuery = new PgDialect().sqlToQuery(sql`
+  with gate as (
+    select ${refusal} as refusal, ${live.revision} as revision
+    from ${live}
+    where ${scope}
+  ), attempt as (
+    insert into task_tool_calls
+      (task_id, model_tool_name, connection_id, connection_revision, tool_name, started_at, duration_ms, outcome)
+    select ${p("taskId")}::text, ${p("modelToolName")}::text, ${p("connectionId")}::text, gate.revision,
+      ${p("toolName")}::text, ${p("startedAt")}::timestamptz, 0, 'ambiguous'
+    from gate
+    where gate.refusal is null
+    returning id
+  )
+  select gate.refusal, attempt.id
+  from gate left join attempt on true`);
+
+type AttemptRow = { refusal: number | null; callId: number | null };
+
+/**
+ * Prepared once per database handle (named, so PostgreSQL plans it once per connection). The
+ * query builder cannot express a data-modifying CTE, so this goes one level down to the
+ * session, exactly as the builder's own `.prepare()` does.
+ */
+const buildAttempt = (db: Db) =>
+  db._.session.prepareQuery<{ execute: AttemptRow[]; all: unknown; values: unknown }>(
+    attemptQuery,
+    undefined,
+    "task_call_attempt",
+    true,
+    (rows) =>
+      rows.map(([refusal, id]) => ({
+        refusal: refusal === null || refusal === undefined ? null : Number(refusal),
+        // bigserial: a string from postgres.js, a number or bigint from PGlite.
+        callId: id === null || id === undefined ? null : Number(id),
+      })),
+  );
+
+const attempts = new WeakMap<Db, ReturnType<typeof buildAttempt>>();
+
+/**
+ * The fail-closed check before every call and the call's record, committed together before
+ * anything leaves patchbay. Returns the call record's id, to be finished with the outcome
+ * (`finishToolCalls`). A refusal writes nothing and throws `connection_changed`; the caller
+ * records the refused call.
+ */
+export async function openAttempt(
+  db: Db,
+  args: {
+    task: TaskScope;
+    frozen: SnapshotConnection;
+    tool: Pick<SnapshotTool, "modelName" | "toolName">;
+    startedAt: Date;
+  },
+): Promise<number> {
+  let statement = attempts.get(db);
+  if (!statement) {
+    statement = buildAttempt(db);
+    attempts.set(db, statement);
+  }
+  const { task, frozen, tool } = args;
+  const [row] = await statement.execute({
+    ...gateParams(task, frozen),
+    modelToolName: tool.modelName,
+    toolName: tool.toolName,
+    startedAt: args.startedAt.toISOString(),
   });
-  const refusal = gateRefusal(row, frozen);
-  if (!row || refusal) throw refusal;
-  return row;
+  if (row?.callId != null) return row.callId;
+  throw connectionChanged(frozen, refusedBecause(row));
 }

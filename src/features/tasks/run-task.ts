@@ -13,7 +13,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
-import { callSnapshotTool, type RunningTask } from "./call-snapshot-tool.ts";
+import { callSnapshotTool } from "./call-snapshot-tool.ts";
+import type { RunningTask } from "./gate.ts";
 import { SessionPool } from "./session-pool.ts";
 
 export type TaskOutcome =
