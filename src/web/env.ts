@@ -1,7 +1,10 @@
+import type { Environment } from "../features/environments/schemas.ts";
 import type { WebUser } from "../features/web-sessions/resolve-web-session.ts";
 import type { WebOrganization } from "../features/web-sessions/web-actor.ts";
 import type { AppEnv } from "../http/env.ts";
-import type { EnvironmentState } from "./environment-context.ts";
+
+/** The environment a page is about, and the organisation's others (for the switcher). */
+export type EnvironmentState = { current: Environment; all: readonly Environment[] };
 
 /**
  * Hono variables of the web UI's pages, on top of the app's. `webUser` is set by `webSession()`

@@ -26,5 +26,3 @@ export const environmentContext = (): MiddlewareHandler<WebEnv> => async (c, nex
   c.set("environment", { current, all: items });
   await next();
 };
-
-export type EnvironmentState = { current: Environment; all: readonly Environment[] };

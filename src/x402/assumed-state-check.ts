@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import type { AssumptionKind } from "../features/agent-onboarding/assumed-state.ts";
 import { readAssumedState } from "../features/agent-onboarding/assumed-state.ts";
-import type { AssumptionKind } from "../features/agent-onboarding/onboarding-assumption.ts";
 import type { AppEnv } from "../http/env.ts";
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
+import type { Deps } from "../../deps.ts";
 import type { Keyring } from "../vault/keyring.ts";
 import { signToken, verifyToken } from "../vault/signed-token.ts";
+import type { NextAction } from "./next-action.ts";
 
 /** How long a suggestion's assumption stays usable: long enough to pay, short enough to be fresh. */
 export const ASSUMED_STATE_TTL_MS = 15 * 60_000;
@@ -39,3 +41,11 @@ export function readAssumedState(keyring: Keyring, token: string, now: Date): Re
 /** A stable digest of the facts a suggestion rests on. */
 export const stateDigest = (facts: unknown): string =>
   createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 22);
+
+/** How the x402 router checks an assumption of a subject kind before any payment. */
+export type AssumptionKind = {
+  /** The subject's current digest; undefined when the subject is gone. */
+  digest(deps: Deps, id: string): Promise<string | undefined>;
+  /** Fresh suggestions for the subject, sent with `stale_assumed_state`. */
+  nextActions(deps: Deps, id: string): Promise<NextAction[]>;
+};

@@ -1,9 +1,8 @@
 import { eq } from "drizzle-orm";
 import { problems } from "../../db/schema/problems.ts";
 import type { Deps } from "../../deps.ts";
-import { assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
+import { type AssumptionKind, assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
 import type { NextAction } from "../agent-onboarding/next-action.ts";
-import type { AssumptionKind } from "../agent-onboarding/onboarding-assumption.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 import { formatUsd } from "../x402/prices.ts";
 
