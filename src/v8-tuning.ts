@@ -12,7 +12,7 @@ import type { DatabaseTarget } from "./db/client.ts";
  * makes), almost all of it dead within milliseconds. With V8's default that churn started a full
  * mark-compact of the serving thread's heap every 100–200 ms while the heap held ~31 MiB
  * (bench:ingest: 61–66 in 12 s; with the flag, 18–20). Measured on PostgreSQL
- * (docs/performance.md, step 15): +16 % spans/s and −16 % CPU per span, peak RSS +90 MiB under
+ * (docs/performance.md, "bench:ingest"): +16 % spans/s and −16 % CPU per span, peak RSS +90 MiB under
  * full load. Memory stays bounded: dead buffers still go with the young generation's
  * collections, and external memory still starts a full one at the global limit.
  *

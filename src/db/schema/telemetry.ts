@@ -29,7 +29,7 @@ const micros = (name: string) => timestamp(name, { withTimezone: true, precision
  * Trace and span ids (lowercase hex) compared bytewise: the spans' primary key compares them on
  * every inserted row, and under the database's collation that goes through the C library's
  * `strcoll` (PostgreSQL 15 treats only "C" and "POSIX" as bytewise, not `C.UTF-8`; `en_US.UTF-8`
- * is slower still). Hex sorts the same either way. bench:ingest: docs/performance.md, step 9.
+ * is slower still). Hex sorts the same either way. bench:ingest (docs/performance.md).
  */
 /** Both drivers hand bytea over as bytes (postgres.js a Buffer, PGlite a Uint8Array). */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -69,7 +69,7 @@ export const telemetryResources = pgTable(
  * row (a "chunk") as a JSON array, found by (environment, trace id) — the only way spans are read
  * back whole. What is queried across traces (service health) reads `telemetry_entry_spans`. One
  * row and one index entry per trace and request instead of per span cut PostgreSQL's CPU per
- * stored span by about three quarters and the disk by two thirds (bench:ingest, step 11).
+ * stored span by about three quarters and the disk by two thirds (bench:ingest, docs/performance.md).
  * `chunk_id` is a hash of the chunk's span ids: an exporter re-sending the same request hits the
  * primary key and is skipped; a span that arrives again in a differently composed request is
  * stored again and read back once. `last_start` (the latest span start in the chunk) lets a read

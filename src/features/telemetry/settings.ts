@@ -6,7 +6,7 @@ import type { Config } from "../../config.ts";
  * (about a third of a core in bench:ingest) and the database's share of a stored span shrank when
  * spans went into trace chunks, so with two cores the conversion itself became the bottleneck: a
  * second thread took full ingest from 50–58k to 63–74k spans/s in interleaved runs, for ~200 MiB
- * more peak RSS under full load (docs/performance.md, step 11). Beyond two, threads mostly compete
+ * more peak RSS under full load (docs/performance.md, "bench:ingest"). Beyond two, threads mostly compete
  * with the serving thread and a local database.
  */
 const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism()));

@@ -14,7 +14,7 @@ if (!port) throw new Error("conversion-worker.ts runs only as a worker thread");
 // behind a burst of exports. The order holds among patchbay's own threads only: with the
 // kernel's autogroups (and in any container or host of its own) PostgreSQL's processes are
 // scheduled apart. bench:ingest: +6.5 % spans/s, mean of seven pairs (5 of 7; within this host's
-// noise; docs/performance.md, step 15). On Linux this sets the calling thread only; elsewhere
+// noise; docs/performance.md, "bench:ingest"). On Linux this sets the calling thread only; elsewhere
 // it would set the whole process, so it is skipped.
 if (process.platform === "linux") {
   try {
