@@ -2,7 +2,7 @@ import type { ServiceContext } from "../context.ts";
 import type { Deps } from "../deps.ts";
 import type { VerifiedPayment } from "../features/x402/verified-payment.ts";
 
-/** Hono variables set by the middleware chain; handlers read `ctx` (paid ones `payment`, through `paymentOf`). */
+/** Hono variables set by the middleware chain; handlers read `ctx`, paid ones also `paymentOf(c)`. */
 export type AppEnv = {
   Variables: {
     deps: Deps;
