@@ -3,6 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { sweepIdempotencyKeys } from "./db/claim.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
@@ -11,7 +12,6 @@ import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts"
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
 import { drainable } from "./http/drain.ts";
-import { sweepIdempotencyKeys } from "./http/idempotency.ts";
 import { createLogger } from "./logger.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
 import { tuneV8ForServing } from "./v8-tuning.ts";

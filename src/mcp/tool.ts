@@ -4,15 +4,14 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import canonicalize from "canonicalize";
 import { z } from "zod";
 import type { ServiceContext } from "../context.ts";
-import { asKnownError } from "../db/errors.ts";
-import { AppError } from "../errors.ts";
 import {
   claimIdempotencyKey,
-  completeIdempotencyKey,
   idempotencyKeyPattern,
   idempotencyScope,
-  releaseIdempotencyKey,
-} from "../http/idempotency.ts";
+  releasingOnThrow,
+} from "../db/claim.ts";
+import { asKnownError } from "../db/errors.ts";
+import { AppError } from "../errors.ts";
 import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
 import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
@@ -172,20 +171,10 @@ async function idempotently(
   hash: string,
   run: () => Promise<ToolAnswer<Record<string, unknown>>>,
 ): Promise<CallToolResult> {
-  const scope = idempotencyScope(ctx, key);
-  const stored = await claimIdempotencyKey(scope, hash, ctx.deps.clock);
-  if (stored) {
-    const prior = storedAnswer.parse(JSON.parse(stored.body));
-    return mutationResult(prior, key, true);
-  }
-  let answer: ToolAnswer<Record<string, unknown>>;
-  try {
-    answer = await run();
-  } catch (error) {
-    await releaseIdempotencyKey(scope);
-    throw error;
-  }
-  await completeIdempotencyKey(scope, {
+  const held = await claimIdempotencyKey(idempotencyScope(ctx, key), hash, ctx.deps.clock);
+  if ("replay" in held) return mutationResult(storedAnswer.parse(JSON.parse(held.replay.body)), key, true);
+  const answer = await releasingOnThrow(held.claim.release, run);
+  await held.claim.complete({
     status: 200,
     headers: { "content-type": "application/json" },
     body: JSON.stringify(answer),

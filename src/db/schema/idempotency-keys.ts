@@ -2,7 +2,7 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "dri
 
 /**
  * One row per (organisation, Idempotency-Key). `in_flight` claims the key; `completed` holds the
- * response to replay. Only successful responses are kept (see src/http/idempotency.ts).
+ * response to replay. Only successful responses are kept (see src/db/claim.ts).
  */
 export const idempotencyKeys = pgTable(
   "idempotency_keys",

@@ -2,6 +2,7 @@ import type { HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/serve
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context, MiddlewareHandler } from "hono";
 import { getAddress, type Hex } from "viem";
+import { claimOrReplay, releasingOnThrow, type StoredResponse } from "../../db/claim.ts";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { AppEnv } from "../../http/env.ts";
@@ -14,6 +15,7 @@ import {
   claimPayment,
   findPayment,
   isStaleClaim,
+  type PaymentRow,
   reclaimPayment,
   releasePayment,
   storedResponse,
@@ -24,11 +26,9 @@ import type { Payments } from "./payments.ts";
 import type { Price } from "./prices.ts";
 import { processRequest, requestContext } from "./resource-server.ts";
 import { resourceServerLoader } from "./server-loader.ts";
-import { verifiedPayments } from "./verified-payment.ts";
 
 /** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
 const WAIT_FOR_FIRST_MS = 30_000;
-const POLL_MS = 25;
 
 type Verified = Extract<HTTPProcessResult, { type: "payment-verified" }>;
 export type GateArgs = {
@@ -52,7 +52,8 @@ export type GateArgs = {
  * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use for work:
  * copies arriving while it runs wait for it and get its answer; a copy of a settled payment
  * gets the stored answer without a second transfer or run; the same payment for a different
- * request is refused (`payment_reused`). Handlers read the payer with `paymentOf(c)`.
+ * request is refused (`payment_reused`). The gate hands the verified payment to the handler as
+ * the context variable `payment`; handlers read it with `paymentOf(c)`.
  */
 export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   const match = compileRoutes(args.routes);
@@ -107,70 +108,72 @@ export type Flow = {
   price: Price;
 };
 
+type Won = { claimId: string; verified: Verified } | { claimId: string; held: PaymentRow } | Response;
+
 /** The lock's state machine; see the x402_payments schema for the states. */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
   const { args, identity, requestHash } = flow;
   const { db } = args;
   const key = identity.key;
-  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   let verified: Verified | Response | undefined;
-  const verify = async () => {
-    verified ??= await verifyPayment(flow);
-    return verified;
-  };
-  for (;;) {
-    const row = await findPayment(db, key);
-    if (row && (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash)) {
-      throw new AppError(
-        "payment_reused",
-        "This payment authorization was already used for another request; sign a new payment for this one.",
-      );
-    }
-    if (row?.state === "settled") return replayResponse(storedResponse(row, args.keyring));
-    if (row?.state === "failed") {
-      // The handler already answered; its result is held until this payment settles.
-      const claimId = await reclaimPayment(db, key, row, flow.clock());
-      if (!claimId) continue;
-      const requirements = row.requirements as unknown as PaymentRequirements;
-      return settleAndRespond(flow, {
-        key,
-        claimId,
-        requirements,
-        response: storedResponse(row, args.keyring),
-        live: undefined,
-      });
-    }
-    if (row && !isStaleClaim(row, flow.clock())) {
-      if (Date.now() > deadline) {
+  const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
+    waitMs: WAIT_FOR_FIRST_MS,
+    clock: flow.clock,
+    read: () => findPayment(db, key),
+    judge: (row, now) => {
+      if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
         throw new AppError(
-          "payment_in_flight",
-          "This payment is still being processed; retry shortly for its result.",
+          "payment_reused",
+          "This payment authorization was already used for another request; sign a new payment for this one.",
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      continue;
-    }
-    // No row, or one abandoned by a dead process: verify, then claim.
-    const result = await verify();
-    if (result instanceof Response) return result;
-    const claimId = row
-      ? await reclaimPayment(db, key, row, flow.clock())
-      : await claimPayment(
-          db,
-          key,
-          {
-            paymentHash: identity.paymentHash,
-            requestHash,
-            route: flow.matched.pattern,
-            amount: result.paymentRequirements.amount,
-            requirements: result.paymentRequirements as unknown as Record<string, unknown>,
-            expiresAt: recordExpiry(identity.validBefore, flow.clock()),
-          },
-          flow.clock(),
-        );
-    if (!claimId) continue; // another copy won the claim: wait for it
-    return runHandler(flow, result, claimId);
-  }
+      if (row.state === "settled") return { replay: storedResponse(row, args.keyring) };
+      return row.state === "failed" || isStaleClaim(row, now) ? "take" : "wait";
+    },
+    take: async (row, now) => {
+      if (row?.state === "failed") {
+        // The handler already answered; its result is held until this payment settles.
+        const claimId = await reclaimPayment(db, key, row, now);
+        return claimId ? { claimId, held: row } : undefined;
+      }
+      // No row, or one abandoned by a dead process: verify (once), then claim.
+      verified ??= await verifyPayment(flow);
+      if (verified instanceof Response) return verified;
+      const requirements = verified.paymentRequirements;
+      const claimId = row
+        ? await reclaimPayment(db, key, row, now)
+        : await claimPayment(
+            db,
+            key,
+            {
+              paymentHash: identity.paymentHash,
+              requestHash,
+              route: flow.matched.pattern,
+              amount: requirements.amount,
+              requirements: requirements as unknown as Record<string, unknown>,
+              expiresAt: recordExpiry(identity.validBefore, now),
+            },
+            now,
+          );
+      return claimId ? { claimId, verified } : undefined;
+    },
+    inFlight: () =>
+      new AppError(
+        "payment_in_flight",
+        "This payment is still being processed; retry shortly for its result.",
+      ),
+  });
+  if ("replay" in held) return replayResponse(held.replay);
+  const won = held.claim;
+  if (won instanceof Response) return won;
+  if ("verified" in won) return runHandler(flow, won.verified, won.claimId);
+  return settleAndRespond(flow, {
+    key,
+    claimId: won.claimId,
+    requirements: won.held.requirements as unknown as PaymentRequirements,
+    response: storedResponse(won.held, args.keyring),
+    live: undefined,
+  });
 }
 
 async function verifyPayment(flow: Flow): Promise<Verified | Response> {
@@ -187,7 +190,7 @@ async function verifyPayment(flow: Flow): Promise<Verified | Response> {
 async function runHandler(flow: Flow, verified: Verified, claimId: string): Promise<Response | undefined> {
   const { c, identity } = flow;
   const key = identity.key;
-  verifiedPayments.set(c.req.raw, {
+  c.set("payment", {
     payer: getAddress(identity.key.payer),
     network: verified.paymentRequirements.network,
     asset: verified.paymentRequirements.asset,
@@ -195,18 +198,16 @@ async function runHandler(flow: Flow, verified: Verified, claimId: string): Prom
     price: flow.price,
     nonce: identity.key.nonce as Hex,
   });
-  try {
-    await flow.next();
-  } catch (error) {
+  const release = () => releasePayment(flow.args.db, key, claimId);
+  await releasingOnThrow(async (error) => {
     await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
-    await releasePayment(flow.args.db, key, claimId);
-    throw error;
-  }
+    await release();
+  }, flow.next);
   const res = c.res;
   if (res.status >= 400) {
     // Nothing is charged for a refusal or a failure, and nothing is held: the payment is free.
     await verified.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: res.status });
-    await releasePayment(flow.args.db, key, claimId);
+    await release();
     return undefined;
   }
   return settleAndRespond(flow, {

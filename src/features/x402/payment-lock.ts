@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
+import type { StoredResponse } from "../../db/claim.ts";
 import type { Db } from "../../db/client.ts";
 import { x402Payments } from "../../db/schema/x402-payments.ts";
 import type { Keyring } from "../vault/keyring.ts";
@@ -8,7 +9,6 @@ import { openReplayBody, sealReplayBody } from "./replay-seal.ts";
 /** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
 export type PaymentKey = { network: string; asset: string; payer: string; nonce: string };
 export type PaymentRow = typeof x402Payments.$inferSelect;
-export type StoredResponse = { status: number; headers: Record<string, string>; body: string };
 
 /**
  * A claim older than this belongs to a process that died mid-request; it may be taken over.
@@ -65,8 +65,6 @@ export async function reclaimPayment(
   row: PaymentRow,
   now: Date,
 ): Promise<string | undefined> {
-  if (row.state === "settled") return undefined;
-  if (row.state === "in_flight" && row.claimedAt.getTime() > now.getTime() - STALE_CLAIM_MS) return undefined;
   const claimId = randomUUID();
   const updated = await db
     .update(x402Payments)

@@ -6,9 +6,9 @@ import {
 } from "@x402/core/http";
 import type { HTTPResponseInstructions } from "@x402/core/server";
 import type { Context } from "hono";
+import type { StoredResponse } from "../../db/claim.ts";
 import { AppError } from "../../errors.ts";
 import { toProblem } from "../../http/problem.ts";
-import type { StoredResponse } from "./payment-lock.ts";
 import { formatUsd, type Price } from "./prices.ts";
 
 /** Headers of a paid answer worth replaying; the rest is regenerated per response. */

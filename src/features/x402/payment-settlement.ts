@@ -1,9 +1,10 @@
 import { FacilitatorResponseError, withPrivateCacheControl } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context } from "hono";
+import type { StoredResponse } from "../../db/claim.ts";
 import { RequestAdapter } from "./http-adapter.ts";
 import type { Flow } from "./payment-gate.ts";
-import { markFailed, markSettled, type PaymentKey, type StoredResponse } from "./payment-lock.ts";
+import { markFailed, markSettled, type PaymentKey } from "./payment-lock.ts";
 import {
   pickHeaders,
   replayedHeaders,
