@@ -23,10 +23,9 @@ import { createLogger } from "../../logger.ts";
 import { generateKek, parseKeyring } from "../vault/keyring.ts";
 import { createLocalFacilitator } from "./facilitator.ts";
 import type { PaidRoutes } from "./paid-routes.ts";
-import { paymentGate } from "./payment-gate.ts";
+import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { paymentsUnavailable, ready } from "./payments.ts";
 import { readPrices } from "./prices.ts";
-import { paymentOf } from "./verified-payment.ts";
 
 const BASE_URL = "http://patchbay.test";
 const keyring = parseKeyring(generateKek(1));

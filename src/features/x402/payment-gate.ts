@@ -26,6 +26,7 @@ import type { Payments } from "./payments.ts";
 import type { Price } from "./prices.ts";
 import { processRequest, requestContext } from "./resource-server.ts";
 import { resourceServerLoader } from "./server-loader.ts";
+import type { VerifiedPayment } from "./verified-payment.ts";
 
 /** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
 const WAIT_FOR_FIRST_MS = 30_000;
@@ -229,4 +230,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 function recordExpiry(validBefore: number, now: Date): Date {
   const cap = now.getTime() + 7 * DAY_MS;
   return new Date(Math.min(validBefore * 1000, cap) + DAY_MS);
+}
+
+/**
+ * The verified payment of the request a paid handler is serving (the context variable the gate
+ * sets). Throws for a route the gate does not cover: a handler that expects a payer must never
+ * run without one.
+ */
+export function paymentOf(c: Context<AppEnv>): VerifiedPayment {
+  const payment = c.get("payment");
+  if (!payment) throw new Error(`x402: ${c.req.method} ${c.req.path} is not behind the payment gate`);
+  return payment;
 }

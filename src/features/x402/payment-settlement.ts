@@ -1,9 +1,14 @@
+import type { x402HTTPResourceServer } from "@x402/core/server";
 import { FacilitatorResponseError, withPrivateCacheControl } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context } from "hono";
 import type { StoredResponse } from "../../db/claim.ts";
+import type { Db } from "../../db/client.ts";
+import type { AppEnv } from "../../http/env.ts";
+import type { Keyring } from "../vault/keyring.ts";
 import { RequestAdapter } from "./http-adapter.ts";
-import type { Flow } from "./payment-gate.ts";
+import type { MatchedRoute } from "./paid-routes.ts";
+import type { PaymentIdentity } from "./payment-identity.ts";
 import { markFailed, markSettled, type PaymentKey } from "./payment-lock.ts";
 import {
   pickHeaders,
@@ -11,6 +16,15 @@ import {
   settlementFailedResponse,
   settlementUnknown,
 } from "./payment-responses.ts";
+
+/** What settling needs of the gate's request (the gate's own flow carries more). */
+export type SettlementFlow = {
+  c: Context<AppEnv>;
+  http: x402HTTPResourceServer;
+  args: { db: Db; keyring: Keyring; baseUrl: string };
+  matched: MatchedRoute;
+  identity: PaymentIdentity;
+};
 
 /** The SDK's reason for a transaction sent whose receipt did not come (`@x402/core`'s own constant is internal). */
 const SETTLEMENT_PENDING = "settlement_pending";
@@ -29,7 +43,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
  * The answer is set on `c.res` (after the handler ran, Hono ignores a middleware's return value).
  */
 export async function settleAndRespond(
-  flow: Flow,
+  flow: SettlementFlow,
   args: {
     key: PaymentKey;
     claimId: string;

@@ -1,6 +1,6 @@
 import { parseJsonBody } from "../../../x402/parse-input.ts";
 import type { X402Route } from "../../../x402/route.ts";
-import { paymentOf } from "../../x402/verified-payment.ts";
+import { paymentOf } from "../../x402/payment-gate.ts";
 import { readOnboardingSession } from "../read-onboarding-session.ts";
 import {
   OnboardInputSchema,

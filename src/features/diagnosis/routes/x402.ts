@@ -10,8 +10,8 @@ import { remediateAction } from "../../remediations/problem-assumption.ts";
 import { workingStatuses } from "../../remediations/run-state.ts";
 import { hasTelemetry } from "../../telemetry/queries/has-telemetry.ts";
 import { telemetryRuntime } from "../../telemetry/telemetry-runtime.ts";
+import { paymentOf } from "../../x402/payment-gate.ts";
 import { formatUsd } from "../../x402/prices.ts";
-import { paymentOf } from "../../x402/verified-payment.ts";
 import { diagnoseIncident } from "../diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../schemas.ts";
 

@@ -4,7 +4,7 @@ import type { X402Route } from "../../../x402/route.ts";
 import { NextActionsSchema } from "../../agent-onboarding/schemas.ts";
 import { walletOf } from "../../agent-onboarding/wallet.ts";
 import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
-import { paymentOf } from "../../x402/verified-payment.ts";
+import { paymentOf } from "../../x402/payment-gate.ts";
 import { startInstrumentation } from "../start-instrumentation.ts";
 import { pollAction } from "./x402-actions.ts";
 

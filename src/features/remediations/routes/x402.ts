@@ -4,7 +4,7 @@ import type { X402Route } from "../../../x402/route.ts";
 import { bearerToken, sessionOrganization } from "../../agent-onboarding/session-organization.ts";
 import { walletOf } from "../../agent-onboarding/wallet.ts";
 import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
-import { paymentOf } from "../../x402/verified-payment.ts";
+import { paymentOf } from "../../x402/payment-gate.ts";
 import { getRemediation } from "../get-remediation.ts";
 import { startRemediation } from "../start-remediation.ts";
 import { pollAction, remediationActions, StartedSchema } from "./x402-actions.ts";
