@@ -85,7 +85,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
     try {
-      await pingDatabase(deps.db);
+      await pingDatabase(deps.database);
       return c.json({ status: "ok", database: deps.database.kind });
     } catch {
       throw databaseUnavailable();

@@ -1,4 +1,5 @@
 import { and, eq, notInArray } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
 import {
@@ -167,5 +168,5 @@ export async function startRemediation(args: {
     await args.alsoInTransaction?.(tx, started);
     return started;
   };
-  return deps.db.transaction((tx) => run(tx as unknown as Db));
+  return withTransaction(deps.db, run);
 }

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { requireOwnerOrAdmin } from "../../../context.ts";
+import { requireOwnerOrAdmin, withTransaction } from "../../../context.ts";
 import { auditLog } from "../../../db/schema/audit-log.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
 import type { Deps } from "../../../deps.ts";
@@ -78,7 +78,7 @@ export async function completeGithubInstallation(args: {
       "This installation existed before the install link was issued; install through a fresh link from your organisation.",
     );
   }
-  await deps.db.transaction(async (tx) => {
+  await withTransaction(deps.db, async (tx) => {
     await tx.insert(githubInstallations).values({
       installationId: args.installationId,
       organizationId: state.o,
