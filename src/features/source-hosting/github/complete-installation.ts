@@ -4,7 +4,6 @@ import { auditLog } from "../../../db/schema/audit-log.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { remediationServices } from "../../remediations/services.ts";
 import type { WebUser } from "../../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../../web-sessions/web-actor.ts";
 import { readInstallState } from "./install-link.ts";
@@ -30,7 +29,7 @@ export async function completeGithubInstallation(args: {
   user: WebUser;
 }): Promise<{ organizationId: string; installationId: number; account: string }> {
   const { deps } = args;
-  const github = remediationServices(deps).github;
+  const github = deps.remediation.github;
   if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
   const state = readInstallState(deps, args.state);
   if (!state)
