@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Actor } from "../../context.ts";
+import type { Actor } from "../../actor.ts";
 import type { Db } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
