@@ -10,26 +10,19 @@ export type BaseDeps = Omit<Deps, "telemetry" | "remediation">;
 /**
  * The deps with their services, built once: telemetry's store, write queue and conversion
  * threads, and remediation's sandbox and source hosting with the telemetry store as evidence.
- * `overrides` replace either (tests give their own evidence or sandbox, or their own runtime).
+ * A test that needs other services spreads the result: `{ ...deps, remediation: its own }`.
  */
-export function withServices(
-  base: BaseDeps,
-  overrides: Partial<Pick<Deps, "telemetry" | "remediation">> = {},
-): Deps {
-  const telemetry =
-    overrides.telemetry ??
-    createTelemetryRuntime({
-      database: base.database,
-      logger: base.logger,
-      clock: base.clock,
-      settings: telemetrySettings(base.config),
-    });
-  const remediation =
-    overrides.remediation ??
-    createRemediationServices({
-      config: base.config,
-      logger: base.logger,
-      evidence: telemetryEvidence({ db: base.db, clock: base.clock, store: telemetry.store }),
-    });
+export function withServices(base: BaseDeps): Deps {
+  const telemetry = createTelemetryRuntime({
+    database: base.database,
+    logger: base.logger,
+    clock: base.clock,
+    settings: telemetrySettings(base.config),
+  });
+  const remediation = createRemediationServices({
+    config: base.config,
+    logger: base.logger,
+    evidence: telemetryEvidence({ db: base.db, clock: base.clock, store: telemetry.store }),
+  });
   return { ...base, telemetry, remediation };
 }
