@@ -45,7 +45,7 @@ import { bootstrapOrganization } from "../src/features/organizations/bootstrap-o
 import { decodeExport, scanTraceExport } from "../src/features/telemetry/decode-export.ts";
 import { createOtlpRouter } from "../src/features/telemetry/routes/otlp.ts";
 import { telemetrySettings } from "../src/features/telemetry/settings.ts";
-import { closeTelemetryRuntime, telemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
+import { createTelemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
 import type { AppEnv } from "../src/http/env.ts";
 import { requestId } from "../src/http/request-id.ts";
 import { createLogger } from "../src/logger.ts";
@@ -199,10 +199,15 @@ async function runTarget(
   } as unknown as Deps;
   // No retention timer: it would only add noise to a 10-second window.
   const defaults = telemetrySettings(deps.config);
-  const runtime = telemetryRuntime(deps, {
-    ...defaults,
-    sweepEveryMs: 2 ** 31 - 1,
-    conversionThreads: settings.conversionThreads ?? defaults.conversionThreads,
+  const runtime = createTelemetryRuntime({
+    database: handle,
+    logger: deps.logger,
+    clock: deps.clock,
+    settings: {
+      ...defaults,
+      sweepEveryMs: 2 ** 31 - 1,
+      conversionThreads: settings.conversionThreads ?? defaults.conversionThreads,
+    },
   });
   log(`${target}: ${settings.conversionThreads ?? defaults.conversionThreads} conversion thread(s)`);
   const app = new Hono<AppEnv>();
@@ -294,7 +299,7 @@ async function runTarget(
     ...(settings.fullOnly ? [] : [combine(decodeWindows), combine(scanWindows)]),
     combine(fullWindows),
   ];
-  await closeTelemetryRuntime(deps);
+  await runtime.close();
 
   const stored = await countStored(handle.db, tenant.environmentId);
   const ok = stored.spans === spansSent && stored.problemOccurrences === exceptionsSent;

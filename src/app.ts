@@ -16,7 +16,6 @@ import { registerGithubRoutes } from "./features/source-hosting/github/routes/in
 import { registerTaskRoutes } from "./features/tasks/routes/index.ts";
 import { registerTelemetryRoutes } from "./features/telemetry/routes/index.ts";
 import { createOtlpRouter } from "./features/telemetry/routes/otlp.ts";
-import { telemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { accessLog } from "./http/access-log.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { apiBodyLimit, requireJsonBodies } from "./http/api-guards.ts";
@@ -85,7 +84,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", async (c) => {
     try {
-      await pingDatabase(deps.db);
+      await pingDatabase(deps.database);
       return c.json({ status: "ok", database: deps.database.kind });
     } catch {
       throw databaseUnavailable();
@@ -107,7 +106,7 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   );
   app.route("/api/v1", api);
   // OTLP/HTTP receiver: publishable keys, OTLP Status errors (not /api/v1's auth or problems).
-  app.route("/v1", createOtlpRouter(telemetryRuntime(deps)));
+  app.route("/v1", createOtlpRouter(deps.telemetry));
   // GitHub's setup callback (a browser) and webhook (signed): not bearer-authenticated.
   app.route("/integrations/github", githubCallbacks(deps));
   mountMcp(app, limits);

@@ -1,26 +1,11 @@
+import { is } from "drizzle-orm";
+import { PgTransaction } from "drizzle-orm/pg-core";
+import type { Actor } from "./actor.ts";
 import type { Db } from "./db/client.ts";
-import type { Role } from "./db/schema/users.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import type { Permission } from "./features/api-keys/permissions.ts";
-import { type ResourceName, scopeForPermission } from "./features/oauth/resources.ts";
-
-/**
- * Who is calling: an API key (`id` is the key's id), a person signed in to the web UI (`id` is
- * the web session's id, its role read live from the membership) or an OAuth access token (`id`
- * is its grant's binding, `oag_…`; the role read live too). Wallet principals join this union
- * later. Audit rows name the type and id.
- */
-export type Actor = {
-  type: "api_key" | "web_session" | "oauth_token";
-  id: string;
-  userId: string;
-  organizationId: string;
-  role: Role;
-  permissions: ReadonlySet<Permission>;
-  /** OAuth tokens only: the resource (audience) they were issued for and their scopes. */
-  oauth?: { resource: ResourceName; scopes: readonly string[]; clientId: string } | undefined;
-};
+import { scopeForPermission } from "./features/oauth/resources.ts";
 
 export type ServiceContext = {
   deps: Deps;
@@ -29,8 +14,17 @@ export type ServiceContext = {
   idempotencyKey?: string | undefined;
 };
 
-export function withTransaction<T>(ctx: ServiceContext, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return ctx.deps.db.transaction((tx) => fn(tx as unknown as Db));
+/**
+ * Runs `fn` atomically: in a new transaction on a database handle, or in the open one when `on`
+ * already is a transaction (or a context whose `db` is). A verb called from inside another's
+ * transaction joins it rather than taking a savepoint: its writes and the caller's audit row and
+ * job enqueues commit together or not at all, and no caller needs to survive the inner part's
+ * failure while committing the rest (one that does opens its savepoint itself: `tx.transaction`).
+ * Joining also spares PostgreSQL the two round trips of SAVEPOINT and RELEASE.
+ */
+export function withTransaction<T>(on: ServiceContext | Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  const db = "deps" in on ? on.deps.db : on;
+  return is(db, PgTransaction) ? fn(db) : db.transaction(fn);
 }
 
 /**

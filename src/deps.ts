@@ -4,13 +4,14 @@ import type { DatabaseHandle, Db } from "./db/client.ts";
 import type { AuthCache } from "./features/api-keys/auth-cache.ts";
 import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { RemediationServices } from "./features/remediations/services.ts";
+import type { TelemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import type { Keyring } from "./features/vault/keyring.ts";
 import type { Payments } from "./features/x402/payments.ts";
 import type { Jobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
 
 /**
- * Everything a verb may reach. Built once in `main.ts` (or per test file); passed down
+ * Everything a verb may reach. Built once at start-up (`buildDeps`, or per test file); passed down
  * explicitly — there is no global database or logger.
  */
 export type Deps = {
@@ -34,9 +35,8 @@ export type Deps = {
   languageModel: LanguageModel | undefined;
   /** x402: ready to charge (remote facilitator or the local dev chain) or unavailable (503). */
   payments: Payments;
-  /**
-   * Remediation's evidence, sandbox and source hosting. Absent: built from configuration on
-   * first use (`remediationServices`), reading evidence from the telemetry store.
-   */
-  remediation?: RemediationServices | undefined;
+  /** Telemetry's store, write queue and conversion threads (`withServices`, src/services.ts). */
+  telemetry: TelemetryRuntime;
+  /** Remediation's evidence (the telemetry store), sandbox and source hosting (`withServices`). */
+  remediation: RemediationServices;
 };

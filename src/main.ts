@@ -7,7 +7,6 @@ import { sweepIdempotencyKeys } from "./db/claim.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
-import { closeTelemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
 import { sweepX402Payments } from "./features/x402/payment-lock.ts";
@@ -78,7 +77,7 @@ export async function runServer(config: Config): Promise<void> {
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
     await drain({ settleMs: 250, timeoutMs: 10_000 });
     await deps.jobs.stop({ timeoutMs: 10_000 });
-    await closeTelemetryRuntime(deps);
+    await deps.telemetry.close();
     await deps.egress.close();
     await deps.payments.close();
     await deps.database.close();

@@ -19,6 +19,7 @@ import { startPayments } from "./features/x402/payments.ts";
 import { randomToken } from "./ids.ts";
 import { createJobs } from "./jobs/queue.ts";
 import type { Logger } from "./logger.ts";
+import { withServices } from "./services.ts";
 
 /** Opens and migrates the configured database under the start-up lock. */
 export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
@@ -81,7 +82,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
   // from the database. A first attempt that fails is retried in the background.
   const authCache = createAuthCache();
   await listenForAuthChanges(database, authCache, logger);
-  return {
+  const deps = withServices({
     config,
     db: database.db,
     database,
@@ -99,6 +100,6 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     }),
     clock: () => new Date(),
     payments,
-    demo,
-  };
+  });
+  return { ...deps, demo };
 }

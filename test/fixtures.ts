@@ -13,11 +13,11 @@ import {
   bootstrapOrganization,
 } from "../src/features/organizations/bootstrap-organization.ts";
 import { jobQueues } from "../src/features/tasks/task-queue.ts";
-import { closeTelemetryRuntime } from "../src/features/telemetry/telemetry-runtime.ts";
 import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
 import { paymentsUnavailable } from "../src/features/x402/payments.ts";
 import { createJobs } from "../src/jobs/queue.ts";
 import { createLogger } from "../src/logger.ts";
+import { withServices } from "../src/services.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Client, client } from "./http.ts";
 import { type McpServerOptions, type McpTestServer, startMcpServer } from "./lib/mcp-servers.ts";
@@ -88,7 +88,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
       const authCache = createAuthCache();
       const logger = createLogger({ level: "debug", destination });
       const silent = createLogger({ level: "silent" });
-      const deps: Deps = {
+      const deps = withServices({
         config,
         db: database.handle.db,
         database: database.handle,
@@ -109,13 +109,13 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         authCache,
         // Paid-route tests start their own chain (src/features/x402/*.test.ts).
         payments: paymentsUnavailable("no dev chain in tests", config.x402.prices),
-      };
+      });
       if (database.url) databaseUrls.set(deps, database.url);
       await listenForAuthChanges(database.handle, authCache, deps.logger);
       await deps.jobs.start();
       await use(deps);
       await deps.jobs.stop({ timeoutMs: 5_000 });
-      await closeTelemetryRuntime(deps);
+      await deps.telemetry.close();
       await deps.egress.close();
       await database.drop();
     },

@@ -10,7 +10,11 @@ import { postgresSocket, reconnectBackoffSeconds } from "./postgres-socket.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
-/** A database handle or an open transaction: both run the same queries. */
+/**
+ * A database handle or an open transaction: drizzle's transactions (`PgTransaction`) extend its
+ * database class, and both engines' instances fit this type as they are, so code that takes a
+ * `Db` runs the same inside and outside a transaction (`withTransaction` joins an open one).
+ */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export type DatabaseTarget =
@@ -20,6 +24,13 @@ export type DatabaseTarget =
 export type DatabaseHandle = {
   kind: DatabaseTarget["kind"];
   db: Db;
+  /**
+   * The handle to build prepared point lookups on: on PostgreSQL, a connection of its own (see
+   * POINT_READ_CONNECTIONS); on PGlite, which has a single connection anyway, `db` itself. Only
+   * for reads outside a transaction: a committed write is visible to them, and a transaction's
+   * own reads stay on the transaction.
+   */
+  pointReads: Db;
   /** The PGlite client itself (kind "pglite" only): pg-boss's `db` adapter needs PGlite's own API. */
   pglite?: PGlite;
   /** The postgres.js client itself (kind "postgres" only): telemetry ingest streams COPY through it. */
@@ -74,27 +85,16 @@ const STARTUP_LOCK_KEY = 0x7061746368626179n;
  */
 const POINT_READ_CONNECTIONS = 1;
 
-const pointReadHandles = new WeakMap<Db, Db>();
-
-/**
- * The handle to build prepared point lookups on: the PostgreSQL handle's point-read connection
- * (see POINT_READ_CONNECTIONS), or `db` itself (PGlite, which has a single connection anyway).
- * Only for reads: a committed write is visible to them, and a transaction's own reads stay on
- * the transaction.
- */
-export function pointReads(db: Db): Db {
-  return pointReadHandles.get(db) ?? db;
-}
-
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
     const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
     const client = target.dataDir === "memory" ? new PGlite() : new PGlite(join(target.dataDir, "pglite"));
     await client.waitReady;
-    const db = drizzlePglite(client, { schema }) as unknown as Db;
+    const db: Db = drizzlePglite(client, { schema });
     return {
       kind: "pglite",
       db,
+      pointReads: db,
       pglite: client,
       withStartupLock: (fn) => fn(),
       // In-process: the "connection" cannot drop, and a notification is delivered before the
@@ -127,7 +127,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     socket: postgresSocket(),
   };
   const client = postgres(target.url, options);
-  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  const db: Db = drizzlePostgres(client, { schema });
   // Each pool its own socket factory: a factory takes turns over a multi-host URL's hosts.
   const pointOptions = {
     ...options,
@@ -136,11 +136,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     socket: postgresSocket(),
   };
   const pointClient = postgres(target.url, pointOptions);
-  pointReadHandles.set(db, drizzlePostgres(pointClient, { schema }) as unknown as Db);
+
   const subscriptions = new Set<Subscription>();
   return {
     kind: "postgres",
     db,
+    pointReads: drizzlePostgres(pointClient, { schema }),
     postgres: client,
     async listen(channel, listener) {
       const subscription = await listenPostgres(target.url, channel, listener);
@@ -279,7 +280,7 @@ export const READINESS_TIMEOUT_MS = 900;
  * both), each within `READINESS_TIMEOUT_MS`. Rejects when either fails or is late, so a pool that
  * cannot reach the server is reported rather than hidden behind one that can.
  */
-export async function pingDatabase(db: Db): Promise<void> {
+export async function pingDatabase(database: DatabaseHandle): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -287,7 +288,7 @@ export async function pingDatabase(db: Db): Promise<void> {
       READINESS_TIMEOUT_MS,
     );
   });
-  const handles = new Set([db, pointReads(db)]);
+  const handles = new Set([database.db, database.pointReads]);
   try {
     await Promise.race([Promise.all([...handles].map((h) => h.execute(sql`select 1`))), late]);
   } finally {

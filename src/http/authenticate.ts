@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import type { Actor } from "../context.ts";
+import type { Actor } from "../actor.ts";
 import type { Deps } from "../deps.ts";
 import { AppError, isAppError } from "../errors.ts";
 import { cachedApiKey, resolveApiKey } from "../features/api-keys/resolve-api-key.ts";

@@ -7,8 +7,7 @@ import { heldBody, streamed } from "../../test/lib/held-request.ts";
 import { jsonPost, paidTest as test } from "../../test/lib/paid-app.ts";
 import { createApp } from "../app.ts";
 import { x402Payments } from "../db/schema/x402-payments.ts";
-import type { Deps } from "../deps.ts";
-import { closeTelemetryRuntime } from "../features/telemetry/telemetry-runtime.ts";
+import { withServices } from "../services.ts";
 
 const SIGNUP = 50_000n; // $0.05
 
@@ -18,10 +17,10 @@ describe("load shedding on the paid routes", () => {
     chain,
     owner,
   }) => {
-    const deps: Deps = {
+    const deps = withServices({
       ...paid.deps,
       config: { ...paid.deps.config, traffic: { ...paid.deps.config.traffic, maxConcurrentRequests: 1 } },
-    };
+    });
     const app = createApp(deps);
     try {
       const payer = await chain.fundedPayer(7, "1");
@@ -69,7 +68,7 @@ describe("load shedding on the paid routes", () => {
       expect(decodePaymentResponseHeader(served.headers.get("payment-response") ?? "").success).toBe(true);
       expect(await chain.balanceOf(payer.address)).toBe(before - SIGNUP);
     } finally {
-      await closeTelemetryRuntime(deps);
+      await deps.telemetry.close();
     }
   });
 });

@@ -4,8 +4,8 @@ import { exchangeUntilClosed, heldBody, streamed } from "../../test/lib/held-req
 import { createApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
-import { closeTelemetryRuntime } from "../features/telemetry/telemetry-runtime.ts";
 import { MCP_URL } from "../mcp/test-client.ts";
+import { withServices } from "../services.ts";
 
 type Traffic = Deps["config"]["traffic"];
 
@@ -15,11 +15,15 @@ async function withApp(
   traffic: Partial<Traffic>,
   run: (app: ReturnType<typeof createApp>) => Promise<void>,
 ): Promise<void> {
-  const own: Deps = { ...deps, config: { ...deps.config, traffic: { ...deps.config.traffic, ...traffic } } };
+  // Its own telemetry runtime too: closing it leaves the file's shared one running.
+  const own = withServices({
+    ...deps,
+    config: { ...deps.config, traffic: { ...deps.config.traffic, ...traffic } },
+  });
   try {
     await run(createApp(own));
   } finally {
-    await closeTelemetryRuntime(own);
+    await own.telemetry.close();
   }
 }
 

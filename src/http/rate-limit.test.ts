@@ -3,19 +3,23 @@ import { client, problem } from "../../test/http.ts";
 import { createApp } from "../app.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import type { Deps } from "../deps.ts";
-import { closeTelemetryRuntime } from "../features/telemetry/telemetry-runtime.ts";
 import { MCP_URL } from "../mcp/test-client.ts";
+import { withServices } from "../services.ts";
 
 type Traffic = Deps["config"]["traffic"];
 type App = ReturnType<typeof createApp>;
 
 /** The file's app rebuilt with other limits (its own, empty quotas). */
 async function withLimits(deps: Deps, traffic: Partial<Traffic>, run: (app: App) => Promise<void>) {
-  const own: Deps = { ...deps, config: { ...deps.config, traffic: { ...deps.config.traffic, ...traffic } } };
+  // Its own telemetry runtime too: closing it leaves the file's shared one running.
+  const own = withServices({
+    ...deps,
+    config: { ...deps.config, traffic: { ...deps.config.traffic, ...traffic } },
+  });
   try {
     await run(createApp(own));
   } finally {
-    await closeTelemetryRuntime(own);
+    await own.telemetry.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Actor } from "../context.ts";
+import type { Actor } from "../actor.ts";
 import { AppError } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
 import { GcraQuota } from "./gcra.ts";

@@ -1,4 +1,4 @@
-import type { Actor } from "../context.ts";
+import type { Actor } from "../actor.ts";
 import type { Permission } from "../features/api-keys/permissions.ts";
 
 /** What a caller may do through `/mcp`. */

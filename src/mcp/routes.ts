@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, Hono } from "hono";
-import type { Actor } from "../context.ts";
+import type { Actor } from "../actor.ts";
 import { AppError, isAppError } from "../errors.ts";
 import { connectionTools } from "../features/connections/tools.ts";
 import { MCP_PATH } from "../features/oauth/resources.ts";

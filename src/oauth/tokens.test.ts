@@ -10,7 +10,7 @@ import {
   type Tokens,
 } from "../../test/lib/oauth.ts";
 import { signedInBrowser } from "../../test/web.ts";
-import type { Actor } from "../context.ts";
+import type { Actor } from "../actor.ts";
 import { oauthGrants, oauthModels } from "../db/schema/oauth.ts";
 import { memberships } from "../db/schema/users.ts";
 import type { Deps } from "../deps.ts";

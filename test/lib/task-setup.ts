@@ -18,6 +18,7 @@ import { generateKek, parseKeyring } from "../../src/features/vault/keyring.ts";
 import { paymentsUnavailable } from "../../src/features/x402/payments.ts";
 import { readPrices } from "../../src/features/x402/prices.ts";
 import { createLogger } from "../../src/logger.ts";
+import { withServices } from "../../src/services.ts";
 import { client } from "../http.ts";
 
 /**
@@ -32,7 +33,7 @@ export function taskDeps(args: {
   languageModel?: LanguageModel;
 }): Deps {
   const policy = devPolicy(args.ca, args.ports);
-  return {
+  return withServices({
     config: { ...loadConfig({ NODE_ENV: "test", PATCHBAY_DATA_DIR: "/nonexistent" }), egress: policy },
     db: args.database.db,
     database: args.database,
@@ -44,7 +45,7 @@ export function taskDeps(args: {
     jobs: { send: async () => null, work: async () => {}, start: async () => {}, stop: async () => {} },
     clock: () => new Date(),
     payments: paymentsUnavailable("not used here", readPrices("")),
-  };
+  });
 }
 
 /**

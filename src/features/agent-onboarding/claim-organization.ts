@@ -1,4 +1,5 @@
 import { and, eq } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import { organizations } from "../../db/schema/organizations.ts";
@@ -66,7 +67,7 @@ export async function claimOrganization(args: {
 }): Promise<{ organizationId: string }> {
   const { deps } = args;
   const session = await liveSession(deps, args.token);
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const [org] = await tx
       .select({ id: organizations.id, kind: organizations.kind })
       .from(organizations)

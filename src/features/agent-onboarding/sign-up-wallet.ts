@@ -1,4 +1,5 @@
 import { asc, eq } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
@@ -35,7 +36,7 @@ export async function signUpWallet(args: {
   const organizationName = input.organizationName ?? `Wallet ${wallet.address}`;
   const keyId = newPublishableKeyId();
   try {
-    await deps.db.transaction(async (tx) => {
+    await withTransaction(deps.db, async (tx) => {
       await tx.insert(organizations).values({
         id: organizationId,
         name: organizationName,

@@ -1,3 +1,4 @@
+import { withTransaction } from "../../context.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
@@ -26,7 +27,7 @@ export async function startOnboarding(args: {
   const now = deps.clock();
   const { token, hash } = generateSessionToken();
   const id = newId("obs");
-  const row = await deps.db.transaction(async (tx) => {
+  const row = await withTransaction(deps.db, async (tx) => {
     const [inserted] = await tx
       .insert(onboardingSessions)
       .values({

@@ -3,12 +3,13 @@ import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, testPgUrl } from "../../../test/database.ts";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client } from "../../../test/http.ts";
+import type { Actor } from "../../actor.ts";
 import { createApp } from "../../app.ts";
-import type { Actor } from "../../context.ts";
 import { type DatabaseHandle, openDatabase, type Subscription } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
+import { withServices } from "../../services.ts";
 import { bootstrapOrganization } from "../organizations/bootstrap-organization.ts";
 import { type AuthCacheOptions, createAuthCache } from "./auth-cache.ts";
 import { listenForAuthChanges, notifyAuthChanged } from "./auth-changes.ts";
@@ -37,7 +38,7 @@ afterAll(async () => {
 async function instance(base: Deps, handle: DatabaseHandle, options: AuthCacheOptions = {}) {
   const authCache = createAuthCache(options);
   subscriptions.push(await listenForAuthChanges(handle, authCache, base.logger));
-  const deps: Deps = { ...base, db: handle.db, database: handle, authCache };
+  const deps = withServices({ ...base, db: handle.db, database: handle, authCache });
   return { deps, app: createApp(deps), cache: authCache };
 }
 

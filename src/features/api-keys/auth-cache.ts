@@ -1,4 +1,4 @@
-import type { Actor } from "../../context.ts";
+import type { Actor } from "../../actor.ts";
 
 /**
  * Resolved API keys, held in memory so an authenticated request needs no database round trip

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Actor } from "../../context.ts";
-import { type Db, pointReads } from "../../db/client.ts";
+import type { Actor } from "../../actor.ts";
+import type { Db } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
@@ -11,11 +11,11 @@ import { isPermission } from "./permissions.ts";
 const LAST_USED_GRANULARITY_MS = 60_000;
 
 /**
- * Built once per database handle, on its point-read connection (`pointReads`): no SQL building
- * per request, planned once per connection.
+ * Built once per database handle, on its point-read connection (`DatabaseHandle.pointReads`): no
+ * SQL building per request, planned once per connection.
  */
 const buildLookup = (db: Db) =>
-  pointReads(db)
+  db
     .select({
       id: apiKeys.id,
       organizationId: apiKeys.organizationId,
@@ -68,10 +68,11 @@ export function cachedApiKey(deps: Deps, secret: string): Actor | undefined {
 async function readApiKey(deps: Deps, secretHash: string): Promise<Actor | null> {
   const cache = deps.authCache;
   const ticket = cache?.ticket() ?? 0;
-  let lookup = lookups.get(deps.db);
+  const reads = deps.database.pointReads;
+  let lookup = lookups.get(reads);
   if (!lookup) {
-    lookup = buildLookup(deps.db);
-    lookups.set(deps.db, lookup);
+    lookup = buildLookup(reads);
+    lookups.set(reads, lookup);
   }
   const [row] = await lookup.execute({ secretHash });
   // Unknown, revoked or orphaned keys are not cached: misses cost a query, as they always did.

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { ServiceContext } from "../../context.ts";
+import { type ServiceContext, withTransaction } from "../../context.ts";
 import { credentialUploads } from "../../db/schema/credential-uploads.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
@@ -80,7 +80,7 @@ export async function prepareCredentialUpload(args: {
   const { token, hash } = generateUploadToken();
   const id = newId("cup");
   const expiresAt = new Date(now.getTime() + UPLOAD_TTL_MS);
-  await ctx.deps.db.transaction(async (tx) => {
+  await withTransaction(ctx.deps.db, async (tx) => {
     await tx.insert(credentialUploads).values({
       id,
       organizationId: connection.organizationId,

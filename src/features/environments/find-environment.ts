@@ -2,7 +2,7 @@ import { and, eq, is, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
 import { type BatchReader, batchReader } from "../../db/batch-reads.ts";
-import { type Db, pointReads } from "../../db/client.ts";
+import type { Db } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { AppError } from "../../errors.ts";
 
@@ -11,11 +11,12 @@ type EnvironmentRow = typeof environments.$inferSelect;
 /**
  * The lookup every environment-scoped read makes, as a prepared statement built once per
  * database handle: drizzle does not rebuild the SQL per call, and on PostgreSQL the statement
- * is parsed and planned once per connection (one round trip per call instead of two). It runs
- * on the handle's point-read connection (`pointReads`), where concurrent lookups share writes.
+ * is parsed and planned once per connection (one round trip per call instead of two). It is
+ * built on the handle's point-read connection (`DatabaseHandle.pointReads`), where concurrent
+ * lookups share writes.
  */
 const buildLookup = (db: Db) =>
-  pointReads(db)
+  db
     .select()
     .from(environments)
     .where(
@@ -33,7 +34,7 @@ const buildLookup = (db: Db) =>
  * it only ever answers the caller that asked for exactly that environment in its organisation.
  */
 const buildBatchLookup = (db: Db) =>
-  pointReads(db)
+  db
     .select()
     .from(environments)
     .where(
@@ -91,13 +92,20 @@ export async function findEnvironment(
   opts: { forUpdate?: boolean } = {},
 ): Promise<EnvironmentRow> {
   const organizationId = ctx.actor.organizationId;
-  const row = await select(db, environmentId, organizationId, opts.forUpdate === true);
+  const row = await select(
+    db,
+    ctx.deps.database.pointReads,
+    environmentId,
+    organizationId,
+    opts.forUpdate === true,
+  );
   if (!row) throw new AppError("not_found", `Environment ${environmentId} was not found.`);
   return row;
 }
 
 function select(
   db: Db,
+  pointReads: Db,
   environmentId: string,
   organizationId: string,
   forUpdate: boolean,
@@ -118,11 +126,11 @@ function select(
   }
   let created = reader;
   if (!created) {
-    created = buildReader(db);
+    created = buildReader(pointReads);
     readers.set(db, created);
   }
   if (CANONICAL_UUID.test(environmentId)) return created.load({ environmentId, organizationId });
-  return lookup(db)
+  return lookup(pointReads)
     .execute({ environmentId, organizationId })
     .then((rows) => rows[0]);
 }

@@ -1,4 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
 import { invitations } from "../../db/schema/invitations.ts";
 import { memberships, users } from "../../db/schema/users.ts";
@@ -49,7 +50,7 @@ export async function acceptInvitation(args: {
   }
 
   const now = deps.clock();
-  const userId = await deps.db.transaction(async (tx) => {
+  const userId = await withTransaction(deps.db, async (tx) => {
     const [locked] = await tx
       .select({ id: invitations.id })
       .from(invitations)

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Actor } from "../../context.ts";
+import type { Actor } from "../../actor.ts";
 import { oauthGrants } from "../../db/schema/oauth.ts";
 import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";

@@ -1,3 +1,4 @@
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/api-keys.ts";
 import { auditLog } from "../../db/schema/audit-log.ts";
@@ -27,7 +28,7 @@ export async function bootstrapOrganization(args: {
 }): Promise<BootstrapResult> {
   const email = (args.input.email ?? `owner-${randomToken(8)}@example.invalid`).trim().toLowerCase();
   const organizationName = args.input.organizationName?.trim() || "Demo organisation";
-  return args.db.transaction(async (tx) => {
+  return withTransaction(args.db, async (tx) => {
     const organizationId = newId("org");
     await tx.insert(organizations).values({ id: organizationId, name: organizationName });
     const [user] = await tx

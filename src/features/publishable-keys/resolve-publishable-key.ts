@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { publishableKeys } from "../../db/schema/publishable-keys.ts";
-import type { Deps } from "../../deps.ts";
+import type { Logger } from "../../logger.ts";
 import { hashPublishableKey } from "./key-value.ts";
 
 /** Who sends telemetry: the environment a publishable key belongs to. */
@@ -29,7 +29,10 @@ const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
  * Deliberately uncached: exporters send one request per batch (seconds apart), so a primary-key
  * probe per request is cheap, and revocation takes effect on the very next request everywhere.
  */
-export async function resolvePublishableKey(deps: Deps, key: string): Promise<IngestPrincipal | null> {
+export async function resolvePublishableKey(
+  deps: { db: Db; clock: () => Date; logger: Logger },
+  key: string,
+): Promise<IngestPrincipal | null> {
   if (!/^pk_[0-9a-z]{20,80}$/.test(key)) return null;
   let lookup = lookups.get(deps.db);
   if (!lookup) {

@@ -1,5 +1,6 @@
 import { generateText, hasToolCall, stepCountIs } from "ai";
 import { eq } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
@@ -178,8 +179,7 @@ async function commitStep(
   usage: TaskUsage,
   message: string,
 ): Promise<RemediationRow> {
-  return deps.db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     const row = await touchHeld(tx, deps, claim, { type: "agent_step", message });
     await tx.update(tasks).set({ transcript, usage }).where(eq(tasks.id, taskId));
     return row;

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { withTransaction } from "../../context.ts";
 import { remediations } from "../../db/schema/remediations.ts";
 import { tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
@@ -28,8 +28,7 @@ export async function ensureAgentTask(args: {
     const [existing] = await deps.db.select().from(tasks).where(eq(tasks.id, run.taskId));
     if (existing) return existing;
   }
-  return deps.db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     await touchHeld(tx, deps, args.claim);
     const now = deps.clock();
     const snapshot = await takeSnapshot(

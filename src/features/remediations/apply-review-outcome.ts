@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { withTransaction } from "../../context.ts";
 import { remediations } from "../../db/schema/remediations.ts";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
@@ -14,8 +14,7 @@ import { appendEvent } from "./run-state.ts";
  * Returns the runs moved (none for an unknown branch or a run already ended).
  */
 export async function applyReviewOutcome(deps: Deps, outcome: PullRequestOutcome): Promise<string[]> {
-  return deps.db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     const repos = await tx
       .select({ id: repositories.id })
       .from(repositories)

@@ -1,7 +1,6 @@
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { EvidenceProblem } from "./evidence.ts";
-import { remediationServices } from "./services.ts";
 
 /** At most this many problems per call (a page of runs). */
 const MAX_PROBLEMS = 200;
@@ -20,7 +19,7 @@ export async function describeRemediationProblems(args: {
   requirePermission(ctx, "remediations:read");
   const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const scope = { organizationId: ctx.actor.organizationId, environmentId: env.id };
-  const { evidence } = remediationServices(ctx.deps);
+  const { evidence } = ctx.deps.remediation;
   const ids = [...new Set(input.problemIds)].slice(0, MAX_PROBLEMS);
   const found = await Promise.all(ids.map((id) => evidence.getProblem(scope, id)));
   const out = new Map<string, ProblemBrief>();

@@ -1,4 +1,5 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import {
   type RemediationStatus,
@@ -80,14 +81,14 @@ export async function updateHeld(
   patch: Patch,
   event?: RemediationEvent,
 ): Promise<RemediationRow> {
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const [row] = await tx
       .update(remediations)
       .set({ ...patch, updatedAt: deps.clock() })
       .where(holds(claim))
       .returning();
     if (!row) throw new LostClaim(claim.id);
-    if (event) await appendEvent(tx as unknown as Db, deps, claim.id, event);
+    if (event) await appendEvent(tx, deps, claim.id, event);
     return row;
   });
 }
@@ -121,8 +122,7 @@ export async function advance(
   patch: Patch,
   event: RemediationEvent,
 ): Promise<RemediationRow> {
-  return deps.db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     const now = deps.clock();
     // A cancellation requested while the step ran wins over moving on to more work.
     const [held] = await tx

@@ -1,7 +1,6 @@
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
 import { advance, type Claim, claimStep, LostClaim } from "./run-state.ts";
-import { remediationServices } from "./services.ts";
 import { agentStep } from "./step-agent.ts";
 import { openReviewStep } from "./step-open-review.ts";
 import { startStep } from "./step-start.ts";
@@ -21,7 +20,7 @@ export async function runRemediationStep(
   const run = await claimStep(deps.db, job);
   if (!run) return;
   const claim: Claim = { id: run.id, stepSeq: run.stepSeq, lease: run.lease };
-  const services = remediationServices(deps);
+  const services = deps.remediation;
   try {
     if (run.cancelRequestedAt) {
       await advance(deps, claim, "cancelled", {}, { type: "cancelled", message: "Cancelled on request." });

@@ -1,4 +1,5 @@
-import type { Deps } from "../../deps.ts";
+import type { Config } from "../../config.ts";
+import type { Logger } from "../../logger.ts";
 import { createSandbox } from "../sandbox/create-sandbox.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
@@ -6,7 +7,6 @@ import type { GithubIntegration } from "../source-hosting/github/github-integrat
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
 import type { RemediationEvidence } from "./evidence.ts";
-import { telemetryEvidence } from "./telemetry-evidence.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
@@ -18,39 +18,24 @@ export type RemediationServices = {
   github: GithubIntegration | undefined;
 };
 
-const built = new WeakMap<Deps, RemediationServices>();
-
 /**
- * `deps.remediation` when given (tests), otherwise built once per `deps` from configuration,
- * with the telemetry store as evidence.
+ * The services from configuration around `evidence` (the telemetry store, in production): built
+ * once with the deps.
  */
-export function remediationServices(deps: Deps): RemediationServices {
-  if (deps.remediation) return deps.remediation;
-  let services = built.get(deps);
-  if (!services) {
-    services = buildRemediationServices(deps);
-    built.set(deps, services);
-  }
-  return services;
-}
-
-/**
- * The services from configuration, with `overrides` (tests swap in their own evidence or
- * sandbox).
- */
-export function buildRemediationServices(
-  deps: Deps,
-  overrides: Partial<RemediationServices> = {},
-): RemediationServices {
+export function createRemediationServices(args: {
+  config: Config;
+  logger: Logger;
+  evidence: RemediationEvidence;
+}): RemediationServices {
+  const { config } = args;
   return {
-    evidence: telemetryEvidence(deps),
+    evidence: args.evidence,
     sandbox: createSandbox({
-      mode: deps.config.remediation.sandbox,
-      nodeEnv: deps.config.nodeEnv,
-      logger: deps.logger,
+      mode: config.remediation.sandbox,
+      nodeEnv: config.nodeEnv,
+      logger: args.logger,
     }),
-    localGit: localGitHost({ baseUrl: deps.config.baseUrl }),
-    github: deps.config.remediation.github ? githubIntegration(deps.config.remediation.github) : undefined,
-    ...overrides,
+    localGit: localGitHost({ baseUrl: config.baseUrl }),
+    github: config.remediation.github ? githubIntegration(config.remediation.github) : undefined,
   };
 }

@@ -1,5 +1,5 @@
 import { and, eq, notInArray } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { withTransaction } from "../../context.ts";
 import { environments } from "../../db/schema/environments.ts";
 import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
@@ -28,8 +28,7 @@ export async function startInstrumentation(args: {
   requestedBy: string;
 }): Promise<StartedInstrumentation> {
   const { deps } = args;
-  return deps.db.transaction(async (raw) => {
-    const tx = raw as unknown as Db;
+  return withTransaction(deps.db, async (tx) => {
     // The environment row lock serialises starts, so two requests cannot both start a run.
     const [env] = await tx
       .select({ id: environments.id })

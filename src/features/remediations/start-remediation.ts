@@ -1,4 +1,5 @@
 import { and, eq, notInArray } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { environments } from "../../db/schema/environments.ts";
 import {
@@ -12,7 +13,6 @@ import { newId } from "../../ids.ts";
 import { threadUrlFor } from "./approval-request.ts";
 import { appendEvent, enqueueStep, type RemediationRow } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";
-import { remediationServices } from "./services.ts";
 
 /** The model and the sandbox every run needs, checked before anything is written (or charged). */
 export function assertRunnable(deps: Deps) {
@@ -22,7 +22,7 @@ export function assertRunnable(deps: Deps) {
       "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
     );
   }
-  const services = remediationServices(deps);
+  const services = deps.remediation;
   if (services.sandbox.kind === "unavailable") {
     throw new AppError(
       "sandbox_unavailable",
@@ -101,7 +101,7 @@ export async function startRemediation(args: {
   alsoInTransaction?: (tx: Db, started: StartedRemediation) => Promise<void>;
 }): Promise<StartedRemediation> {
   const { deps } = args;
-  const services = remediationServices(deps);
+  const services = deps.remediation;
   const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
   // Every lookup before the transaction: on PGlite (one connection) a read outside an open
   // transaction would wait for it forever, and the evidence reads through its own handle.
@@ -167,5 +167,5 @@ export async function startRemediation(args: {
     await args.alsoInTransaction?.(tx, started);
     return started;
   };
-  return deps.db.transaction((tx) => run(tx as unknown as Db));
+  return withTransaction(deps.db, run);
 }

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { withTransaction } from "../../context.ts";
 import { remediations } from "../../db/schema/remediations.ts";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
@@ -31,7 +31,7 @@ export async function syncLocalReview(deps: Deps, row: RemediationRow): Promise<
   }
   if (!next) return row;
   const status = next;
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const now = deps.clock();
     const [updated] = await tx
       .update(remediations)
@@ -39,7 +39,7 @@ export async function syncLocalReview(deps: Deps, row: RemediationRow): Promise<
       .where(and(eq(remediations.id, row.id), eq(remediations.status, "awaiting-review")))
       .returning();
     if (!updated) return row;
-    if (status === "merged") await resolveMergedProblems(tx as unknown as Db, deps, [row.id]);
+    if (status === "merged") await resolveMergedProblems(tx, deps, [row.id]);
     await appendEvent(tx as unknown as typeof deps.db, deps, row.id, {
       type: status,
       status,

@@ -1,9 +1,9 @@
-import type { Deps } from "../../deps.ts";
+import type { Db } from "../../db/client.ts";
 import { isAppError } from "../../errors.ts";
 import { getProblem } from "../telemetry/problems/get-problem.ts";
 import { getTrace } from "../telemetry/queries/get-trace.ts";
 import { searchLogs } from "../telemetry/queries/search-logs.ts";
-import { telemetryRuntime } from "../telemetry/telemetry-runtime.ts";
+import type { TelemetryStore } from "../telemetry/telemetry-store.ts";
 import type { RemediationEvidence } from "./evidence.ts";
 
 /** How far back an investigation searches logs: the default retention. */
@@ -14,8 +14,11 @@ const LOG_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
  * through the same verbs as the REST and x402 reads. Scoped by environment (which belongs to the
  * run's organisation: the run was started for it).
  */
-export function telemetryEvidence(deps: Deps): RemediationEvidence {
-  const store = () => telemetryRuntime(deps).store;
+export function telemetryEvidence(deps: {
+  db: Db;
+  clock: () => Date;
+  store: TelemetryStore;
+}): RemediationEvidence {
   return {
     async getProblem(scope, problemId) {
       const problem = await orUndefined(
@@ -40,7 +43,7 @@ export function telemetryEvidence(deps: Deps): RemediationEvidence {
     async searchLogs(scope, query) {
       const now = deps.clock();
       const page = await searchLogs({
-        store: store(),
+        store: deps.store,
         environmentId: scope.environmentId,
         input: {
           q: query.query.slice(0, 200) || undefined,
@@ -63,7 +66,7 @@ export function telemetryEvidence(deps: Deps): RemediationEvidence {
       if (!/^[0-9a-f]{32}$/i.test(traceId)) return undefined;
       const trace = await orUndefined(
         getTrace({
-          store: store(),
+          store: deps.store,
           environmentId: scope.environmentId,
           input: { traceId: traceId.toLowerCase() },
         }),

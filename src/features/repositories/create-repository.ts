@@ -12,7 +12,6 @@ import { newId } from "../../ids.ts";
 import { recordAudit } from "../audit/record-audit.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { resumeRunsAwaitingRepository } from "../remediations/resume-awaiting-repository.ts";
-import { remediationServices } from "../remediations/services.ts";
 import { checkLocalRepository } from "./local-repository.ts";
 import type { CreateRepositoryInput, Repository } from "./schemas.ts";
 import { toRepository } from "./to-repository.ts";
@@ -32,7 +31,7 @@ export async function createRepository(args: {
   requirePermission(ctx, "repositories:manage");
   requireOwnerOrAdmin(ctx);
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  const services = remediationServices(ctx.deps);
+  const services = ctx.deps.remediation;
   const settings = ctx.deps.config.remediation;
 
   let location: {

@@ -1,12 +1,12 @@
-import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
 import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
 import type { ConversionPool } from "./conversion/conversion-pool.ts";
 import type { OtlpFormat } from "./decode-export.ts";
 import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
 
 export type IngestArgs = {
-  deps: Pick<Deps, "clock" | "logger">;
+  deps: { clock: () => Date; logger: Logger };
   store: TelemetryStore;
   /** Where trace bodies are decoded and encoded (worker threads, or inline). */
   conversion: ConversionPool;
@@ -27,7 +27,7 @@ const STORAGE_RETRY_AFTER_SECONDS = 5;
  * not drop it.
  */
 export async function writeOrUnavailable(
-  deps: Pick<Deps, "logger">,
+  deps: { logger: Logger },
   writer: IngestArgs["writer"],
   prepared: PreparedWrite,
 ): Promise<void> {

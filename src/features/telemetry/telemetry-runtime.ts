@@ -1,55 +1,54 @@
-import type { Deps } from "../../deps.ts";
+import type { DatabaseHandle } from "../../db/client.ts";
+import type { Logger } from "../../logger.ts";
 import { type ConversionPool, createConversionPool } from "./conversion/conversion-pool.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
-import { type TelemetrySettings, telemetrySettings } from "./settings.ts";
+import type { TelemetrySettings } from "./settings.ts";
 import type { TelemetryStore } from "./telemetry-store.ts";
 import { createWriteQueue, type WriteQueue } from "./write-queue.ts";
 
 /** The store, the bounded write queue and the conversion threads that OTLP ingest runs through. */
-export type TelemetryRuntime = { store: TelemetryStore; queue: WriteQueue; conversion: ConversionPool };
+export type IngestPipeline = { store: TelemetryStore; queue: WriteQueue; conversion: ConversionPool };
 
-const runtimes = new WeakMap<Deps, TelemetryRuntime>();
+export type TelemetryRuntime = IngestPipeline & {
+  /** Stops the retention timer and terminates the conversion threads. */
+  close(): Promise<void>;
+};
 
 /**
- * One runtime per `deps` (so per process in production, per test file in tests): every app built
- * on the same deps shares one queue, whose bounds are then real, one retention timer and one set
- * of conversion threads. `closeTelemetryRuntime` stops them.
+ * Built once with the deps (per process in production, per test file in tests): every app built
+ * on them shares one queue, whose bounds are then real, one retention timer and one set of
+ * conversion threads (started on first use).
  */
-export function telemetryRuntime(
-  deps: Deps,
-  settings: TelemetrySettings = telemetrySettings(deps.config),
-): TelemetryRuntime {
-  let runtime = runtimes.get(deps);
-  if (!runtime) {
-    runtime = {
-      store: createPostgresTelemetryStore({
-        database: deps.database,
-        logger: deps.logger,
-        clock: deps.clock,
-        retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },
-      }),
-      queue: createWriteQueue({
-        maxRequests: settings.maxQueuedRequests,
-        maxBytes: settings.maxQueuedBytes,
-        writers: settings.writers,
-      }),
-      conversion: createConversionPool({
-        threads: settings.conversionThreads,
-        // Every conversion belongs to an admitted request: this bound is only a backstop.
-        maxPending: settings.maxQueuedRequests,
-        logger: deps.logger,
-      }),
-    };
-    runtimes.set(deps, runtime);
-  }
-  return runtime;
-}
-
-/** Stops the retention timer and terminates the conversion threads of `deps`'s runtime, if any. */
-export async function closeTelemetryRuntime(deps: Deps): Promise<void> {
-  const runtime = runtimes.get(deps);
-  if (!runtime) return;
-  runtimes.delete(deps);
-  runtime.store.close();
-  await runtime.conversion.close();
+export function createTelemetryRuntime(args: {
+  database: DatabaseHandle;
+  logger: Logger;
+  clock: () => Date;
+  settings: TelemetrySettings;
+}): TelemetryRuntime {
+  const { settings, logger } = args;
+  const store = createPostgresTelemetryStore({
+    database: args.database,
+    logger,
+    clock: args.clock,
+    retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },
+  });
+  const conversion = createConversionPool({
+    threads: settings.conversionThreads,
+    // Every conversion belongs to an admitted request: this bound is only a backstop.
+    maxPending: settings.maxQueuedRequests,
+    logger,
+  });
+  return {
+    store,
+    queue: createWriteQueue({
+      maxRequests: settings.maxQueuedRequests,
+      maxBytes: settings.maxQueuedBytes,
+      writers: settings.writers,
+    }),
+    conversion,
+    async close() {
+      store.close();
+      await conversion.close();
+    },
+  };
 }

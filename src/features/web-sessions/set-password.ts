@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { users } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
@@ -19,7 +20,7 @@ export async function setUserPassword(args: {
   assertPasswordAcceptable(args.input.password);
   const passwordHash = await hashPassword(args.input.password);
   const email = normalizeEmail(args.input.email);
-  return args.db.transaction(async (tx) => {
+  return withTransaction(args.db, async (tx) => {
     const [user] = await tx
       .update(users)
       .set({ passwordHash })

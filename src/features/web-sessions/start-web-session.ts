@@ -1,4 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { webSessions } from "../../db/schema/web-sessions.ts";
 import { newId } from "../../ids.ts";
@@ -19,7 +20,7 @@ export async function startWebSession(
   const { secret, hash } = newSessionSecret();
   const id = newId("wss");
   const expiresAt = new Date(args.now.getTime() + SESSION_ABSOLUTE_MS);
-  await db.transaction(async (tx) => {
+  await withTransaction(db, async (tx) => {
     if (args.replacing) {
       await tx
         .update(webSessions)

@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Actor } from "../../context.ts";
+import type { Actor } from "../../actor.ts";
 import type { Db } from "../../db/client.ts";
 import { organizations } from "../../db/schema/organizations.ts";
 import { memberships, type Role } from "../../db/schema/users.ts";

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { type LogRecordView, LogSearchQuerySchema } from "../../features/telemetry/queries/schemas.ts";
 import { searchLogs } from "../../features/telemetry/queries/search-logs.ts";
 import { severityNames } from "../../features/telemetry/queries/severity.ts";
-import { telemetryRuntime } from "../../features/telemetry/telemetry-runtime.ts";
 import type { WebEnv } from "../env.ts";
 import { errorSummary, type FieldErrors, inputField, selectField } from "../forms.ts";
 import { type Html, html, join, nothing, when } from "../html.ts";
@@ -112,7 +111,7 @@ async function logsPage(c: Context<WebEnv>): Promise<Response> {
         const to = input.to ? Date.parse(input.to) : now.getTime();
         const from = input.from ?? new Date(to - ranges[range]).toISOString();
         return searchLogs({
-          store: telemetryRuntime(ctx.deps).store,
+          store: ctx.deps.telemetry.store,
           environmentId: c.get("environment").current.id,
           input: { ...input, from },
           now,

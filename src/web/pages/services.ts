@@ -5,7 +5,6 @@ import {
   ServiceHealthQuerySchema,
   serviceHealthWindows,
 } from "../../features/telemetry/queries/schemas.ts";
-import { telemetryRuntime } from "../../features/telemetry/telemetry-runtime.ts";
 import type { WebEnv } from "../env.ts";
 import { errorSummary, selectField } from "../forms.ts";
 import { formatTime, type Html, html, join } from "../html.ts";
@@ -66,7 +65,7 @@ async function servicesPage(c: Context<WebEnv>): Promise<Response> {
   const environmentId = c.get("environment").current.id;
   const result = filters.ok
     ? await getServiceHealth({
-        store: telemetryRuntime(ctx.deps).store,
+        store: ctx.deps.telemetry.store,
         environmentId,
         input: filters.input,
         now: ctx.deps.clock(),

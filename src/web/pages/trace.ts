@@ -1,7 +1,6 @@
 import type { Context, Hono } from "hono";
 import { getTrace } from "../../features/telemetry/queries/get-trace.ts";
 import { type Trace, TraceParamsSchema, type TraceSpan } from "../../features/telemetry/queries/schemas.ts";
-import { telemetryRuntime } from "../../features/telemetry/telemetry-runtime.ts";
 import type { WebEnv } from "../env.ts";
 import { notice } from "../forms.ts";
 import { type Html, html, join, nothing, when } from "../html.ts";
@@ -96,7 +95,7 @@ async function tracePage(c: Context<WebEnv>): Promise<Response> {
   const { traceId } = parseWith(TraceParamsSchema, { traceId: c.req.param("traceId") });
   const ctx = c.get("ctx");
   const trace = await getTrace({
-    store: telemetryRuntime(ctx.deps).store,
+    store: ctx.deps.telemetry.store,
     environmentId: c.get("environment").current.id,
     input: { traceId },
   });

@@ -17,7 +17,6 @@ import { loadConfig } from "../../../src/config.ts";
 import type { Deps } from "../../../src/deps.ts";
 import type { RemediationEvidence } from "../../../src/features/remediations/evidence.ts";
 import { registerRemediationWorker } from "../../../src/features/remediations/remediation-worker.ts";
-import { buildRemediationServices } from "../../../src/features/remediations/services.ts";
 import { jobQueues, REMEDIATION_QUEUE } from "../../../src/features/tasks/task-queue.ts";
 import { createJobs, type Jobs } from "../../../src/jobs/queue.ts";
 import { createLogger } from "../../../src/logger.ts";
@@ -96,7 +95,7 @@ const deps: Deps = {
   ...base,
   jobs: reportingJobs,
   languageModel: model,
-  remediation: buildRemediationServices(base, { evidence }),
+  remediation: { ...base.remediation, evidence },
 };
 
 await registerRemediationWorker(deps);

@@ -9,7 +9,6 @@ import { walletScope } from "../../agent-onboarding/wallet-environment.ts";
 import { remediateAction } from "../../remediations/problem-assumption.ts";
 import { workingStatuses } from "../../remediations/run-state.ts";
 import { hasTelemetry } from "../../telemetry/queries/has-telemetry.ts";
-import { telemetryRuntime } from "../../telemetry/telemetry-runtime.ts";
 import { paymentOf } from "../../x402/payment-gate.ts";
 import { formatUsd } from "../../x402/prices.ts";
 import { diagnoseIncident } from "../diagnose-incident.ts";
@@ -133,7 +132,7 @@ export const diagnosisRoutes: X402Route[] = [
       const scope = await walletScope(deps, walletOf(paymentOf(c)), input.environmentId);
       const diagnosis = await diagnoseIncident({
         db: deps.db,
-        store: telemetryRuntime(deps).store,
+        store: deps.telemetry.store,
         environmentId: scope.environmentId,
         input,
         now: deps.clock(),

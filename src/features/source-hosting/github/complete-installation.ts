@@ -1,10 +1,9 @@
 import { eq } from "drizzle-orm";
-import { requireOwnerOrAdmin } from "../../../context.ts";
+import { requireOwnerOrAdmin, withTransaction } from "../../../context.ts";
 import { auditLog } from "../../../db/schema/audit-log.ts";
 import { githubInstallations } from "../../../db/schema/repositories.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { remediationServices } from "../../remediations/services.ts";
 import type { WebUser } from "../../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../../web-sessions/web-actor.ts";
 import { readInstallState } from "./install-link.ts";
@@ -30,7 +29,7 @@ export async function completeGithubInstallation(args: {
   user: WebUser;
 }): Promise<{ organizationId: string; installationId: number; account: string }> {
   const { deps } = args;
-  const github = remediationServices(deps).github;
+  const github = deps.remediation.github;
   if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
   const state = readInstallState(deps, args.state);
   if (!state)
@@ -78,7 +77,7 @@ export async function completeGithubInstallation(args: {
       "This installation existed before the install link was issued; install through a fresh link from your organisation.",
     );
   }
-  await deps.db.transaction(async (tx) => {
+  await withTransaction(deps.db, async (tx) => {
     await tx.insert(githubInstallations).values({
       installationId: args.installationId,
       organizationId: state.o,

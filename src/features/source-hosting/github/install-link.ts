@@ -1,7 +1,6 @@
 import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { remediationServices } from "../../remediations/services.ts";
 import { signToken, verifyToken } from "../../vault/signed-token.ts";
 
 /** How long an install link works. */
@@ -19,7 +18,7 @@ export function createGithubInstallLink(args: { ctx: ServiceContext }): { url: s
   const { ctx } = args;
   requirePermission(ctx, "repositories:manage");
   requireOwnerOrAdmin(ctx);
-  const github = remediationServices(ctx.deps).github;
+  const github = ctx.deps.remediation.github;
   if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
   const now = ctx.deps.clock().getTime();
   const state: InstallState = { o: ctx.actor.organizationId, iat: now };

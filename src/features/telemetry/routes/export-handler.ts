@@ -17,7 +17,7 @@ import { exportResponse, statusResponse } from "../otlp-response.ts";
 import type { Signal } from "../otlp-schema.ts";
 import { readOtlpBody } from "../read-body.ts";
 import type { IngestResult } from "../rejections.ts";
-import type { TelemetryRuntime } from "../telemetry-runtime.ts";
+import type { IngestPipeline } from "../telemetry-runtime.ts";
 
 const ingest: Record<Signal, (args: IngestArgs) => Promise<IngestResult>> = {
   traces: ingestTraces,
@@ -42,7 +42,7 @@ export function formatOf(contentType: string | undefined): OtlpFormat | undefine
  * not one we speak), never problem+json: OTLP exporters read Status bodies.
  */
 export const exportHandler =
-  (signal: Signal, runtime: TelemetryRuntime) =>
+  (signal: Signal, runtime: IngestPipeline) =>
   async (c: Context<AppEnv>): Promise<Response> => {
     const format = formatOf(c.req.header("content-type"));
     try {

@@ -3,7 +3,7 @@ import { cors } from "hono/cors";
 import type { AppEnv } from "../../../http/env.ts";
 import { statusResponse } from "../otlp-response.ts";
 import { signals } from "../otlp-schema.ts";
-import type { TelemetryRuntime } from "../telemetry-runtime.ts";
+import type { IngestPipeline } from "../telemetry-runtime.ts";
 import { exportHandler, formatOf } from "./export-handler.ts";
 
 /**
@@ -11,7 +11,7 @@ import { exportHandler, formatOf } from "./export-handler.ts";
  * publishable key, not an API key. CORS is open (no credentials) because publishable keys are
  * made for browsers and other shipped code.
  */
-export function createOtlpRouter(runtime: TelemetryRuntime): Hono<AppEnv> {
+export function createOtlpRouter(runtime: IngestPipeline): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   router.use(
     "*",

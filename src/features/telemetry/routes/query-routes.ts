@@ -14,7 +14,6 @@ import {
   TraceSchema,
 } from "../queries/schemas.ts";
 import { searchLogs } from "../queries/search-logs.ts";
-import { telemetryRuntime } from "../telemetry-runtime.ts";
 
 const tags = ["Telemetry"];
 const base = "/environments/{environmentId}";
@@ -58,7 +57,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>): void {
     const ctx = c.get("ctx");
     const { environmentId } = c.req.valid("param");
     await authorizeTelemetryRead(ctx, environmentId);
-    const store = telemetryRuntime(ctx.deps).store;
+    const store = ctx.deps.telemetry.store;
     const input = c.req.valid("query");
     return c.json(await getServiceHealth({ store, environmentId, input, now: ctx.deps.clock() }), 200);
   });
@@ -66,7 +65,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>): void {
     const ctx = c.get("ctx");
     const { environmentId } = c.req.valid("param");
     await authorizeTelemetryRead(ctx, environmentId);
-    const store = telemetryRuntime(ctx.deps).store;
+    const store = ctx.deps.telemetry.store;
     const input = c.req.valid("query");
     return c.json(await searchLogs({ store, environmentId, input, now: ctx.deps.clock() }), 200);
   });
@@ -74,7 +73,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>): void {
     const ctx = c.get("ctx");
     const { environmentId, traceId } = c.req.valid("param");
     await authorizeTelemetryRead(ctx, environmentId);
-    const store = telemetryRuntime(ctx.deps).store;
+    const store = ctx.deps.telemetry.store;
     return c.json(await getTrace({ store, environmentId, input: { traceId } }), 200);
   });
 }

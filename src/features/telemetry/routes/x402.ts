@@ -27,7 +27,6 @@ import {
   TraceSchema,
 } from "../queries/schemas.ts";
 import { searchLogs } from "../queries/search-logs.ts";
-import { telemetryRuntime } from "../telemetry-runtime.ts";
 
 /**
  * Step 4 of the agent flow (spec 1B): the paid reads of the wallet organisation's telemetry —
@@ -80,7 +79,7 @@ export const telemetryRoutes: X402Route[] = [
     async handle(c) {
       const input = validate(ServicesQuery, query(c), "query");
       const { deps, scope } = await scoped(c, input.environmentId);
-      const store = telemetryRuntime(deps).store;
+      const store = deps.telemetry.store;
       const page = await getServiceHealth({
         store,
         environmentId: scope.environmentId,
@@ -99,7 +98,7 @@ export const telemetryRoutes: X402Route[] = [
     async handle(c) {
       const input = validate(LogsQuery, query(c), "query");
       const { deps, scope } = await scoped(c, input.environmentId);
-      const store = telemetryRuntime(deps).store;
+      const store = deps.telemetry.store;
       const page = await searchLogs({ store, environmentId: scope.environmentId, input, now: deps.clock() });
       return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
     },
@@ -120,7 +119,7 @@ export const telemetryRoutes: X402Route[] = [
       const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
       const { deps, scope } = await scoped(c, input.environmentId);
       const trace = await getTrace({
-        store: telemetryRuntime(deps).store,
+        store: deps.telemetry.store,
         environmentId: scope.environmentId,
         input: { traceId },
       });

@@ -4,7 +4,6 @@ import { AppError } from "../../../../errors.ts";
 import type { WebEnv } from "../../../../web/env.ts";
 import { requireSignIn, webSession } from "../../../../web/session.ts";
 import { applyReviewOutcome } from "../../../remediations/apply-review-outcome.ts";
-import { remediationServices } from "../../../remediations/services.ts";
 import { completeGithubInstallation } from "../complete-installation.ts";
 
 /** Webhook bodies are small JSON; anything larger is not one of the events we subscribe to. */
@@ -50,7 +49,7 @@ export function githubCallbacks(deps: Deps): Hono<WebEnv> {
   });
 
   router.post("/webhook", async (c) => {
-    const github = remediationServices(deps).github;
+    const github = deps.remediation.github;
     if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
     const body = await c.req.text();
     if (Buffer.byteLength(body) > MAX_WEBHOOK_BYTES)

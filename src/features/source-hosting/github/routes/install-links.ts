@@ -6,7 +6,6 @@ import { AppError } from "../../../../errors.ts";
 import type { AppEnv } from "../../../../http/env.ts";
 import { idempotent } from "../../../../http/idempotency.ts";
 import { idempotencyKeyParam, jsonResponse, problemResponses } from "../../../../http/openapi.ts";
-import { remediationServices } from "../../../remediations/services.ts";
 import { createGithubInstallLink } from "../install-link.ts";
 
 const tags = ["Source hosting"];
@@ -62,7 +61,7 @@ export function registerGithubRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(repos, async (c) => {
     const ctx = c.get("ctx");
     requirePermission(ctx, "repositories:read");
-    const github = remediationServices(ctx.deps).github;
+    const github = ctx.deps.remediation.github;
     if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
     const { installationId } = c.req.valid("param");
     const [linked] = await ctx.deps.db
