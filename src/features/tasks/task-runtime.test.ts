@@ -114,8 +114,15 @@ describe("task runtime", () => {
     );
     expect(done).toMatchObject({ status: "succeeded", usage: { steps: 2 } });
     expect(done.summary).toContain("latency");
+    // The runtime's own `finish` is in the call record too, without a connection.
     expect(await calls(api, owner.environmentId, task.id)).toEqual([
       expect.objectContaining({ modelToolName: "runbooks__search", outcome: "ok", errorCode: null }),
+      expect.objectContaining({
+        modelToolName: "finish",
+        connectionId: null,
+        outcome: "ok",
+        errorCode: null,
+      }),
     ]);
     const transcript = await json<{ entries: { type: string }[] }>(
       api.get(`/environments/${owner.environmentId}/tasks/${task.id}/transcript`),
@@ -187,6 +194,7 @@ describe("task runtime", () => {
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
         ["ok", null],
         ["refused", "connection_changed"],
+        ["ok", null],
       ]);
     },
   );
@@ -274,6 +282,7 @@ describe("task runtime", () => {
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
         ["refused", "manifest_changed"],
         ["refused", "manifest_changed"],
+        ["ok", null],
       ]);
     },
   );
@@ -332,7 +341,10 @@ describe("task runtime", () => {
     const task = await start(api, owner.environmentId);
     await runTask(d, task.id);
     expect(server.count("tools/call", "dying")).toBe(1);
-    expect((await calls(api, owner.environmentId, task.id)).map((c) => c.outcome)).toEqual(["ambiguous"]);
+    expect((await calls(api, owner.environmentId, task.id)).map((c) => c.outcome)).toEqual([
+      "ambiguous",
+      "ok",
+    ]);
   });
 
   test("results past 64 KiB are truncated with a marker; structured content is checked against the approved schema", async ({
