@@ -446,6 +446,28 @@ describe("task runtime", () => {
     expect(view.errorMessage).toContain("Time budget of 1000 ms exhausted");
   });
 
+  test("a stopped run makes no more calls, even when its model still answers with one", async ({
+    deps,
+    owner,
+    mcp,
+  }) => {
+    const server = await mcp.start({ tools: [echoTool("search")] });
+    // A model that ignores the abort: its answer comes after the time budget ran out.
+    const script = scriptedModel([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return call("kb__search", { text: "late" });
+      },
+      finish(),
+    ]);
+    const { deps: d, api } = withModel(deps, owner, script.model);
+    await ready(api, owner.environmentId, server, "kb");
+    const task = await start(api, owner.environmentId, "Think slowly.", { maxDurationMs: 1_000 });
+    expect(await runTask(d, task.id)).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    expect(server.count("tools/call")).toBe(0);
+    expect(await calls(api, owner.environmentId, task.id)).toEqual([]);
+  });
+
   test("cancel: a running task stops after its current step; no later step runs", async ({
     deps,
     owner,

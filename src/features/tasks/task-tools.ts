@@ -22,7 +22,8 @@ export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPo
       {
         description: [t.title, t.description].filter(Boolean).join(" — ") || t.toolName,
         inputSchema: jsonSchema(t.inputSchema),
-        execute: async (input: unknown) =>
+        execute: async (input: unknown, options: ToolExecutionOptions) =>
+          stopped(options) ??
           callSnapshotTool({
             deps,
             task,
