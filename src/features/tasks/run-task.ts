@@ -31,7 +31,7 @@ const finish = tool({
 /** What the caller of a run adds to it (a remediation: its tools, prompt and fencing). */
 export type TaskRunOptions = {
   system?: string;
-  /** Tools of the runtime's own besides the snapshot's (default: `finish`, which ends the run). */
+  /** The caller's tools, run by the runtime beside the snapshot's; a `finish` here replaces its own. */
   tools?: Record<string, Tool>;
   /**
    * A second delivery continues after the last committed step instead of ending `interrupted`:
@@ -65,8 +65,9 @@ export async function runTask(
 ): Promise<TaskOutcome | undefined> {
   const [task] = await deps.db.select().from(tasks).where(eq(tasks.id, taskId)).limit(1);
   if (!task) return undefined;
-  if (task.status !== "queued" && task.status !== "running")
+  if (task.status !== "queued" && task.status !== "running") {
     return opts.resume ? storedOutcome(task) : undefined;
+  }
   if (task.cancelRequestedAt) return settle(deps, taskId, { status: "cancelled" });
   if (task.status === "running" && !opts.resume) {
     // A second delivery of a task that already started: its worker died mid-run. Running the
