@@ -163,7 +163,7 @@ describe("kill -9 during a remediation run", () => {
     const callRecord = (await (
       await api.get(`/environments/${env}/tasks/${done.taskId}/tool-calls`)
     ).json()) as {
-      items: unknown[];
+      items: { toolName: string; outcome: string; durationMs: number }[];
     };
     const jobs = await sql<JobRow[]>`
       select (data->>'stepSeq')::int as step, state::text, retry_count
@@ -211,7 +211,7 @@ describe("kill -9 during a remediation run", () => {
         `  tool runs: get_trace ${evidenceCalls("get_trace").join(", ")}; search_logs ${evidenceCalls("search_logs").join(", ")} (the killed one held)`,
         `  jobs: ${jobStarts.map((e) => `step ${e.stepSeq} ${name(e.pid)}`).join(" · ")}`,
         `  queue: ${jobs.map((j) => `step ${j.step} ${j.state} after ${j.retry_count + 1} run(s)`).join(" · ")}`,
-        `  transcript: ${toolCalls.length} calls, ${toolResults.length} results, ${new Set(toolCalls.map((e) => e.callId)).size} distinct call ids; call record (customer tools): ${callRecord.items.length} rows`,
+        `  transcript: ${toolCalls.length} calls, ${toolResults.length} results, ${new Set(toolCalls.map((e) => e.callId)).size} distinct call ids; call record: ${callRecord.items.map((c) => `${c.toolName} ${c.outcome}`).join(", ")}`,
         `  progress events: agent_step ×${byType("agent_step")}; ${transitions.join(" · ")}`,
         `  resumed (job taken again) ${ms(resumedMs)} after the kill; expiry was due ${ms(expiryDueMs)} after it (expireInSeconds ${JOB_EXPIRY_S}, maintenance 1 s; bound ${ms(RESUME_BOUND_MS)})`,
         `  left behind by the killed instance: ${leftBehind.length} sandbox working cop${leftBehind.length === 1 ? "y" : "ies"} in its TMPDIR`,
@@ -261,7 +261,13 @@ describe("kill -9 during a remediation run", () => {
       "branch_pushed",
       "review_opened awaiting-review",
     ]);
-    expect(callRecord.items).toEqual([]);
+    // The call record: each call once, final, and the held attempt as the killed instance left
+    // it — sent, its outcome never known (`ambiguous`, duration 0) — before the takeover's.
+    expect(callRecord.items.map((c) => [c.toolName, c.outcome, c.durationMs === 0])).toEqual([
+      ...SCRIPT_TOOLS.slice(0, HELD_TURN).map((tool) => [tool, "ok", expect.any(Boolean)]),
+      [HELD_TOOL, "ambiguous", true],
+      ...SCRIPT_TOOLS.slice(HELD_TURN).map((tool) => [tool, "ok", expect.any(Boolean)]),
+    ]);
     // One job per step (start, agent, validation, review), each completed; only the agent's ran twice.
     expect(heldJob?.stepSeq).toBe(2);
     expect(jobs).toEqual(

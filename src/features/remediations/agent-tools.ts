@@ -24,7 +24,6 @@ export function remediationTools(args: {
   workspace: Workspace;
   testCommand: string;
   onWrite: (path: string) => Promise<void>;
-  onFinish: (summary: string) => void;
 }): Record<string, Tool> {
   const { evidence, scope, workspace } = args;
   const guarded =
@@ -114,10 +113,8 @@ export function remediationTools(args: {
     finish: tool({
       description: "End your work with a summary of the cause and of the fix you wrote.",
       inputSchema: z.object({ summary: z.string().min(1).max(8_000) }).strict(),
-      execute: async ({ summary }) => {
-        args.onFinish(summary);
-        return { outcome: "ok" };
-      },
+      // The runtime ends the run and reads the summary from the committed call.
+      execute: async () => ({ outcome: "ok" }),
     }),
   };
 }

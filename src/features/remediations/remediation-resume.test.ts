@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { afterAll, vi } from "vitest";
 import { databaseUrls, describe, expect, test } from "../../../test/fixtures.ts";
 import {
@@ -11,7 +11,7 @@ import {
   waitForRun,
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
-import { tasks } from "../../db/schema/tasks.ts";
+import { tasks, taskToolCalls } from "../../db/schema/tasks.ts";
 import { createJobs } from "../../jobs/queue.ts";
 import { createLogger } from "../../logger.ts";
 import { jobQueues } from "../tasks/task-queue.ts";
@@ -108,6 +108,14 @@ describe("a worker that stops mid-run", () => {
         "run_tests",
         "finish",
       ]);
+      // The call record holds the same calls, each once and final: the dead worker's late
+      // answer ran nothing.
+      const record = await deps.db
+        .select()
+        .from(taskToolCalls)
+        .where(eq(taskToolCalls.taskId, done.taskId ?? ""))
+        .orderBy(asc(taskToolCalls.id));
+      expect(record.map((c) => [c.toolName, c.outcome])).toEqual(calls.map((tool) => [tool, "ok"]));
       const after = await waitForRun(api, owner.environmentId, run.id);
       expect(after.events.filter((e) => e.type === "agent_step")).toHaveLength(9);
       expect(after.events.filter((e) => e.status === "investigating")).toHaveLength(1);

@@ -126,6 +126,23 @@ describe("remediation run on local-git", () => {
       "search_logs",
       "write_file",
     ]);
+    // Its built-in tools' calls are in the task's call record, like any task call, final.
+    const record = (await (
+      await api.get(`/environments/${owner.environmentId}/tasks/${run.taskId}/tool-calls`)
+    ).json()) as { items: { toolName: string; connectionId: string | null; outcome: string }[] };
+    expect(record.items.map((c) => [c.toolName, c.connectionId, c.outcome])).toEqual(
+      [
+        "get_problem",
+        "get_trace",
+        "search_logs",
+        "search_files",
+        "read_file",
+        "run_tests",
+        "write_file",
+        "run_tests",
+        "finish",
+      ].map((tool) => [tool, null, "ok"]),
+    );
 
     // Merged by hand: the run learns it on the next read. patchbay itself never merges.
     repo.git("merge", "--no-ff", "-q", "-m", "merge fix", `patchbay/${run.id}`);

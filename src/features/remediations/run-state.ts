@@ -8,6 +8,7 @@ import {
   terminalRemediationStatuses,
 } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
+import { RunTakenOver } from "../tasks/run-task.ts";
 import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
 
 export type RemediationRow = typeof remediations.$inferSelect;
@@ -24,8 +25,11 @@ export const workingStatuses: readonly RemediationStatus[] = [
 /** The worker's hold on a run: the step it runs and its fencing token. */
 export type Claim = { id: string; stepSeq: number; lease: number };
 
-/** Thrown when another worker has taken the run (a newer lease) or the step already moved on. */
-export class LostClaim extends Error {
+/**
+ * Thrown when another worker has taken the run (a newer lease) or the step already moved on;
+ * inside the agent's task run it ends that run too (`RunTakenOver`).
+ */
+export class LostClaim extends RunTakenOver {
   constructor(id: string) {
     super(`remediation ${id}: another worker holds this run now`);
     this.name = "LostClaim";

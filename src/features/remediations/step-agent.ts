@@ -1,22 +1,24 @@
 import { eq } from "drizzle-orm";
 import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
-import { runAgentLoop, settleTask } from "./agent-loop.ts";
+import { runTask } from "../tasks/run-task.ts";
 import { ensureAgentTask } from "./agent-task.ts";
+import { remediationTools } from "./agent-tools.ts";
+import { committedWrites } from "./committed-writes.ts";
 import { hostFor } from "./host-for.ts";
+import { systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, runGoal } from "./run-goal.ts";
-import { advance, type Claim, type RemediationRow } from "./run-state.ts";
+import { advance, type Claim, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
-import { committedWrites } from "./transcript-messages.ts";
 
 /**
- * `investigating` and `coding`: the agent loop (a task of the task runtime, kind `remediation`)
- * in a working copy of the base commit. Every model step is committed with its tool results
- * (the task transcript) under the run's claim, so a worker that takes the run over rebuilds the
- * conversation and the files written so far and continues after the last committed step. The
- * loop ends with a proposed change (→ `validating`, or `awaiting-approval` when risky), or a
- * reason to fail.
+ * `investigating` and `coding`: the agent's task (task runtime, kind `remediation`) with the
+ * run's built-in tools in a working copy of the base commit. Every model step is committed with
+ * its tool results (the task transcript) and a progress event under the run's claim, so a worker
+ * that takes the run over rebuilds the conversation and the files written so far and continues
+ * after the last committed step. It ends with a proposed change (→ `validating`, or
+ * `awaiting-approval` when risky), or a reason to fail.
  */
 export async function agentStep(args: {
   deps: Deps;
@@ -59,30 +61,45 @@ export async function agentStep(args: {
   try {
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
-    const ending = await runAgentLoop({
-      ...args,
-      task,
-      goal,
-      workspace,
-      testCommand: repo.testCommand,
-      scope,
+    let coding = run.status === "coding";
+    const outcome = await runTask(deps, task.id, {
+      system: systemPromptFor(goal),
+      tools: remediationTools({
+        evidence: services.evidence,
+        scope,
+        goal,
+        workspace,
+        testCommand: repo.testCommand,
+        onWrite: async (path) => {
+          if (coding) return;
+          coding = true;
+          const message = `Writing the change (first file: ${path}).`;
+          await updateHeld(deps, claim, { status: "coding" }, { type: "status", status: "coding", message });
+        },
+      }),
+      resume: true,
+      signal: args.signal,
+      commitStep: async (tx, step) => {
+        const message = describeStep(step.toolCalls);
+        return (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null;
+      },
     });
-    if (ending.kind === "lost") return;
-    await settleTask(deps.db, task.id, ending, deps.clock());
-    if (ending.kind === "cancelled") {
+    // Undefined: another worker holds the run now.
+    if (!outcome) return;
+    if (outcome.status === "cancelled") {
       await advance(deps, claim, "cancelled", {}, { type: "cancelled", message: "Cancelled on request." });
       return;
     }
-    if (ending.kind === "failed") return void (await fail(ending.code, ending.reason));
+    if (outcome.status === "failed") return void (await fail(outcome.errorCode, outcome.errorMessage));
     const proposal = await workspace.proposedChange();
     if (proposal.files.length === 0) {
       return void (await fail(
         "no_change",
-        `The agent finished without changing any file: ${ending.summary}`,
+        `The agent finished without changing any file: ${outcome.summary}`,
       ));
     }
     const risk = assessRisk(proposal.files, proposal.diff, (path) => !proposal.created.includes(path));
-    const change = { summary: ending.summary, files: proposal.files, diff: proposal.diff, risk };
+    const change = { summary: outcome.summary, files: proposal.files, diff: proposal.diff, risk };
     const paths = proposal.files.map((f) => f.path);
     if (risk.high) {
       const message = `The change needs a human's approval: ${risk.reasons.join("; ")}.`;
@@ -102,11 +119,22 @@ export async function agentStep(args: {
       { change },
       {
         type: "change_proposed",
-        message: `Proposed a change to ${paths.join(", ")}: ${ending.summary}`.slice(0, 2_000),
+        message: `Proposed a change to ${paths.join(", ")}: ${outcome.summary}`.slice(0, 2_000),
         data: { files: paths },
       },
     );
   } finally {
     await workspace.dispose();
   }
+}
+
+function describeStep(calls: readonly { toolName: string; input: unknown }[]): string {
+  if (calls.length === 0) return "The agent answered without calling a tool.";
+  return calls
+    .map((c) => {
+      const input = c.input as Record<string, unknown> | undefined;
+      const arg = input?.path ?? input?.query ?? input?.traceId;
+      return typeof arg === "string" ? `${c.toolName} ${arg}` : c.toolName;
+    })
+    .join("; ");
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { TranscriptEntry } from "../../db/schema/tasks.ts";
-import { committedFinish, committedWrites, transcriptMessages } from "./transcript-messages.ts";
+import { committedFinish, transcriptMessages } from "../tasks/transcript-messages.ts";
+import { committedWrites } from "./committed-writes.ts";
 
 const entries: TranscriptEntry[] = [
   { type: "user", text: "Fix prb_1." },

@@ -175,8 +175,18 @@ describe("the call record", () => {
       const task = await readyTask(d, server.url);
       expect(await runTask(d, task.id)).toMatchObject({ status: "succeeded" });
       expect(server.count("tools/call", "search")).toBe(3);
-      const rows = await deps.db.select().from(taskToolCalls).where(eq(taskToolCalls.taskId, task.id));
-      expect(rows.map((r) => r.outcome)).toEqual(["ok", "ok", "ok"]);
+      const rows = await deps.db
+        .select()
+        .from(taskToolCalls)
+        .where(eq(taskToolCalls.taskId, task.id))
+        .orderBy(asc(taskToolCalls.id));
+      // The three searches and the runtime's own `finish`.
+      expect(rows.map((r) => [r.toolName, r.outcome])).toEqual([
+        ["search", "ok"],
+        ["search", "ok"],
+        ["search", "ok"],
+        ["finish", "ok"],
+      ]);
       const [row] = await deps.db.select().from(tasks).where(eq(tasks.id, task.id));
       expect(row?.status).toBe("succeeded");
     } finally {

@@ -57,13 +57,16 @@ async function attemptCall(args: Args): Promise<Called> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const frozen = task.snapshot.connections.find((c) => c.connectionId === tool.connectionId);
-  const written = (write: Promise<void>) =>
-    write.catch((err: unknown) => {
-      deps.logger.warn(
-        { err, taskId: task.id, tool: tool.modelName },
-        "a refused tool call was not recorded",
-      );
-    });
+  const written = (write: Promise<unknown>) =>
+    write.then(
+      () => undefined,
+      (err: unknown) => {
+        deps.logger.warn(
+          { err, taskId: task.id, tool: tool.modelName },
+          "a refused tool call was not recorded",
+        );
+      },
+    );
   // A call that never reached the tool: recorded here, in one INSERT (the slow path).
   const notSent = (outcome: "refused" | "error", error: AppError): Called => ({
     output: {

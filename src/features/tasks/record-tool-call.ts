@@ -28,17 +28,23 @@ const buildInsert = (db: Db) =>
       outcome: sql.placeholder("outcome"),
       errorCode: sql.placeholder("errorCode"),
     })
+    .returning({ id: taskToolCalls.id })
     .prepare("record_tool_call");
 
 /** One prepared statement per database handle: a record is written for every call. */
 const inserts = new WeakMap<Db, ReturnType<typeof buildInsert>>();
 
-/** One row of the call record, committed before the call's result returns to the model. */
-export async function recordToolCall(db: Db, entry: Entry): Promise<void> {
+/**
+ * One row of the call record, committed before the call's result returns to the model (or, for
+ * an attempt written `ambiguous`, before the call runs). Returns the row's id.
+ */
+export async function recordToolCall(db: Db, entry: Entry): Promise<number> {
   let insert = inserts.get(db);
   if (!insert) {
     insert = buildInsert(db);
     inserts.set(db, insert);
   }
-  await insert.execute(entry);
+  const [row] = await insert.execute(entry);
+  if (!row) throw new Error("insert returned no row");
+  return row.id;
 }

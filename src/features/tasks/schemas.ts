@@ -72,7 +72,9 @@ export const ToolCallSchema = z
   .object({
     id: z.number().int(),
     modelToolName: z.string(),
-    connectionId: z.string().nullable(),
+    connectionId: z.string().nullable().openapi({
+      description: "null for the runtime's own tools (`finish`, a remediation's built-in tools).",
+    }),
     connectionRevision: z.number().int().nullable(),
     toolName: z.string(),
     startedAt: iso,

@@ -114,8 +114,15 @@ describe("task runtime", () => {
     );
     expect(done).toMatchObject({ status: "succeeded", usage: { steps: 2 } });
     expect(done.summary).toContain("latency");
+    // The runtime's own `finish` is in the call record too, without a connection.
     expect(await calls(api, owner.environmentId, task.id)).toEqual([
       expect.objectContaining({ modelToolName: "runbooks__search", outcome: "ok", errorCode: null }),
+      expect.objectContaining({
+        modelToolName: "finish",
+        connectionId: null,
+        outcome: "ok",
+        errorCode: null,
+      }),
     ]);
     const transcript = await json<{ entries: { type: string }[] }>(
       api.get(`/environments/${owner.environmentId}/tasks/${task.id}/transcript`),
@@ -187,6 +194,7 @@ describe("task runtime", () => {
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
         ["ok", null],
         ["refused", "connection_changed"],
+        ["ok", null],
       ]);
     },
   );
@@ -274,6 +282,7 @@ describe("task runtime", () => {
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
         ["refused", "manifest_changed"],
         ["refused", "manifest_changed"],
+        ["ok", null],
       ]);
     },
   );
@@ -332,7 +341,10 @@ describe("task runtime", () => {
     const task = await start(api, owner.environmentId);
     await runTask(d, task.id);
     expect(server.count("tools/call", "dying")).toBe(1);
-    expect((await calls(api, owner.environmentId, task.id)).map((c) => c.outcome)).toEqual(["ambiguous"]);
+    expect((await calls(api, owner.environmentId, task.id)).map((c) => c.outcome)).toEqual([
+      "ambiguous",
+      "ok",
+    ]);
   });
 
   test("results past 64 KiB are truncated with a marker; structured content is checked against the approved schema", async ({
@@ -432,6 +444,28 @@ describe("task runtime", () => {
       200,
     );
     expect(view.errorMessage).toContain("Time budget of 1000 ms exhausted");
+  });
+
+  test("a stopped run makes no more calls, even when its model still answers with one", async ({
+    deps,
+    owner,
+    mcp,
+  }) => {
+    const server = await mcp.start({ tools: [echoTool("search")] });
+    // A model that ignores the abort: its answer comes after the time budget ran out.
+    const script = scriptedModel([
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return call("kb__search", { text: "late" });
+      },
+      finish(),
+    ]);
+    const { deps: d, api } = withModel(deps, owner, script.model);
+    await ready(api, owner.environmentId, server, "kb");
+    const task = await start(api, owner.environmentId, "Think slowly.", { maxDurationMs: 1_000 });
+    expect(await runTask(d, task.id)).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    expect(server.count("tools/call")).toBe(0);
+    expect(await calls(api, owner.environmentId, task.id)).toEqual([]);
   });
 
   test("cancel: a running task stops after its current step; no later step runs", async ({

@@ -2,8 +2,8 @@ import type { AssistantModelMessage, JSONValue, ModelMessage, ToolModelMessage }
 import type { TranscriptEntry } from "../../db/schema/tasks.ts";
 
 /**
- * The conversation so far, rebuilt from the stored transcript, so a run resumed on another
- * worker continues after the last committed step instead of asking the model again.
+ * The conversation so far, rebuilt from the stored transcript: a run resumed on another worker
+ * continues after the last committed step instead of asking the model again.
  */
 export function transcriptMessages(entries: TranscriptEntry[]): ModelMessage[] {
   const messages: ModelMessage[] = [];
@@ -43,24 +43,6 @@ export function transcriptMessages(entries: TranscriptEntry[]): ModelMessage[] {
     }
   }
   return messages;
-}
-
-/** The writes the agent made, in order: replayed onto a fresh working copy when a run resumes. */
-export function committedWrites(entries: TranscriptEntry[]): { path: string; content: string }[] {
-  const ok = new Set(
-    entries
-      .filter((e) => e.type === "tool_result" && e.tool === "write_file" && e.outcome === "ok")
-      .map((e) => (e.type === "tool_result" ? e.callId : "")),
-  );
-  const writes: { path: string; content: string }[] = [];
-  for (const e of entries) {
-    if (e.type !== "tool_call" || e.tool !== "write_file" || !ok.has(e.callId)) continue;
-    const input = e.input as { path?: unknown; content?: unknown };
-    if (typeof input.path === "string" && typeof input.content === "string") {
-      writes.push({ path: input.path, content: input.content });
-    }
-  }
-  return writes;
 }
 
 /**

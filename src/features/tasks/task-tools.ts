@@ -1,0 +1,97 @@
+import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
+import type { Deps } from "../../deps.ts";
+import { callSnapshotTool, type ToolOutput } from "./call-snapshot-tool.ts";
+import type { RunningTask } from "./gate.ts";
+import { recordToolCall } from "./record-tool-call.ts";
+import type { SessionPool } from "./session-pool.ts";
+
+/**
+ * A run that stopped (budget, cancellation, another worker took it over) makes no more calls,
+ * even when its model still answers. Nothing is recorded: nothing ran, and the task may already
+ * be final.
+ */
+const stopped = (options: ToolExecutionOptions): ToolOutput | undefined =>
+  options.abortSignal?.aborted
+    ? { outcome: "refused", error: "run_stopped", message: "The run has stopped; this call was not made." }
+    : undefined;
+
+/** The task's frozen customer tools, each routed through the per-call gate (`callSnapshotTool`). */
+export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Record<string, Tool> {
+  return Object.fromEntries(
+    task.snapshot.tools.map((t) => [
+      t.modelName,
+      {
+        description: [t.title, t.description].filter(Boolean).join(" — ") || t.toolName,
+        inputSchema: jsonSchema(t.inputSchema),
+        execute: async (input: unknown, options: ToolExecutionOptions) =>
+          stopped(options) ??
+          callSnapshotTool({
+            deps,
+            task,
+            tool: t,
+            input: (input ?? {}) as Record<string, unknown>,
+            sessions,
+          }),
+      } satisfies Tool,
+    ]),
+  );
+}
+
+/**
+ * The runtime's own tools (`finish`, a remediation's workspace and evidence tools): no
+ * connection, so no connection gate, but the same call record as a customer tool — the attempt
+ * committed `ambiguous` before the tool runs, its outcome written with the step's other calls
+ * (`SessionPool.settle`) before the step's transcript. A result `{ outcome: "error", error }` is
+ * recorded as an error with that code; a throw as `internal`.
+ */
+export function ownTools(
+  deps: Deps,
+  task: RunningTask,
+  sessions: SessionPool,
+  tools: Record<string, Tool>,
+): Record<string, Tool> {
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, t]) => {
+      const execute = t.execute;
+      if (!execute) return [name, t];
+      const recorded: Tool["execute"] = async (input, options) => {
+        const refused = stopped(options);
+        if (refused) return refused;
+        const started = performance.now();
+        const id = await recordToolCall(deps.db, {
+          taskId: task.id,
+          modelToolName: name,
+          connectionId: null,
+          connectionRevision: null,
+          toolName: name,
+          startedAt: deps.clock(),
+          durationMs: 0,
+          outcome: "ambiguous",
+          errorCode: null,
+        });
+        const finished = (errorCode: string | null) =>
+          sessions.finished({
+            id,
+            outcome: errorCode ? "error" : "ok",
+            errorCode,
+            durationMs: Math.round(performance.now() - started),
+          });
+        // Tracked with its outcome, so a settle never finds the call answered but unrecorded.
+        const call = (async () => {
+          try {
+            const output = await execute(input, options);
+            const { outcome, error } = (output ?? {}) as { outcome?: unknown; error?: unknown };
+            finished(outcome === "error" ? (typeof error === "string" ? error : "tool_error") : null);
+            return output;
+          } catch (error) {
+            finished("internal");
+            throw error;
+          }
+        })();
+        sessions.track(call);
+        return call;
+      };
+      return [name, { ...t, execute: recorded }];
+    }),
+  );
+}
