@@ -13,8 +13,8 @@ const engineIndependent = [
   "test/browser/**",
   "src/v8-tuning.test.ts",
   "test/example-agent.test.ts",
-  "src/mcp/conformance.test.ts",
-  "src/cli/**",
+  "src/transports/mcp/conformance.test.ts",
+  "src/transports/cli/**",
 ];
 
 export default defineConfig({

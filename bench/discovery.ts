@@ -202,9 +202,9 @@ async function bareLister(info: ServerInfo): Promise<() => Promise<number>> {
 
 /** patchbay's discovery path, with the egress dev override exactly as PATCHBAY_EGRESS_* set it. */
 async function patchbayLister(info: ServerInfo): Promise<() => Promise<number>> {
-  const { egressPolicyFromEnv } = await import("../src/features/egress/address-policy.ts");
-  const { createEgress } = await import("../src/features/egress/egress-fetch.ts");
-  const { listRemoteTools } = await import("../src/features/mcp-client/remote-client.ts");
+  const { egressPolicyFromEnv } = await import("../src/platform/egress/address-policy.ts");
+  const { createEgress } = await import("../src/platform/egress/egress-fetch.ts");
+  const { listRemoteTools } = await import("../src/platform/mcp-client/remote-client.ts");
   const policy = egressPolicyFromEnv(
     {
       PATCHBAY_EGRESS_ALLOW_CIDRS: "127.0.0.1/32",

@@ -35,7 +35,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import type { TestCa } from "../src/features/egress/test-servers.ts";
+import type { TestCa } from "../test/lib/egress-servers.ts";
 import { startChild as startChildRole } from "./lib/child-role.ts";
 import { SPLIT_STEPS, type Split } from "./lib/gate-variants.ts";
 import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
@@ -225,7 +225,7 @@ function startChild(args: string[], marker: string, env: Record<string, string> 
 // ---------------------------------------------------------------- roles
 
 async function serve(): Promise<void> {
-  const { makeTestCa } = await import("../src/features/egress/test-servers.ts");
+  const { makeTestCa } = await import("../test/lib/egress-servers.ts");
   const { echoTool, manyTools, slowTool, startMcpServer } = await import("../test/lib/mcp-servers.ts");
   const ca = await makeTestCa();
   const echo = settings.toolDelayMs > 0 ? slowTool(settings.toolDelayMs, "echo") : echoTool("echo");
@@ -251,7 +251,7 @@ async function measure(): Promise<void> {
   const info = JSON.parse(process.env.BENCH_SERVER ?? "{}") as ServerInfo;
   const ca = JSON.parse(readFileSync(info.caJson, "utf8")) as TestCa;
   const { count, eq } = await import("drizzle-orm");
-  const { taskToolCalls } = await import("../src/db/schema/tasks.ts");
+  const { taskToolCalls } = await import("../src/platform/db/schema/tasks.ts");
   const { callSnapshotTool, DEFAULT_CALL_TIMEOUT_MS } = await import(
     "../src/features/tasks/call-snapshot-tool.ts"
   );

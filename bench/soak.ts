@@ -26,7 +26,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { request } from "undici";
-import { generateKek } from "../src/features/vault/keyring.ts";
+import { generateKek } from "../src/platform/vault/keyring.ts";
 import { bootstrapTenant, type Tenant } from "./lib/bootstrap.ts";
 import { traceBatch } from "./lib/otlp-batches.ts";
 import { type Child, freePort, processRssBytes, startNode, tail, waitForHttp } from "./lib/processes.ts";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly (Node ≥ 22.18 strips types); see README.
-import { main } from "../src/cli/main.ts";
+import { main } from "../src/transports/cli/main.ts";
 
 await main(process.argv);

@@ -1,7 +1,7 @@
 // Writes docs/openapi.json from the route schemas. CI's drift test compares the two.
 import { writeFileSync } from "node:fs";
 import { createApiRoutes } from "../src/app.ts";
-import { buildOpenApiDocument } from "../src/http/openapi-document.ts";
+import { buildOpenApiDocument } from "../src/transports/http/openapi-document.ts";
 import { version } from "../src/version.ts";
 
 const file = new URL("../docs/openapi.json", import.meta.url);

@@ -1,6 +1,6 @@
-import type { Role } from "./db/schema/users.ts";
-import type { Permission } from "./features/api-keys/permissions.ts";
-import type { ResourceName } from "./features/oauth/resources.ts";
+import type { ResourceName } from "./oauth-resources.ts";
+import type { Permission } from "./permissions.ts";
+import type { Role } from "./platform/db/schema/users.ts";
 
 /**
  * Who is calling: an API key (`id` is the key's id), a person signed in to the web UI (`id` is

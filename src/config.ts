@@ -1,10 +1,10 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { ConfigError } from "./config-error.ts";
-import { type EgressPolicy, egressPolicyFromEnv } from "./features/egress/address-policy.ts";
 import { type RemediationSettings, readRemediationSettings } from "./features/remediations/settings.ts";
 import { type ModelSettings, readModelSettings } from "./features/tasks/model-config.ts";
-import { type PaymentSettings, readPaymentSettings } from "./features/x402/payment-settings.ts";
+import { type EgressPolicy, egressPolicyFromEnv } from "./platform/egress/address-policy.ts";
+import { type PaymentSettings, readPaymentSettings } from "./platform/payments/payment-settings.ts";
 
 export { ConfigError, EX_CONFIG } from "./config-error.ts";
 
@@ -64,7 +64,7 @@ export type Config = {
   /**
    * Admission on /api/v1, /mcp and /x402: requests worked on at once (past it: 503 `overloaded`),
    * and requests per minute per API key or OAuth grant and per organisation (0: no limit). Per
-   * instance (src/http/load-shedding.ts, src/http/rate-limit.ts).
+   * instance (src/transports/http/load-shedding.ts, src/transports/http/rate-limit.ts).
    */
   traffic: { maxConcurrentRequests: number; keyRequestsPerMinute: number; orgRequestsPerMinute: number };
   /** Remediation: the sandbox, where local-git repositories may live, the GitHub App. */

@@ -2,8 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase } from "../test/database.ts";
 import { withTransaction } from "./context.ts";
-import type { Db } from "./db/client.ts";
-import { rowsOf } from "./db/result-rows.ts";
+import type { Db } from "./platform/db/client.ts";
+import { rowsOf } from "./platform/db/result-rows.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let db: Db;

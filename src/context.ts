@@ -1,11 +1,11 @@
 import { is } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { Actor } from "./actor.ts";
-import type { Db } from "./db/client.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
-import type { Permission } from "./features/api-keys/permissions.ts";
-import { scopeForPermission } from "./features/oauth/resources.ts";
+import { scopeForPermission } from "./oauth-resources.ts";
+import type { Permission } from "./permissions.ts";
+import type { Db } from "./platform/db/client.ts";
 
 export type ServiceContext = {
   deps: Deps;

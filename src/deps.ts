@@ -1,14 +1,14 @@
 import type { LanguageModel } from "ai";
 import type { Config } from "./config.ts";
-import type { DatabaseHandle, Db } from "./db/client.ts";
 import type { AuthCache } from "./features/api-keys/auth-cache.ts";
-import type { Egress } from "./features/egress/egress-fetch.ts";
 import type { RemediationServices } from "./features/remediations/services.ts";
 import type { TelemetryRuntime } from "./features/telemetry/telemetry-runtime.ts";
-import type { Keyring } from "./features/vault/keyring.ts";
-import type { Payments } from "./features/x402/payments.ts";
-import type { Jobs } from "./jobs/queue.ts";
-import type { Logger } from "./logger.ts";
+import type { DatabaseHandle, Db } from "./platform/db/client.ts";
+import type { Egress } from "./platform/egress/egress-fetch.ts";
+import type { Logger } from "./platform/logging/logger.ts";
+import type { Payments } from "./platform/payments/payments.ts";
+import type { Jobs } from "./platform/queue/queue.ts";
+import type { Keyring } from "./platform/vault/keyring.ts";
 
 /**
  * Everything a verb may reach. Built once at start-up (`buildDeps`, or per test file); passed down

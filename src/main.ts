@@ -3,16 +3,16 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
-import { sweepIdempotencyKeys } from "./db/claim.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
-import { devChainBanner } from "./features/x402/dev-chain-banner.ts";
-import { sweepX402Payments } from "./features/x402/payment-lock.ts";
-import { drainable } from "./http/drain.ts";
-import { createLogger } from "./logger.ts";
+import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
+import { createLogger } from "./platform/logging/logger.ts";
+import { devChainBanner } from "./platform/payments/dev-chain-banner.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
+import { drainable } from "./transports/http/drain.ts";
+import { sweepX402Payments } from "./transports/x402/payment-lock.ts";
 import { tuneV8ForServing } from "./v8-tuning.ts";
 
 /** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */

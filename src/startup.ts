@@ -1,24 +1,24 @@
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import { type DatabaseHandle, openDatabase } from "./db/client.ts";
-import { migrateDatabase } from "./db/migrate.ts";
-import { organizations } from "./db/schema/organizations.ts";
 import type { Deps } from "./deps.ts";
 import { createAuthCache } from "./features/api-keys/auth-cache.ts";
 import { listenForAuthChanges } from "./features/api-keys/auth-changes.ts";
-import { createEgress } from "./features/egress/egress-fetch.ts";
 import {
   type BootstrapResult,
   bootstrapOrganization,
 } from "./features/organizations/bootstrap-organization.ts";
 import { createLanguageModel } from "./features/tasks/model-config.ts";
 import { jobQueues } from "./features/tasks/task-queue.ts";
-import { loadKeyring } from "./features/vault/load-keyring.ts";
 import { setUserPassword } from "./features/web-sessions/set-password.ts";
-import { startPayments } from "./features/x402/payments.ts";
 import { randomToken } from "./ids.ts";
-import { createJobs } from "./jobs/queue.ts";
-import type { Logger } from "./logger.ts";
+import { type DatabaseHandle, openDatabase } from "./platform/db/client.ts";
+import { migrateDatabase } from "./platform/db/migrate.ts";
+import { organizations } from "./platform/db/schema/organizations.ts";
+import { createEgress } from "./platform/egress/egress-fetch.ts";
+import type { Logger } from "./platform/logging/logger.ts";
+import { startPayments } from "./platform/payments/payments.ts";
+import { createJobs } from "./platform/queue/queue.ts";
+import { loadKeyring } from "./platform/vault/load-keyring.ts";
 import { withServices } from "./services.ts";
 
 /** Opens and migrates the configured database under the start-up lock. */

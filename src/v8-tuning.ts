@@ -1,5 +1,5 @@
 import { setFlagsFromString } from "node:v8";
-import type { DatabaseTarget } from "./db/client.ts";
+import type { DatabaseTarget } from "./platform/db/client.ts";
 
 /**
  * V8 settings for the serving process, applied once at start, before its heap has grown. V8

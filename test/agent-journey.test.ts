@@ -1,5 +1,4 @@
 import { afterAll, vi } from "vitest";
-import { hexId, jsonSpan, jsonTraces } from "../src/features/telemetry/test-support.ts";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
 import { appFetch, payingFetch, startTestChain } from "./lib/dev-chain.ts";
 import { keyFor } from "./lib/members.ts";
@@ -10,6 +9,7 @@ import {
   removeFixtureRepos,
   telemetryHarness,
 } from "./lib/remediation.ts";
+import { hexId, jsonSpan, jsonTraces } from "./lib/telemetry.ts";
 import { eventually } from "./lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "./web.ts";
 

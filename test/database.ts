@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
-import { type DatabaseHandle, openDatabase } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
+import { type DatabaseHandle, openDatabase } from "../src/platform/db/client.ts";
+import { migrateDatabase } from "../src/platform/db/migrate.ts";
 
 /**
  * The PostgreSQL server for the `test:pg` lane (`PATCHBAY_TEST_PG`, a maintenance URL such as

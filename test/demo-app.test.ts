@@ -3,9 +3,9 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import type { Problem, ProblemPage } from "../src/features/telemetry/problems/schemas.ts";
 import type { LogPage, ServiceHealthPage, Trace } from "../src/features/telemetry/queries/schemas.ts";
-import { createKey } from "../src/features/telemetry/test-support.ts";
 import { describe, expect, test } from "./fixtures.ts";
 import { listen } from "./http.ts";
+import { createKey } from "./lib/telemetry.ts";
 
 const demoDir = fileURLToPath(new URL("../examples/demo-app/", import.meta.url));
 

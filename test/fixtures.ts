@@ -5,21 +5,21 @@ import { loadConfig } from "../src/config.ts";
 import type { Deps } from "../src/deps.ts";
 import { createAuthCache } from "../src/features/api-keys/auth-cache.ts";
 import { listenForAuthChanges } from "../src/features/api-keys/auth-changes.ts";
-import type { EgressPolicy } from "../src/features/egress/address-policy.ts";
-import { createEgress } from "../src/features/egress/egress-fetch.ts";
-import { devPolicy, makeTestCa, type TestCa } from "../src/features/egress/test-servers.ts";
 import {
   type BootstrapResult,
   bootstrapOrganization,
 } from "../src/features/organizations/bootstrap-organization.ts";
 import { jobQueues } from "../src/features/tasks/task-queue.ts";
-import { generateKek, parseKeyring } from "../src/features/vault/keyring.ts";
-import { paymentsUnavailable } from "../src/features/x402/payments.ts";
-import { createJobs } from "../src/jobs/queue.ts";
-import { createLogger } from "../src/logger.ts";
+import type { EgressPolicy } from "../src/platform/egress/address-policy.ts";
+import { createEgress } from "../src/platform/egress/egress-fetch.ts";
+import { createLogger } from "../src/platform/logging/logger.ts";
+import { paymentsUnavailable } from "../src/platform/payments/payments.ts";
+import { createJobs } from "../src/platform/queue/queue.ts";
+import { generateKek, parseKeyring } from "../src/platform/vault/keyring.ts";
 import { withServices } from "../src/services.ts";
 import { createTestDatabase } from "./database.ts";
 import { type Client, client } from "./http.ts";
+import { devPolicy, makeTestCa, type TestCa } from "./lib/egress-servers.ts";
 import { type McpServerOptions, type McpTestServer, startMcpServer } from "./lib/mcp-servers.ts";
 
 export type Tenant = BootstrapResult & { api: Client };

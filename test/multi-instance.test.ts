@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generateKek } from "../src/features/vault/keyring.ts";
+import { generateKek } from "../src/platform/vault/keyring.ts";
 import { testPgUrl } from "./database.ts";
 import { runPatchbay, type ServerEnv, type SpawnedServer, spawnServer } from "./lib/spawn-server.ts";
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { users } from "../src/db/schema/users.ts";
 import type { Deps } from "../src/deps.ts";
 import { setUserPassword } from "../src/features/web-sessions/set-password.ts";
+import { users } from "../src/platform/db/schema/users.ts";
 
 type AppLike = {
   request(input: string, init?: RequestInit, env?: object): Response | Promise<Response>;

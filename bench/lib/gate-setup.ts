@@ -7,13 +7,13 @@
  */
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { type Db, openDatabase } from "../../src/db/client.ts";
-import { migrateDatabase } from "../../src/db/migrate.ts";
-import * as schema from "../../src/db/schema/index.ts";
-import type { SnapshotConnection, SnapshotTool } from "../../src/db/schema/tasks.ts";
 import type { Deps } from "../../src/deps.ts";
-import type { TestCa } from "../../src/features/egress/test-servers.ts";
 import type { RunningTask } from "../../src/features/tasks/gate.ts";
+import { type Db, openDatabase } from "../../src/platform/db/client.ts";
+import { migrateDatabase } from "../../src/platform/db/migrate.ts";
+import * as schema from "../../src/platform/db/schema/index.ts";
+import type { SnapshotConnection, SnapshotTool } from "../../src/platform/db/schema/tasks.ts";
+import type { TestCa } from "../../test/lib/egress-servers.ts";
 import { readyTask, taskDeps } from "../../test/lib/task-setup.ts";
 
 export type GateBench = {

@@ -1,12 +1,12 @@
 import { count, eq, sum } from "drizzle-orm";
-import type { Db } from "../../src/db/client.ts";
-import { problems } from "../../src/db/schema/problems.ts";
-import { publishableKeys } from "../../src/db/schema/publishable-keys.ts";
-import { telemetryTraceChunks } from "../../src/db/schema/telemetry.ts";
 import {
   generatePublishableKey,
   newPublishableKeyId,
 } from "../../src/features/publishable-keys/key-value.ts";
+import type { Db } from "../../src/platform/db/client.ts";
+import { problems } from "../../src/platform/db/schema/problems.ts";
+import { publishableKeys } from "../../src/platform/db/schema/publishable-keys.ts";
+import { telemetryTraceChunks } from "../../src/platform/db/schema/telemetry.ts";
 
 /** A publishable key for the tenant's environment, written directly (no API, no actor). */
 export async function createPublishableKeyRow(

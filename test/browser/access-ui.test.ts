@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
-import { memberships } from "../../src/db/schema/users.ts";
-import { webSessions } from "../../src/db/schema/web-sessions.ts";
+import { memberships } from "../../src/platform/db/schema/users.ts";
+import { webSessions } from "../../src/platform/db/schema/web-sessions.ts";
 import { test as base, describe, expect, newTenant } from "../fixtures.ts";
 import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ok } from "../../src/mcp/test-client.ts";
 import { test as base, describe, expect, newTenant } from "../fixtures.ts";
+import { ok } from "../lib/mcp-client.ts";
 import { echoTool } from "../lib/mcp-servers.ts";
 import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generateKek } from "../../src/features/vault/keyring.ts";
+import { generateKek } from "../../src/platform/vault/keyring.ts";
 import { runPatchbay, type SpawnedServer, spawnServer } from "../lib/spawn-server.ts";
 import { type PgCluster, startPgCluster } from "./lib/pg-cluster.ts";
 import { startTcpProxy, type TcpProxy } from "./lib/tcp-proxy.ts";

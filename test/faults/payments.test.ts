@@ -1,6 +1,6 @@
 import { formatUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generateKek } from "../../src/features/vault/keyring.ts";
+import { generateKek } from "../../src/platform/vault/keyring.ts";
 import type { DevChainControl } from "./lib/dev-chain-control.ts";
 import { type PaidInstance, paymentKey, startPaidInstance } from "./lib/paid-instance.ts";
 import {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { generateKek } from "../../src/features/vault/keyring.ts";
+import { generateKek } from "../../src/platform/vault/keyring.ts";
 import { type Client, client } from "../http.ts";
 import { type GitRepo, makeGitRepo } from "../lib/git-repo.ts";
 import { FIXED, fixtureFiles, PROBLEM_ID, type RunView, waitForRun } from "../lib/remediation.ts";

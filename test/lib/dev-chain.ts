@@ -14,10 +14,10 @@ import {
   parseUnits,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { devAccount } from "../../src/features/x402/dev-chain.ts";
-import { type Payments, startPayments } from "../../src/features/x402/payments.ts";
-import { readPrices } from "../../src/features/x402/prices.ts";
-import { createLogger } from "../../src/logger.ts";
+import { createLogger } from "../../src/platform/logging/logger.ts";
+import { devAccount } from "../../src/platform/payments/dev-chain.ts";
+import { type Payments, startPayments } from "../../src/platform/payments/payments.ts";
+import { readPrices } from "../../src/platform/payments/prices.ts";
 
 export type ReadyPayments = Extract<Payments, { kind: "ready" }>;
 

@@ -2,9 +2,9 @@
 // catch the AppError a call fails with.
 
 import { AppError } from "../../src/errors.ts";
-import type { EgressPolicy } from "../../src/features/egress/address-policy.ts";
-import { createEgress, type Egress } from "../../src/features/egress/egress-fetch.ts";
-import { devPolicy } from "../../src/features/egress/test-servers.ts";
+import type { EgressPolicy } from "../../src/platform/egress/address-policy.ts";
+import { createEgress, type Egress } from "../../src/platform/egress/egress-fetch.ts";
+import { devPolicy } from "./egress-servers.ts";
 import type { McpHttps } from "./mcp-https.ts";
 
 /** Egress that may reach exactly these servers' ports (and trusts the first one's CA). */

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { makeTestCa, type TestCa } from "../../src/features/egress/test-servers.ts";
+import { makeTestCa, type TestCa } from "./egress-servers.ts";
 import { isRecord, type McpHttps, startMcpHttps, type TestAuth } from "./mcp-https.ts";
 
 /** The tools server-everything registers for a client without roots/sampling/elicitation. */

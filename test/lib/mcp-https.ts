@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import type { TestCa } from "../../src/features/egress/test-servers.ts";
+import type { TestCa } from "./egress-servers.ts";
 
 /** What the server accepts: anything else gets `rejectStatus` (401 unless set). */
 export type TestAuth =

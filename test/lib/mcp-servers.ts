@@ -12,7 +12,7 @@ import {
   type ListToolsResult,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { makeTestCa, type TestCa } from "../../src/features/egress/test-servers.ts";
+import { makeTestCa, type TestCa } from "./egress-servers.ts";
 import { type McpHttps, startMcpHttps, type TestAuth } from "./mcp-https.ts";
 
 export type { RecordedRequest, TestAuth } from "./mcp-https.ts";

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { createApp } from "../../src/app.ts";
-import { apiKeys } from "../../src/db/schema/api-keys.ts";
-import { memberships } from "../../src/db/schema/users.ts";
 import type { Deps } from "../../src/deps.ts";
 import { generateApiKeySecret } from "../../src/features/api-keys/key-secret.ts";
-import { permissions } from "../../src/features/api-keys/permissions.ts";
+import { permissions } from "../../src/permissions.ts";
+import { apiKeys } from "../../src/platform/db/schema/api-keys.ts";
+import { memberships } from "../../src/platform/db/schema/users.ts";
 import { newTenant, type Tenant } from "../fixtures.ts";
 import { type Client, client } from "../http.ts";
 

@@ -2,8 +2,9 @@
 // TASK_CHILD (JSON: { database: DatabaseTarget, ca: TestCa, port, taskId, toolName }) with a
 // scripted model that calls `toolName` once, then finishes. Prints `RUNNING` before the task
 // starts and `FINISHED <status>` if it ever ends. Run as `node test/lib/task-child.ts`.
-import { openDatabase } from "../../src/db/client.ts";
+
 import { runTask } from "../../src/features/tasks/run-task.ts";
+import { openDatabase } from "../../src/platform/db/client.ts";
 import { scriptedModel } from "./scripted-model.ts";
 import { taskDeps } from "./task-setup.ts";
 

@@ -7,19 +7,19 @@ import { MockLanguageModelV3 } from "ai/test";
 import { eq } from "drizzle-orm";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
-import type { DatabaseHandle } from "../../src/db/client.ts";
-import { tasks } from "../../src/db/schema/tasks.ts";
 import type { Deps } from "../../src/deps.ts";
-import { createEgress } from "../../src/features/egress/egress-fetch.ts";
-import { devPolicy, type TestCa } from "../../src/features/egress/test-servers.ts";
 import { bootstrapOrganization } from "../../src/features/organizations/bootstrap-organization.ts";
 import type { RunningTask } from "../../src/features/tasks/gate.ts";
-import { generateKek, parseKeyring } from "../../src/features/vault/keyring.ts";
-import { paymentsUnavailable } from "../../src/features/x402/payments.ts";
-import { readPrices } from "../../src/features/x402/prices.ts";
-import { createLogger } from "../../src/logger.ts";
+import type { DatabaseHandle } from "../../src/platform/db/client.ts";
+import { tasks } from "../../src/platform/db/schema/tasks.ts";
+import { createEgress } from "../../src/platform/egress/egress-fetch.ts";
+import { createLogger } from "../../src/platform/logging/logger.ts";
+import { paymentsUnavailable } from "../../src/platform/payments/payments.ts";
+import { readPrices } from "../../src/platform/payments/prices.ts";
+import { generateKek, parseKeyring } from "../../src/platform/vault/keyring.ts";
 import { withServices } from "../../src/services.ts";
 import { client } from "../http.ts";
+import { devPolicy, type TestCa } from "./egress-servers.ts";
 
 /**
  * Deps on `database` whose egress reaches loopback servers on `ports` presenting `ca`. No job

@@ -1,5 +1,5 @@
 import type { Deps } from "../../deps.ts";
-import { signToken, verifyToken } from "../vault/signed-token.ts";
+import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
 
 /**
  * The link a human operator opens to take over a wallet organisation. It names the onboarding

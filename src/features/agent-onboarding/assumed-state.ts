@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Deps } from "../../deps.ts";
-import type { Keyring } from "../vault/keyring.ts";
-import { signToken, verifyToken } from "../vault/signed-token.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
+import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
 import type { NextAction } from "./next-action.ts";
 
 /** How long a suggestion's assumption stays usable: long enough to pay, short enough to be fresh. */

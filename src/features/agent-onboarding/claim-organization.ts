@@ -1,11 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 import { sessionOfApprovalToken } from "./approval-link.ts";
 import { hasRepository, isClaimed } from "./organization-progress.ts";
 

@@ -1,8 +1,8 @@
-import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
+import type { OnboardingState } from "../../platform/db/schema/onboarding-sessions.ts";
+import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
 import { assumeProblem } from "../remediations/problem-assumption.ts";
-import { formatUsd, type PriceKey } from "../x402/prices.ts";
 import { assumeState, stateDigest } from "./assumed-state.ts";
 import type { NextAction } from "./next-action.ts";
 import { activeSessions, type OperatorStep } from "./organization-progress.ts";

@@ -1,8 +1,8 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
-import { repositories } from "../../db/schema/repositories.ts";
-import { memberships } from "../../db/schema/users.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 
 /** A wallet organisation is claimed once a human owns it (through an approval link). */
 export async function isClaimed(db: Db, organizationId: string): Promise<boolean> {

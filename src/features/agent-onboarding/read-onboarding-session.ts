@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import type { OnboardingSession } from "./schemas.ts";
 import { hashSessionToken } from "./session-token.ts";
 import { viewSession } from "./session-view.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { onboardingStates } from "../../db/schema/onboarding-sessions.ts";
+import { onboardingStates } from "../../platform/db/schema/onboarding-sessions.ts";
 import { singleLineText } from "../../schemas.ts";
 
 /** Shared by every /x402 answer: the suggested next calls, best first (DESIGN §7). */

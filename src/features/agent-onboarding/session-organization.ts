@@ -1,7 +1,7 @@
 import { and, eq, gt } from "drizzle-orm";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { hashSessionToken } from "./session-token.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client.ts";
-import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import type { OnboardingState } from "../../platform/db/schema/onboarding-sessions.ts";
 import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
 import { type OperatorStep, operatorSteps } from "./organization-progress.ts";
 

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import type { OnboardingState } from "../../db/schema/onboarding-sessions.ts";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
+import type { OnboardingState } from "../../platform/db/schema/onboarding-sessions.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { approvalUrl } from "./approval-link.ts";
 import { sessionActions } from "./next-actions.ts";
 import type { OnboardingSession } from "./schemas.ts";

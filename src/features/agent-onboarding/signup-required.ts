@@ -1,6 +1,6 @@
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import { formatUsd } from "../x402/prices.ts";
+import { formatUsd } from "../../platform/payments/prices.ts";
 
 /** A paid call from a wallet without an organisation: refused (so not charged), pointing at signup. */
 export function signupRequired(deps: Pick<Deps, "config" | "payments">): AppError {

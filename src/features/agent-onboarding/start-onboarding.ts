@@ -1,8 +1,8 @@
 import { withTransaction } from "../../context.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { onboardingSessions } from "../../db/schema/onboarding-sessions.ts";
 import type { Deps } from "../../deps.ts";
 import { newId } from "../../ids.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import type { OnboardInput, StartedOnboarding } from "./schemas.ts";
 import { generateSessionToken } from "./session-token.ts";
 import { viewSession } from "./session-view.ts";

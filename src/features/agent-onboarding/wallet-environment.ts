@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import { environments } from "../../db/schema/environments.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 import { firstEnvironmentId } from "./sign-up-wallet.ts";
 import { signupRequired } from "./signup-required.ts";
 import { findWalletOrganization, type Wallet } from "./wallet.ts";

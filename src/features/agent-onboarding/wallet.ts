@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { organizations } from "../../db/schema/organizations.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
 
 /** The principal of paid calls: the verified payer on its network (DESIGN §4). */
 export type Wallet = { address: string; network: string };

@@ -7,14 +7,14 @@ import { appFetch, payingFetch, signedPayment, type TestChain } from "../../../t
 import { makeGitRepo } from "../../../test/lib/git-repo.ts";
 import { keyFor } from "../../../test/lib/members.ts";
 import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { x402Payments } from "../../db/schema/x402-payments.ts";
-import { paidTable } from "../../x402/paid-table.ts";
-import { x402Routes } from "../../x402/router.ts";
-import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
+import { paidTable } from "../../transports/x402/paid-table.ts";
+import { x402Routes } from "../../transports/x402/router.ts";
 
 const SIGNUP = 50_000n; // $0.05
 const ONBOARD = 50_000n;

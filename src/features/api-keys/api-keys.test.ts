@@ -1,7 +1,7 @@
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client, problem } from "../../../test/http.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
 
 describe("API keys", () => {
   test("create shows the secret once, stores only its hash, and grants exactly the asked permissions", async ({

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { DatabaseHandle, Db, Subscription } from "../../db/client.ts";
 import type { Deps } from "../../deps.ts";
-import type { Logger } from "../../logger.ts";
+import type { DatabaseHandle, Db, Subscription } from "../../platform/db/client.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import type { AuthCache } from "./auth-cache.ts";
 
 /** The PostgreSQL channel on which every instance hears about changes to access. */

@@ -4,11 +4,11 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import type { Permission } from "../../permissions.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { generateApiKeySecret } from "./key-secret.ts";
-import type { Permission } from "./permissions.ts";
 import type { ApiKey } from "./schemas.ts";
 import { toApiKey } from "./to-api-key.ts";
 

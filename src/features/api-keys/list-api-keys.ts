@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import type { ApiKey } from "./schemas.ts";
 import { toApiKey } from "./to-api-key.ts";
 

@@ -1,11 +1,11 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Actor } from "../../actor.ts";
-import type { Db } from "../../db/client.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
+import { isPermission } from "../../permissions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 import { hashApiKeySecret } from "./key-secret.ts";
-import { isPermission } from "./permissions.ts";
 
 /** Refresh `last_used_at` at most this often: a write per request would halve read throughput. */
 const LAST_USED_GRANULARITY_MS = 60_000;

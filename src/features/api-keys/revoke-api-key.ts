@@ -5,9 +5,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { notifyAuthChanged } from "./auth-changes.ts";
 
 /** Revokes a key of the caller's organisation. Revoking an already revoked key succeeds. */

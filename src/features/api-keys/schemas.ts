@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { permissions } from "../../permissions.ts";
 import { singleLineText } from "../../schemas.ts";
-import { permissions } from "./permissions.ts";
 
 export const PermissionSchema = z.enum(permissions).openapi("Permission");
 

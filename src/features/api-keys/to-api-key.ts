@@ -1,5 +1,5 @@
-import type { apiKeys } from "../../db/schema/api-keys.ts";
-import { isPermission } from "./permissions.ts";
+import { isPermission } from "../../permissions.ts";
+import type { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import type { ApiKey } from "./schemas.ts";
 
 /** The public view of a key: never the secret or its hash. */

@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
-import { canonicalTool, hashManifest } from "../mcp-client/tool-hash.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
+import { canonicalTool, hashManifest } from "../../platform/mcp-client/tool-hash.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
 import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";

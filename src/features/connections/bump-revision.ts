@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import type { ConnectionRow } from "./find-connection.ts";
 
 type Patch = Partial<

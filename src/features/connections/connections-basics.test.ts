@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client, problem } from "../../../test/http.ts";
 import { createApp } from "../../app.ts";
-import { strictEgressPolicy } from "../egress/address-policy.ts";
+import { strictEgressPolicy } from "../../platform/egress/address-policy.ts";
 
 const body = (over: Record<string, unknown> = {}) => ({
   alias: "runbooks",

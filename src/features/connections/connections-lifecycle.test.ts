@@ -1,8 +1,8 @@
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
 import { echoTool, type McpTestServer, manyTools } from "../../../test/lib/mcp-servers.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { vaultSecrets } from "../../db/schema/secrets.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { vaultSecrets } from "../../platform/db/schema/secrets.ts";
 
 type Conn = { id: string; revision: number; readiness: string; enabled: boolean; [k: string]: unknown };
 type Disc = {

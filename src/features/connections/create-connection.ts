@@ -1,11 +1,11 @@
 import type { ServiceContext } from "../../context.ts";
 import { withTransaction } from "../../context.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
-import { validateEndpointUrl } from "../egress/endpoint-url.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { isUniqueViolation } from "../../platform/db/errors.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { assertHeaderName } from "./header-name.ts";

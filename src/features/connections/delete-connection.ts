@@ -1,9 +1,9 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { deletionReceipts } from "../../db/schema/deletion-receipts.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { deletionReceipts } from "../../platform/db/schema/deletion-receipts.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { hashReceipt } from "./deletion-receipt.ts";
 import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
-import { listRemoteTools } from "../mcp-client/remote-client.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
+import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { remoteAuthFor } from "./remote-auth.ts";

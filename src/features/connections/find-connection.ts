@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { Connection } from "./schemas.ts";
 import { toConnection } from "./to-connection.ts";

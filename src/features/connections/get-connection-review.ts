@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { ToolDefinition } from "../../db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
+import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";

@@ -1,7 +1,7 @@
 import { and, eq, ne } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { deriveReadiness } from "./readiness.ts";
 
 /** Spec part 8. */

@@ -1,8 +1,8 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { authorizeConnections } from "./authorize.ts";
 import type { Connection } from "./schemas.ts";

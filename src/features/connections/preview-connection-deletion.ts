@@ -1,6 +1,6 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { deletionReceipts } from "../../db/schema/deletion-receipts.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { deletionReceipts } from "../../platform/db/schema/deletion-receipts.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { newReceipt, RECEIPT_TTL_MS } from "./deletion-receipt.ts";
 import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";

@@ -1,4 +1,4 @@
-import type { mcpConnections } from "../../db/schema/mcp-connections.ts";
+import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import type { Readiness } from "./schemas.ts";
 
 type Row = typeof mcpConnections.$inferSelect;

@@ -1,8 +1,8 @@
-import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
-import type { RemoteAuth } from "../mcp-client/remote-auth-header.ts";
-import { readCredential } from "../vault/credential-store.ts";
-import type { Keyring } from "../vault/keyring.ts";
+import type { Db } from "../../platform/db/client.ts";
+import type { RemoteAuth } from "../../platform/mcp-client/remote-auth-header.ts";
+import { readCredential } from "../../platform/vault/credential-store.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { ConnectionRow } from "./find-connection.ts";
 
 /** How to authenticate to the connection's server, with the vault credential when the kind needs one. */

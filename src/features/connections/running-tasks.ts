@@ -1,6 +1,6 @@
 import { and, inArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { tasks } from "../../db/schema/tasks.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 
 /**
  * Tasks not yet finished whose frozen snapshot includes the connection: deleting it makes their

@@ -1,8 +1,8 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
-import { listRemoteTools } from "../mcp-client/remote-client.ts";
-import { storeCredential } from "../vault/credential-store.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
+import { storeCredential } from "../../platform/vault/credential-store.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
 import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";

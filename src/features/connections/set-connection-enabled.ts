@@ -1,6 +1,6 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
 import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";

@@ -1,5 +1,5 @@
-import type { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import type { mcpDiscoveries } from "../../db/schema/mcp-discoveries.ts";
+import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import type { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { approvalIsStale, deriveReadiness, hasCredential, needsCredential, nextSteps } from "./readiness.ts";
 import type { Connection } from "./schemas.ts";
 

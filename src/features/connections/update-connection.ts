@@ -1,8 +1,8 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
-import { validateEndpointUrl } from "../egress/endpoint-url.ts";
-import { destroyCredential } from "../vault/credential-store.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
+import { destroyCredential } from "../../platform/vault/credential-store.ts";
 import { authorizeConnections } from "./authorize.ts";
 import { bumpRevision } from "./bump-revision.ts";
 import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";

@@ -1,8 +1,8 @@
 import { and, eq, gt } from "drizzle-orm";
-import { credentialUploads } from "../../db/schema/credential-uploads.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
+import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { setConnectionCredential } from "../connections/set-connection-credential.ts";
 import type { WebUser } from "../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../web-sessions/web-actor.ts";

@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
 import type { Tenant } from "../../../test/fixtures.ts";
 import { describe, expect, newTenant, test } from "../../../test/fixtures.ts";
+import { connectMcp, failed, ok } from "../../../test/lib/mcp-client.ts";
 import type { McpServerOptions, McpTestServer } from "../../../test/lib/mcp-servers.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
 import type { createApp } from "../../app.ts";
-import { credentialUploads } from "../../db/schema/credential-uploads.ts";
-import { vaultSecrets as secrets } from "../../db/schema/secrets.ts";
-import { users } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
-import { connectMcp, failed, ok } from "../../mcp/test-client.ts";
+import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
+import { vaultSecrets as secrets } from "../../platform/db/schema/secrets.ts";
+import { users } from "../../platform/db/schema/users.ts";
 
 type Upload = { requestId: string; status: string; url?: string; revision: number; errorCode?: string };
 type Conn = { id: string; revision: number; credential: { set: boolean } | null };

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { credentialUploads } from "../../db/schema/credential-uploads.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
 import { authorizeConnections } from "../connections/authorize.ts";
 import { assertRevision, findConnection } from "../connections/find-connection.ts";
 import { UPLOAD_TTL_MS, type UploadStatus, uploadStatus } from "./upload-status.ts";

@@ -1,4 +1,4 @@
-import type { credentialUploads } from "../../db/schema/credential-uploads.ts";
+import type { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
 
 export type UploadRow = typeof credentialUploads.$inferSelect;
 

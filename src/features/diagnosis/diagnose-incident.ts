@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client.ts";
+import type { Db } from "../../platform/db/client.ts";
 import { listProblems } from "../telemetry/problems/list-problems.ts";
 import type { ProblemSummary } from "../telemetry/problems/schemas.ts";
 import { getServiceHealth, windowMs } from "../telemetry/queries/get-service-health.ts";

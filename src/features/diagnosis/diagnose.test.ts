@@ -2,8 +2,8 @@ import type { Hex } from "viem";
 import { describe, expect } from "../../../test/fixtures.ts";
 import { payingFetch, type TestChain } from "../../../test/lib/dev-chain.ts";
 import { jsonPost, type PaidApp, paidTest as test } from "../../../test/lib/paid-app.ts";
+import { hexId, jsonLog, jsonLogs, jsonSpan, jsonTraces, nanosAgo } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { hexId, jsonLog, jsonLogs, jsonSpan, jsonTraces, nanosAgo } from "../telemetry/test-support.ts";
 import { incidentTerms } from "./incident-terms.ts";
 
 const DIAGNOSE = 100_000n; // $0.10

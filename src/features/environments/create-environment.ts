@@ -4,9 +4,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { environments } from "../../db/schema/environments.ts";
 import { newUuid } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 import type { Environment } from "./schemas.ts";
 import { toEnvironment } from "./to-environment.ts";
 import { rethrowNameTaken } from "./unique-name.ts";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { selectEnvironments } from "./find-environment.ts";
 
 describe("environments", () => {

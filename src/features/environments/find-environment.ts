@@ -1,10 +1,10 @@
 import { and, eq, is, sql } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
-import { type BatchReader, batchReader } from "../../db/batch-reads.ts";
-import type { Db } from "../../db/client.ts";
-import { environments } from "../../db/schema/environments.ts";
 import { AppError } from "../../errors.ts";
+import { type BatchReader, batchReader } from "../../platform/db/batch-reads.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 
 type EnvironmentRow = typeof environments.$inferSelect;
 

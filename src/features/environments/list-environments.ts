@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { environments } from "../../db/schema/environments.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 import type { Environment } from "./schemas.ts";
 import { toEnvironment } from "./to-environment.ts";
 

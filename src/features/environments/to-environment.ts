@@ -1,4 +1,4 @@
-import type { environments } from "../../db/schema/environments.ts";
+import type { environments } from "../../platform/db/schema/environments.ts";
 import type { Environment } from "./schemas.ts";
 
 export const toEnvironment = (row: typeof environments.$inferSelect): Environment => ({

@@ -1,5 +1,5 @@
-import { isUniqueViolation } from "../../db/errors.ts";
 import { AppError } from "../../errors.ts";
+import { isUniqueViolation } from "../../platform/db/errors.ts";
 
 /** Maps the (organisation, name) unique violation to a clear 409; rethrows anything else. */
 export function rethrowNameTaken(error: unknown, name: string): never {

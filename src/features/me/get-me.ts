@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { users } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { users } from "../../platform/db/schema/users.ts";
 import type { Me } from "./schemas.ts";
 
 /** Who the caller is: needs no permission, any valid credential may ask. */

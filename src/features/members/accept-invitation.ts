@@ -1,11 +1,11 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { invitations } from "../../db/schema/invitations.ts";
-import { memberships, users } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
+import { memberships, users } from "../../platform/db/schema/users.ts";
 import { assertPasswordAcceptable, hashPassword, verifyPassword } from "../web-sessions/password.ts";
 import { type StartedWebSession, startWebSession } from "../web-sessions/start-web-session.ts";
 import { claimSignInAttempt, releaseSignInAttempt } from "../web-sessions/throttle.ts";

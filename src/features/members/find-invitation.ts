@@ -1,9 +1,9 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { invitations } from "../../db/schema/invitations.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { type Role, users } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { type Role, users } from "../../platform/db/schema/users.ts";
 import { hashInvitationToken } from "./invitation-token.ts";
 
 export type OpenInvitation = {

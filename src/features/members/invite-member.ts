@@ -1,10 +1,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { invitations } from "../../db/schema/invitations.ts";
-import { memberships, type Role, users } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
+import { memberships, type Role, users } from "../../platform/db/schema/users.ts";
 import { normalizeEmail } from "../web-sessions/sign-in.ts";
 import { requireOwner } from "./authorize.ts";
 import { INVITATION_TTL_MS, newInvitationToken } from "./invitation-token.ts";

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { invitations } from "../../db/schema/invitations.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
 import { requireOwner } from "./authorize.ts";
 import type { Invitation } from "./types.ts";
 

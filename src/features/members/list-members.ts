@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { memberships, users } from "../../db/schema/users.ts";
+import { memberships, users } from "../../platform/db/schema/users.ts";
 import type { Member } from "./types.ts";
 
 /** The organisation's members; every member may see who else belongs. */

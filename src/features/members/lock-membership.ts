@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { memberships } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 
 type MembershipRow = typeof memberships.$inferSelect;
 

@@ -1,9 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { memberships } from "../../db/schema/users.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
-import { recordAudit } from "../audit/record-audit.ts";
 import { revokeMemberGrants } from "../oauth/revoke-member-grants.ts";
 import { requireOwner } from "./authorize.ts";
 import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";

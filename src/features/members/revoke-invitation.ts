@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { invitations } from "../../db/schema/invitations.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
 import { requireOwner } from "./authorize.ts";
 
 /** Withdraws an open invitation; its link stops working. Revoking a used or revoked one is a no-op. */

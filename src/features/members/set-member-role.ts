@@ -1,7 +1,7 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { memberships, type Role } from "../../db/schema/users.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { memberships, type Role } from "../../platform/db/schema/users.ts";
 import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
-import { recordAudit } from "../audit/record-audit.ts";
 import { requireOwner } from "./authorize.ts";
 import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";
 

@@ -1,4 +1,4 @@
-import type { Role } from "../../db/schema/users.ts";
+import type { Role } from "../../platform/db/schema/users.ts";
 
 export type Member = {
   userId: string;

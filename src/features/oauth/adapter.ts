@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, gt, isNull, lte, notExists, or } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { oauthGrants, oauthModels } from "../../db/schema/oauth.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { oauthGrants, oauthModels } from "../../platform/db/schema/oauth.ts";
 
 /** What oidc-provider stores per model instance (see its example/my_adapter.js). */
 export type StoredPayload = Record<string, unknown>;

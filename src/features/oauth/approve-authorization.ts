@@ -1,10 +1,10 @@
 import type Provider from "oidc-provider";
 import { type ServiceContext, withTransaction } from "../../context.ts";
-import { oauthGrants } from "../../db/schema/oauth.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { oauthGrants } from "../../platform/db/schema/oauth.ts";
 import type { WebUser } from "../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../web-sessions/web-actor.ts";
 

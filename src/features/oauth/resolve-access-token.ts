@@ -1,17 +1,22 @@
 import { and, eq } from "drizzle-orm";
 import type { Actor } from "../../actor.ts";
-import { oauthGrants } from "../../db/schema/oauth.ts";
-import { memberships } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import {
+  permissionsForScopes,
+  type ResourceName,
+  resourceNamed,
+  resourceUrl,
+} from "../../oauth-resources.ts";
+import { oauthGrants } from "../../platform/db/schema/oauth.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 import { createOAuthAdapter } from "./adapter.ts";
-import { permissionsForScopes, type ResourceName, resourceNamed, resourceUrl } from "./resources.ts";
 
 /** oidc-provider's opaque tokens are 43 base64url characters; allow some room, refuse junk early. */
 const tokenShape = /^[A-Za-z0-9_-]{20,256}$/;
 
 /**
- * An OAuth access token (opaque, issued by src/oauth/provider.ts) → the actor it acts as, or null
+ * An OAuth access token (opaque, issued by src/transports/oauth/provider.ts) → the actor it acts as, or null
  * when it is unknown, expired, revoked, or its person is no longer a member of the grant's
  * organisation. Read from the database on every request — tokens are not cached — so logging
  * out, revoking a grant or removing a member takes effect at once on every instance.

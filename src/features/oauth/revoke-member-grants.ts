@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { oauthGrants, oauthModels } from "../../db/schema/oauth.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { oauthGrants, oauthModels } from "../../platform/db/schema/oauth.ts";
 
 /**
  * Ends every OAuth grant a person holds in an organisation: the grant, its codes and tokens

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 import { describe, expect, test } from "vitest";
-import { addKekVersion, generateKek, parseKeyring } from "../vault/keyring.ts";
+import { addKekVersion, generateKek, parseKeyring } from "../../platform/vault/keyring.ts";
 import { cookieKeys, signingKeys } from "./signing-keys.ts";
 
 describe("derived OAuth keys", () => {

@@ -1,6 +1,6 @@
 import { createPrivateKey, type JsonWebKey } from "node:crypto";
-import { derivedKey } from "../vault/derived-key.ts";
-import type { Keyring } from "../vault/keyring.ts";
+import { derivedKey } from "../../platform/vault/derived-key.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
 
 /** PKCS#8 DER prefix of an Ed25519 private key: the 32-byte seed follows. */
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");

@@ -1,13 +1,13 @@
 import { withTransaction } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { environments } from "../../db/schema/environments.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { memberships, users } from "../../db/schema/users.ts";
 import { newId, newUuid, randomToken } from "../../ids.ts";
+import { permissions } from "../../permissions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { memberships, users } from "../../platform/db/schema/users.ts";
 import { generateApiKeySecret } from "../api-keys/key-secret.ts";
-import { permissions } from "../api-keys/permissions.ts";
 
 export type BootstrapResult = {
   organizationId: string;

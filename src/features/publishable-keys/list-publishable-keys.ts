@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { publishableKeys } from "../../db/schema/publishable-keys.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { PublishableKey } from "./schemas.ts";
 import { toPublishableKey } from "./to-publishable-key.ts";

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, newTenant, test } from "../../../test/fixtures.ts";
 import { client, problem } from "../../../test/http.ts";
-import { apiKeys } from "../../db/schema/api-keys.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
-import { publishableKeys } from "../../db/schema/publishable-keys.ts";
-import { memberships } from "../../db/schema/users.ts";
+import { permissions } from "../../permissions.ts";
+import { apiKeys } from "../../platform/db/schema/api-keys.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 import { generateApiKeySecret } from "../api-keys/key-secret.ts";
-import { permissions } from "../api-keys/permissions.ts";
 import { MAX_ACTIVE_PUBLISHABLE_KEYS } from "./limits.ts";
 
 type Created = { publishableKey: { id: string; prefix: string; environmentId: string }; key: string };

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { publishableKeys } from "../../db/schema/publishable-keys.ts";
-import type { Logger } from "../../logger.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import { hashPublishableKey } from "./key-value.ts";
 
 /** Who sends telemetry: the environment a publishable key belongs to. */

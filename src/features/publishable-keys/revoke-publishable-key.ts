@@ -5,9 +5,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { publishableKeys } from "../../db/schema/publishable-keys.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 
 /**

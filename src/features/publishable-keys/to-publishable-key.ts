@@ -1,4 +1,4 @@
-import type { publishableKeys } from "../../db/schema/publishable-keys.ts";
+import type { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import type { PublishableKey } from "./schemas.ts";
 
 /** The public view of a key: never the key or its hash. */

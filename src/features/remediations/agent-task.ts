@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { remediations } from "../../db/schema/remediations.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { newId } from "../../ids.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import type { RepositoryRow } from "../repositories/to-repository.ts";
 import { takeSnapshot } from "../tasks/take-snapshot.ts";
 import { BUILTIN_TOOL_NAMES } from "../tasks/task-queue.ts";

@@ -1,7 +1,7 @@
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { isAppError } from "../../errors.ts";
-import type { Workspace } from "../sandbox/sandbox.ts";
+import type { Workspace } from "../../platform/sandbox/sandbox.ts";
 import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
 import type { RunGoal } from "./run-goal.ts";
 

@@ -1,8 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { remediations } from "../../db/schema/remediations.ts";
-import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { PullRequestOutcome } from "../source-hosting/github/github-integration.ts";
 import { resolveMergedProblems } from "./resolve-merged-problems.ts";
 import { appendEvent } from "./run-state.ts";

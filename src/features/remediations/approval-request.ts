@@ -1,5 +1,5 @@
-import type { ApprovalKind, RemediationApproval } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
+import type { ApprovalKind, RemediationApproval } from "../../platform/db/schema/remediations.ts";
 
 export const approvalRequest = (
   deps: Pick<Deps, "clock">,

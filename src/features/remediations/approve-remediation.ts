@@ -5,7 +5,7 @@ import {
   withTransaction,
 } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation, getRemediation } from "./get-remediation.ts";
 import { moveIdle } from "./run-state.ts";

@@ -5,9 +5,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { remediations } from "../../db/schema/remediations.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation, getRemediation } from "./get-remediation.ts";
 import { appendEvent, moveIdle } from "./run-state.ts";

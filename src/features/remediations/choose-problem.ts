@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, notExists, notInArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { problems } from "../../db/schema/problems.ts";
-import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { problems } from "../../platform/db/schema/problems.ts";
+import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 
 export type ChosenProblem = {

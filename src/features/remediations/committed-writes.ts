@@ -1,4 +1,4 @@
-import type { TranscriptEntry } from "../../db/schema/tasks.ts";
+import type { TranscriptEntry } from "../../platform/db/schema/tasks.ts";
 
 /** The writes the agent made, in order: replayed onto a fresh working copy when a run resumes. */
 export function committedWrites(entries: TranscriptEntry[]): { path: string; content: string }[] {

@@ -1,5 +1,5 @@
 import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../context.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { getRemediation } from "./get-remediation.ts";
 import type { Remediation } from "./schemas.ts";

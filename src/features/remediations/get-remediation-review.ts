@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { repositories } from "../../db/schema/repositories.ts";
 import { AppError } from "../../errors.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation } from "./get-remediation.ts";
 import type { RemediationReview } from "./schemas.ts";

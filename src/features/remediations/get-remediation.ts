@@ -1,7 +1,7 @@
 import { and, asc, desc, eq } from "drizzle-orm";
-import { remediationEvents, remediations } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { remediationEvents, remediations } from "../../platform/db/schema/remediations.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
 import { syncLocalReview } from "./sync-local-review.ts";

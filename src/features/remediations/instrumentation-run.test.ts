@@ -13,7 +13,7 @@ import {
 } from "../../../test/lib/remediation.ts";
 import type { Turn } from "../../../test/lib/scripted-model.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { memberships } from "../../db/schema/users.ts";
+import { memberships } from "../../platform/db/schema/users.ts";
 
 vi.setConfig({ testTimeout: 180_000 });
 afterAll(removeFixtureRepos);

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { remediations } from "../../db/schema/remediations.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 
 /** A run id's syntax (`rem_` + base-32), checked before any lookup. */
 const RUN_ID = /^rem_[0-9a-z]{1,60}$/;

@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
-import { problems } from "../../db/schema/problems.ts";
 import type { Deps } from "../../deps.ts";
+import { problems } from "../../platform/db/schema/problems.ts";
+import { formatUsd } from "../../platform/payments/prices.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
 import type { NextAction } from "../agent-onboarding/next-action.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
-import { formatUsd } from "../x402/prices.ts";
 
 /** Subject of "remediate this problem": `problem:<problem id>`. */
 export const problemSubject = (problemId: string) => `problem:${problemId}`;

@@ -11,9 +11,9 @@ import {
   waitForRun,
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
-import { tasks, taskToolCalls } from "../../db/schema/tasks.ts";
-import { createJobs } from "../../jobs/queue.ts";
-import { createLogger } from "../../logger.ts";
+import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
+import { createLogger } from "../../platform/logging/logger.ts";
+import { createJobs } from "../../platform/queue/queue.ts";
 import { jobQueues } from "../tasks/task-queue.ts";
 import { registerRemediationWorker } from "./remediation-worker.ts";
 

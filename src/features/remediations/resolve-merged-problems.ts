@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { problems } from "../../db/schema/problems.ts";
-import { remediations } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { problems } from "../../platform/db/schema/problems.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 
 /**
  * A person merged a fix: its problem (open or regressed) becomes `resolved`, in the same

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { remediations } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 import { moveIdle } from "./run-state.ts";
 
 /**

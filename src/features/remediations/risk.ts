@@ -1,4 +1,4 @@
-import type { ChangedFile } from "../../db/schema/remediations.ts";
+import type { ChangedFile } from "../../platform/db/schema/remediations.ts";
 
 /** Past these a change waits for a human before it is validated and proposed. */
 export const MAX_FILES_WITHOUT_APPROVAL = 10;

@@ -1,13 +1,13 @@
 import { and, eq, notInArray, sql } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
+import type { Deps } from "../../deps.ts";
+import type { Db } from "../../platform/db/client.ts";
 import {
   type RemediationStatus,
   remediationEvents,
   remediations,
   terminalRemediationStatuses,
-} from "../../db/schema/remediations.ts";
-import type { Deps } from "../../deps.ts";
+} from "../../platform/db/schema/remediations.ts";
 import { RunTakenOver } from "../tasks/run-task.ts";
 import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { remediationKinds, remediationStatuses } from "../../db/schema/remediations.ts";
+import { remediationKinds, remediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 
 const iso = z.iso.datetime();

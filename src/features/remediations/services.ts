@@ -1,7 +1,7 @@
 import type { Config } from "../../config.ts";
-import type { Logger } from "../../logger.ts";
-import { createSandbox } from "../sandbox/create-sandbox.ts";
-import type { Sandbox } from "../sandbox/sandbox.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
+import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
+import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, normalize } from "node:path";
 import { ConfigError } from "../../config-error.ts";
-import type { SandboxMode } from "../sandbox/create-sandbox.ts";
+import type { SandboxMode } from "../../platform/sandbox/create-sandbox.ts";
 
 export type GithubAppSettings = {
   appId: string;

@@ -1,9 +1,9 @@
 import { and, eq, notInArray } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { environments } from "../../db/schema/environments.ts";
-import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
+import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { threadUrlFor } from "./approval-request.ts";
 import { assertRunnable, insertRun } from "./start-remediation.ts";
 

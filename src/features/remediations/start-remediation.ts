@@ -1,15 +1,15 @@
 import { and, eq, notInArray } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { environments } from "../../db/schema/environments.ts";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 import {
   type RemediationKind,
   remediations,
   terminalRemediationStatuses,
-} from "../../db/schema/remediations.ts";
-import type { Deps } from "../../deps.ts";
-import { AppError } from "../../errors.ts";
-import { newId } from "../../ids.ts";
+} from "../../platform/db/schema/remediations.ts";
 import { threadUrlFor } from "./approval-request.ts";
 import { appendEvent, enqueueStep, type RemediationRow } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
 import { ensureAgentTask } from "./agent-task.ts";
 import { remediationTools } from "./agent-tools.ts";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { hostFor } from "./host-for.ts";
 import { advance, type Claim, type RemediationRow } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";

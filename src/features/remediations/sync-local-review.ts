@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import { remediations } from "../../db/schema/remediations.ts";
-import { repositories } from "../../db/schema/repositories.ts";
 import type { Deps } from "../../deps.ts";
-import { git } from "../source-hosting/git.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
+import { git } from "../../platform/git.ts";
 import { resolveMergedProblems } from "./resolve-merged-problems.ts";
 import { appendEvent, type RemediationRow } from "./run-state.ts";
 

@@ -1,5 +1,5 @@
-import type { Db } from "../../db/client.ts";
 import { isAppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
 import { getProblem } from "../telemetry/problems/get-problem.ts";
 import { getTrace } from "../telemetry/queries/get-trace.ts";
 import { searchLogs } from "../telemetry/queries/search-logs.ts";

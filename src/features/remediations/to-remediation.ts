@@ -1,4 +1,4 @@
-import type { remediationEvents } from "../../db/schema/remediations.ts";
+import type { remediationEvents } from "../../platform/db/schema/remediations.ts";
 import { approvalUrlFor, threadUrlFor } from "./approval-request.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { Remediation, RemediationSummary } from "./schemas.ts";

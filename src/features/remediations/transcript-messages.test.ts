@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import type { TranscriptEntry } from "../../db/schema/tasks.ts";
+import type { TranscriptEntry } from "../../platform/db/schema/tasks.ts";
 import { committedFinish, transcriptMessages } from "../tasks/transcript-messages.ts";
 import { committedWrites } from "./committed-writes.ts";
 

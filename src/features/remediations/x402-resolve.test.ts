@@ -3,8 +3,8 @@ import { describe, expect, test } from "../../../test/fixtures.ts";
 import { payingFetch, startTestChain } from "../../../test/lib/dev-chain.ts";
 import { jsonPost } from "../../../test/lib/paid-app.ts";
 import { removeFixtureRepos, telemetryHarness } from "../../../test/lib/remediation.ts";
+import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { hexId, jsonSpan, jsonTraces } from "../telemetry/test-support.ts";
 
 vi.setConfig({ testTimeout: 120_000 });
 afterAll(removeFixtureRepos);

@@ -5,11 +5,11 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { githubInstallations, repositories } from "../../db/schema/repositories.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { githubInstallations, repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { resumeRunsAwaitingRepository } from "../remediations/resume-awaiting-repository.ts";
 import { checkLocalRepository } from "./local-repository.ts";

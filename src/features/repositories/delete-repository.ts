@@ -5,10 +5,10 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { remediations, terminalRemediationStatuses } from "../../db/schema/remediations.ts";
-import { repositories } from "../../db/schema/repositories.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findRepository } from "./find-repository.ts";
 
 /**

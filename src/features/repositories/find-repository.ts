@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { repositories } from "../../db/schema/repositories.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { RepositoryRow } from "./to-repository.ts";
 

@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { repositories } from "../../db/schema/repositories.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { Repository } from "./schemas.ts";
 import { toRepository } from "./to-repository.ts";

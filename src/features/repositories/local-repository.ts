@@ -1,7 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, normalize, sep } from "node:path";
 import { AppError } from "../../errors.ts";
-import { git, isValidBranchName } from "../source-hosting/git.ts";
+import { git, isValidBranchName } from "../../platform/git.ts";
 
 /**
  * Checks a local-git registration: an absolute, normalised path (no `.`/`..` segments, no

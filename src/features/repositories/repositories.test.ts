@@ -4,7 +4,7 @@ import { afterAll } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
 import { type GitRepo, makeGitRepo } from "../../../test/lib/git-repo.ts";
-import { auditLog } from "../../db/schema/audit-log.ts";
+import { auditLog } from "../../platform/db/schema/audit-log.ts";
 
 const repos: GitRepo[] = [];
 const repo = (files: Record<string, string> = { "README.md": "# app\n" }, branch?: string) => {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { repositoryProviders } from "../../db/schema/repositories.ts";
+import { repositoryProviders } from "../../platform/db/schema/repositories.ts";
 import { singleLineText } from "../../schemas.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 

@@ -1,4 +1,4 @@
-import type { repositories } from "../../db/schema/repositories.ts";
+import type { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Repository } from "./schemas.ts";
 
 export type RepositoryRow = typeof repositories.$inferSelect;

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { git, gitOk } from "./git.ts";
+import { git, gitOk } from "../../platform/git.ts";
 import { branchFor, type SourceHost } from "./source-host.ts";
 
 const ZERO = "0000000000000000000000000000000000000000";

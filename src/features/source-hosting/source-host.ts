@@ -1,4 +1,4 @@
-import type { ChangedFile } from "../../db/schema/remediations.ts";
+import type { ChangedFile } from "../../platform/db/schema/remediations.ts";
 import type { RepositoryRow } from "../repositories/to-repository.ts";
 
 /**

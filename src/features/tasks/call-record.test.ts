@@ -12,9 +12,9 @@ import { echoTool, slowTool } from "../../../test/lib/mcp-servers.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
 import { readyTask, taskDeps } from "../../../test/lib/task-setup.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { type DatabaseTarget, openDatabase } from "../../db/client.ts";
-import { migrateDatabase } from "../../db/migrate.ts";
-import { tasks, taskToolCalls } from "../../db/schema/tasks.ts";
+import { type DatabaseTarget, openDatabase } from "../../platform/db/client.ts";
+import { migrateDatabase } from "../../platform/db/migrate.ts";
+import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { runTask } from "./run-task.ts";
 
 const child = fileURLToPath(new URL("../../../test/lib/task-child.ts", import.meta.url));

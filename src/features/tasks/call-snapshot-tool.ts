@@ -1,7 +1,7 @@
-import type { SnapshotTool, ToolCallOutcome } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import type { RemoteSession } from "../mcp-client/remote-session.ts";
+import type { SnapshotTool, ToolCallOutcome } from "../../platform/db/schema/tasks.ts";
+import type { RemoteSession } from "../../platform/mcp-client/remote-session.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";

@@ -5,9 +5,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findTask } from "./find-task.ts";
 import type { Task } from "./schemas.ts";
 import { toTask } from "./to-task.ts";

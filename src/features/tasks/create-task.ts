@@ -4,10 +4,10 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../context.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../audit/record-audit.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { DEFAULT_BUDGETS, type Task } from "./schemas.ts";
 import { takeSnapshot } from "./take-snapshot.ts";

@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { type SnapshotConnection, taskConnectionChecks } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
-import type { RemoteSession } from "../mcp-client/remote-session.ts";
-import { hashTool } from "../mcp-client/tool-hash.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { type SnapshotConnection, taskConnectionChecks } from "../../platform/db/schema/tasks.ts";
+import type { RemoteSession } from "../../platform/mcp-client/remote-session.ts";
+import { hashTool } from "../../platform/mcp-client/tool-hash.ts";
 import type { RunningTask } from "./gate.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 
 /** Tenancy gate for a task: the caller's organisation and exactly that environment, else 404. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { type ToolCallOutcome, taskToolCalls } from "../../db/schema/tasks.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { type ToolCallOutcome, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 
 export type FinishedCall = {
   id: number;

@@ -4,10 +4,10 @@ import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { echoTool } from "../../../test/lib/mcp-servers.ts";
 import { readyTask } from "../../../test/lib/task-setup.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import { type SnapshotConnection, taskToolCalls } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { type SnapshotConnection, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 
 type Case = {

@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Db } from "../../db/client.ts";
-import { mcpConnections as live } from "../../db/schema/mcp-connections.ts";
-import type { SnapshotConnection, SnapshotTool, TaskSnapshot } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { mcpConnections as live } from "../../platform/db/schema/mcp-connections.ts";
+import type { SnapshotConnection, SnapshotTool, TaskSnapshot } from "../../platform/db/schema/tasks.ts";
 
 /** A task as the runtime runs it: its tenancy and the connections and tools it froze. */
 export type RunningTask = {

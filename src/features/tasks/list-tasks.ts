@@ -1,7 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../db/pagination.ts";
-import { tasks } from "../../db/schema/tasks.ts";
+import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { Task } from "./schemas.ts";
 import { toTask } from "./to-task.ts";

@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { taskToolCalls } from "../../db/schema/tasks.ts";
+import { taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { findTask } from "./find-task.ts";
 
 /** The task's call record, in call order. Bounded by the task's step budget. */

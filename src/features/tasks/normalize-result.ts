@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { MAX_NORMALIZED_RESULT_BYTES } from "../mcp-client/bounds.ts";
+import { MAX_NORMALIZED_RESULT_BYTES } from "../../platform/mcp-client/bounds.ts";
 
 /** What the model sees of a remote tool's answer: text and structured content, bounded. */
 export type NormalizedResult = {

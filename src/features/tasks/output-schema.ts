@@ -1,6 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { Ajv } from "ajv";
-import type { SnapshotTool } from "../../db/schema/tasks.ts";
+import type { SnapshotTool } from "../../platform/db/schema/tasks.ts";
 
 const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: false });
 const compiled = new WeakMap<Record<string, unknown>, ValidateFunction | null>();

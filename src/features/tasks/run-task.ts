@@ -1,8 +1,8 @@
 import { generateText, hasToolCall, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { type TaskUsage, type TranscriptEntry, tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
+import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
 import { SessionPool } from "./session-pool.ts";
 import {
   type CommitStep,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { taskStatuses, toolCallOutcomes } from "../../db/schema/tasks.ts";
+import { taskStatuses, toolCallOutcomes } from "../../platform/db/schema/tasks.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 
 const iso = z.iso.datetime();

@@ -1,9 +1,9 @@
-import type { Db } from "../../db/client.ts";
-import type { Logger } from "../../logger.ts";
+import type { Db } from "../../platform/db/client.ts";
+import type { Egress } from "../../platform/egress/egress-fetch.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
+import { openRemoteSession, type RemoteSession } from "../../platform/mcp-client/remote-session.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
 import { remoteAuthFor } from "../connections/remote-auth.ts";
-import type { Egress } from "../egress/egress-fetch.ts";
-import { openRemoteSession, type RemoteSession } from "../mcp-client/remote-session.ts";
-import type { Keyring } from "../vault/keyring.ts";
 import { type FinishedCall, finishToolCalls } from "./finish-tool-calls.ts";
 import type { LiveConnection } from "./gate.ts";
 

@@ -1,11 +1,11 @@
 import canonicalize from "canonicalize";
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { mcpConnections } from "../../db/schema/mcp-connections.ts";
-import type { TaskSnapshot } from "../../db/schema/tasks.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import type { TaskSnapshot } from "../../platform/db/schema/tasks.ts";
+import { MAX_TASK_SNAPSHOT_BYTES } from "../../platform/mcp-client/bounds.ts";
 import { deriveReadiness } from "../connections/readiness.ts";
-import { MAX_TASK_SNAPSHOT_BYTES } from "../mcp-client/bounds.ts";
 import { assignModelToolNames } from "./model-tool-names.ts";
 
 /**

@@ -1,8 +1,8 @@
 import type { StepResult, ToolSet } from "ai";
 import { and, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { type TaskUsage, type TranscriptEntry, tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
 
 /** How a run of a task ended, whatever its kind: what the task stores as its terminal status. */
 export type TaskOutcome =

@@ -1,6 +1,6 @@
-import type { QueueOptions } from "../../jobs/queue.ts";
+import type { QueueOptions } from "../../platform/queue/queue.ts";
 
-/** The job queue tasks run on (src/jobs). */
+/** The job queue tasks run on (src/platform/queue). */
 export const TASK_QUEUE = "tasks.run";
 
 /** The job queue remediation runs advance on, one job per step. */

@@ -5,8 +5,8 @@ import { type Client, client, problem } from "../../../test/http.ts";
 import { echoTool, type McpTestServer, slowTool, type TestTool } from "../../../test/lib/mcp-servers.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { createApp } from "../../app.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { runTask } from "./run-task.ts";
 
 type Conn = { id: string; revision: number };

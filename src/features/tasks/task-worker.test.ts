@@ -4,8 +4,8 @@ import { client } from "../../../test/http.ts";
 import { echoTool } from "../../../test/lib/mcp-servers.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
 import { createApp } from "../../app.ts";
-import { tasks } from "../../db/schema/tasks.ts";
 import type { Deps } from "../../deps.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { runTask } from "./run-task.ts";
 import { registerTaskWorker } from "./task-worker.ts";
 

@@ -1,4 +1,4 @@
-import type { tasks } from "../../db/schema/tasks.ts";
+import type { tasks } from "../../platform/db/schema/tasks.ts";
 import type { Task } from "./schemas.ts";
 
 /** The public view: snapshot summary without schemas (they can be large), never secrets. */

@@ -1,5 +1,5 @@
 import type { AssistantModelMessage, JSONValue, ModelMessage, ToolModelMessage } from "ai";
-import type { TranscriptEntry } from "../../db/schema/tasks.ts";
+import type { TranscriptEntry } from "../../platform/db/schema/tasks.ts";
 
 /**
  * The conversation so far, rebuilt from the stored transcript: a run resumed on another worker

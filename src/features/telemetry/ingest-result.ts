@@ -1,5 +1,5 @@
 import { AppError } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
 import type { ConversionPool } from "./conversion/conversion-pool.ts";
 import type { OtlpFormat } from "./decode-export.ts";

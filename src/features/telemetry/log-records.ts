@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../db/schema/telemetry.ts";
+import type { JsonObject } from "../../platform/db/schema/telemetry.ts";
 import type { OtlpLimits } from "./limits.ts";
 import { cleanText, dateToNanos, idToHex, isEmpty, nanosToIso, toBigInt } from "./otlp-scalars.ts";
 import type { LogRecord, LogsRequest } from "./otlp-types.ts";

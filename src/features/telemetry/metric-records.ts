@@ -1,4 +1,4 @@
-import type { JsonObject, MetricType } from "../../db/schema/telemetry.ts";
+import type { JsonObject, MetricType } from "../../platform/db/schema/telemetry.ts";
 import type { OtlpLimits } from "./limits.ts";
 import { cleanText, finiteOrNull, has, int64ToJson, nanosToIso, toBigInt } from "./otlp-scalars.ts";
 import type {

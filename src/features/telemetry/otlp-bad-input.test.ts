@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { otlpMessages } from "./otlp-schema.ts";
 import {
   createKey,
   decodeStatus,
@@ -14,7 +13,8 @@ import {
   protoSpan,
   protoTraces,
   spansOf,
-} from "./test-support.ts";
+} from "../../../test/lib/telemetry.ts";
+import { otlpMessages } from "./otlp-schema.ts";
 
 /**
  * A request whose one span has an attribute nested `depth` arrays deep, written field by field:

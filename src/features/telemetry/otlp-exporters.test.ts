@@ -15,8 +15,8 @@ import {
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { listen } from "../../../test/http.ts";
-import { telemetryLogs, telemetryResources } from "../../db/schema/telemetry.ts";
-import { createKey, storedSpans } from "./test-support.ts";
+import { createKey, storedSpans } from "../../../test/lib/telemetry.ts";
+import { telemetryLogs, telemetryResources } from "../../platform/db/schema/telemetry.ts";
 
 type ExporterConfig = NonNullable<ConstructorParameters<typeof ProtoTraceExporter>[0]>;
 const gzip = "gzip" as ExporterConfig["compression"];

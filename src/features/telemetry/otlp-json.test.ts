@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { telemetryMetricPoints } from "../../db/schema/telemetry.ts";
 import {
   createKey,
   decodeResponse,
@@ -11,7 +10,8 @@ import {
   post,
   resource,
   storedSpans,
-} from "./test-support.ts";
+} from "../../../test/lib/telemetry.ts";
+import { telemetryMetricPoints } from "../../platform/db/schema/telemetry.ts";
 
 const nanos = (msAgo: number) => (BigInt(Date.now() - msAgo) * 1_000_000n).toString();
 

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { telemetryLogs } from "../../db/schema/telemetry.ts";
 import {
   createKey,
   decodeResponse,
@@ -15,7 +14,8 @@ import {
   resource,
   spansOf,
   storedSpans,
-} from "./test-support.ts";
+} from "../../../test/lib/telemetry.ts";
+import { telemetryLogs } from "../../platform/db/schema/telemetry.ts";
 
 describe("OTLP ingest bounds what it stores and reports partial success", () => {
   test("huge attribute values are stored truncated; attribute counts are capped", async ({

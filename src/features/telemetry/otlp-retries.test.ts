@@ -1,7 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { telemetryLogs, telemetryMetricPoints } from "../../db/schema/telemetry.ts";
 import {
   createKey,
   encodeRequest,
@@ -12,7 +11,8 @@ import {
   PROTO_TYPE,
   post,
   resource,
-} from "./test-support.ts";
+} from "../../../test/lib/telemetry.ts";
+import { telemetryLogs, telemetryMetricPoints } from "../../platform/db/schema/telemetry.ts";
 
 // Exporters re-send a request whose answer they did not get (timeout, connection reset, 503).
 describe("OTLP retries of log and metric requests", () => {

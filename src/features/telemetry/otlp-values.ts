@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "../../db/schema/telemetry.ts";
+import type { JsonObject, JsonValue } from "../../platform/db/schema/telemetry.ts";
 import type { OtlpLimits } from "./limits.ts";
 import { cleanText, finiteOrNull, has, int64ToJson } from "./otlp-scalars.ts";
 import type { AnyValue, KeyValue } from "./otlp-types.ts";

@@ -1,6 +1,6 @@
-import type { DatabaseHandle } from "../../db/client.ts";
-import type { JsonObject } from "../../db/schema/telemetry.ts";
-import type { Logger } from "../../logger.ts";
+import type { DatabaseHandle } from "../../platform/db/client.ts";
+import type { JsonObject } from "../../platform/db/schema/telemetry.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
 import { upsertProblems } from "./problems/upsert-problems.ts";
 import { copyLogs, logCopyText } from "./storage/log-rows.ts";

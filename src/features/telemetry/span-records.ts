@@ -1,4 +1,4 @@
-import type { JsonObject, SpanEventJson, SpanLinkJson } from "../../db/schema/telemetry.ts";
+import type { JsonObject, SpanEventJson, SpanLinkJson } from "../../platform/db/schema/telemetry.ts";
 import type { OtlpLimits } from "./limits.ts";
 import {
   cleanText,

@@ -1,15 +1,15 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import { spanRecord, spansOf } from "../../../test/lib/telemetry.ts";
 import {
   telemetryLogs,
   telemetryMetricPoints,
   telemetryRequests,
   telemetryResources,
-} from "../../db/schema/telemetry.ts";
+} from "../../platform/db/schema/telemetry.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { SpanRecord } from "./telemetry-records.ts";
-import { spanRecord, spansOf } from "./test-support.ts";
 
 const daysAgo = (days: number, now: Date) => new Date(now.getTime() - days * 86_400_000).toISOString();
 

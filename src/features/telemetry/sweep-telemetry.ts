@@ -1,8 +1,8 @@
 import { and, eq, lt, notExists, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { Db } from "../../db/client.ts";
-import { problems } from "../../db/schema/problems.ts";
-import { remediations } from "../../db/schema/remediations.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { problems } from "../../platform/db/schema/problems.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 import {
   telemetryEntrySpans,
   telemetryLogs,
@@ -10,7 +10,7 @@ import {
   telemetryRequests,
   telemetryResources,
   telemetryTraceChunks,
-} from "../../db/schema/telemetry.ts";
+} from "../../platform/db/schema/telemetry.ts";
 import type { SweepResult } from "./telemetry-store.ts";
 
 /** Rows deleted per statement: short transactions, no long row locks, bounded WAL per step. */

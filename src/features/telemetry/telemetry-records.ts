@@ -1,4 +1,9 @@
-import type { JsonObject, MetricType, SpanEventJson, SpanLinkJson } from "../../db/schema/telemetry.ts";
+import type {
+  JsonObject,
+  MetricType,
+  SpanEventJson,
+  SpanLinkJson,
+} from "../../platform/db/schema/telemetry.ts";
 
 /** What telemetry is made of once decoded: the rows every part of ingest, storage and problems share. */
 

@@ -1,5 +1,5 @@
-import type { DatabaseHandle } from "../../db/client.ts";
-import type { Logger } from "../../logger.ts";
+import type { DatabaseHandle } from "../../platform/db/client.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import { type ConversionPool, createConversionPool } from "./conversion/conversion-pool.ts";
 import { createPostgresTelemetryStore } from "./postgres-telemetry-store.ts";
 import type { TelemetrySettings } from "./settings.ts";

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import type { AppEnv } from "../../http/env.ts";
-import { requestId } from "../../http/request-id.ts";
+import { createKey, JSON_TYPE, jsonSpan, jsonTraces, post } from "../../../test/lib/telemetry.ts";
+import type { AppEnv } from "../../transports/http/env.ts";
+import { requestId } from "../../transports/http/request-id.ts";
+import { createOtlpRouter } from "../../transports/otlp/otlp.ts";
 import { createConversionPool } from "./conversion/conversion-pool.ts";
-import { createOtlpRouter } from "./routes/otlp.ts";
 import type { TelemetryStore } from "./telemetry-store.ts";
-import { createKey, JSON_TYPE, jsonSpan, jsonTraces, post } from "./test-support.ts";
 import { createWriteQueue } from "./write-queue.ts";
 
 describe("write queue", () => {

@@ -4,9 +4,9 @@ import type { Hex } from "viem";
 import { describe, expect } from "../../../test/fixtures.ts";
 import { appFetch, payingFetch, type TestChain } from "../../../test/lib/dev-chain.ts";
 import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { problems } from "../../db/schema/problems.ts";
-import { hexId, jsonSpan, jsonTraces } from "./test-support.ts";
+import { problems } from "../../platform/db/schema/problems.ts";
 
 const READ = 10_000n; // $0.01
 

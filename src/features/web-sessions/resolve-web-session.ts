@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { users } from "../../db/schema/users.ts";
-import { webSessions } from "../../db/schema/web-sessions.ts";
 import type { Deps } from "../../deps.ts";
+import { users } from "../../platform/db/schema/users.ts";
+import { webSessions } from "../../platform/db/schema/web-sessions.ts";
 import { SESSION_IDLE_MS, SESSION_TOUCH_MS } from "./session-policy.ts";
 import { hashSessionSecret } from "./session-secret.ts";
 

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { users } from "../../db/schema/users.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { users } from "../../platform/db/schema/users.ts";
 import { assertPasswordAcceptable, hashPassword } from "./password.ts";
 import { normalizeEmail } from "./sign-in.ts";
 import { revokeUserSessions } from "./sign-out.ts";

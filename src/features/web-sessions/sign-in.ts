@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
-import { users } from "../../db/schema/users.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { users } from "../../platform/db/schema/users.ts";
 import { burnVerification, PASSWORD_MAX_LENGTH, verifyPassword } from "./password.ts";
 import { type StartedWebSession, startWebSession } from "./start-web-session.ts";
 import { claimSignInAttempt, releaseSignInAttempt } from "./throttle.ts";

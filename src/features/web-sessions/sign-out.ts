@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { webSessions } from "../../db/schema/web-sessions.ts";
 import type { Deps } from "../../deps.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { webSessions } from "../../platform/db/schema/web-sessions.ts";
 import { hashSessionSecret } from "./session-secret.ts";
 
 /** Revokes the session behind a cookie secret; an unknown or already revoked one is a no-op. */

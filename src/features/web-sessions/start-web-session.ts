@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
-import type { Db } from "../../db/client.ts";
-import { webSessions } from "../../db/schema/web-sessions.ts";
 import { newId } from "../../ids.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { webSessions } from "../../platform/db/schema/web-sessions.ts";
 import { SESSION_ABSOLUTE_MS } from "./session-policy.ts";
 import { hashSessionSecret, newSessionSecret } from "./session-secret.ts";
 

@@ -1,7 +1,7 @@
 import { lt, or } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
-import { invitations } from "../../db/schema/invitations.ts";
-import { webSessions } from "../../db/schema/web-sessions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { invitations } from "../../platform/db/schema/invitations.ts";
+import { webSessions } from "../../platform/db/schema/web-sessions.ts";
 import { SESSION_IDLE_MS } from "./session-policy.ts";
 import { sweepSignInThrottle } from "./throttle.ts";
 

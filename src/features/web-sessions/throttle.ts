@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { and, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 import ipaddr from "ipaddr.js";
-import type { Db } from "../../db/client.ts";
-import { rowsOf } from "../../db/result-rows.ts";
-import { signInLimits, signInThrottle } from "../../db/schema/web-sessions.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { rowsOf } from "../../platform/db/result-rows.ts";
+import { signInLimits, signInThrottle } from "../../platform/db/schema/web-sessions.ts";
 import {
   SIGN_IN_MAX_ATTEMPTS_PER_ADDRESS,
   SIGN_IN_MAX_ATTEMPTS_PER_EMAIL,

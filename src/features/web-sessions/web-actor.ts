@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Actor } from "../../actor.ts";
-import type { Db } from "../../db/client.ts";
-import { organizations } from "../../db/schema/organizations.ts";
-import { memberships, type Role } from "../../db/schema/users.ts";
-import { type Permission, permissions } from "../api-keys/permissions.ts";
+import { type Permission, permissions } from "../../permissions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { memberships, type Role } from "../../platform/db/schema/users.ts";
 import type { WebUser } from "./resolve-web-session.ts";
 
 const readPermissions = permissions.filter((p) => p.endsWith(":read"));

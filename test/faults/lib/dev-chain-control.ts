@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { anvilBinary, DEV_CHAIN_ID } from "../../../src/features/x402/dev-chain.ts";
+import { anvilBinary, DEV_CHAIN_ID } from "../../../src/platform/payments/dev-chain.ts";
 
 /**
  * The dev chain of a spawned `patchbay serve` (the anvil child it started on

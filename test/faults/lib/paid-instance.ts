@@ -13,7 +13,7 @@ import {
   parseUnits,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEV_CHAIN_ID, type DevAccount, devAccount } from "../../../src/features/x402/dev-chain.ts";
+import { DEV_CHAIN_ID, type DevAccount, devAccount } from "../../../src/platform/payments/dev-chain.ts";
 import { freePort, type SpawnedServer, spawnServer } from "../../lib/spawn-server.ts";
 import { type DevChainControl, devChainOf } from "./dev-chain-control.ts";
 import type { AgentChain, SentPayment } from "./paying-agents.ts";

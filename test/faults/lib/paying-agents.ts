@@ -2,7 +2,7 @@ import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from "@x402
 import type { Network } from "@x402/core/types";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { type Address, type Hex, isAddress, isHex } from "viem";
-import type { PaymentAsset } from "../../../src/features/x402/payment-settings.ts";
+import type { PaymentAsset } from "../../../src/platform/payments/payment-settings.ts";
 import { agentClient } from "../../lib/dev-chain.ts";
 
 /**

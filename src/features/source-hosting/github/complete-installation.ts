@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, withTransaction } from "../../../context.ts";
-import { auditLog } from "../../../db/schema/audit-log.ts";
-import { githubInstallations } from "../../../db/schema/repositories.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
+import { auditLog } from "../../../platform/db/schema/audit-log.ts";
+import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
 import type { WebUser } from "../../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../../web-sessions/web-actor.ts";
 import { readInstallState } from "./install-link.ts";

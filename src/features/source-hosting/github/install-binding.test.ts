@@ -13,8 +13,8 @@ import {
 } from "../../../../test/lib/github-replay.ts";
 import { remediationHarness } from "../../../../test/lib/remediation.ts";
 import { signedInBrowser, type WebClient } from "../../../../test/web.ts";
-import { githubInstallations } from "../../../db/schema/repositories.ts";
-import { memberships } from "../../../db/schema/users.ts";
+import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
+import { memberships } from "../../../platform/db/schema/users.ts";
 import { githubIntegration } from "./github-app.ts";
 
 const replays: GithubReplay[] = [];

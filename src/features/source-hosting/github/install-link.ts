@@ -1,7 +1,7 @@
 import { requireOwnerOrAdmin, requirePermission, type ServiceContext } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { signToken, verifyToken } from "../../vault/signed-token.ts";
+import { signToken, verifyToken } from "../../../platform/vault/signed-token.ts";
 
 /** How long an install link works. */
 export const INSTALL_STATE_TTL_MS = 60 * 60 * 1000;

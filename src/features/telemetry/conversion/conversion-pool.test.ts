@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { jsonSpan, jsonTraces, protoSpan, protoTraces } from "../../../../test/lib/telemetry.ts";
 import { AppError } from "../../../errors.ts";
-import { jsonSpan, jsonTraces, protoSpan, protoTraces } from "../test-support.ts";
 import { type ConversionPool, createConversionPool } from "./conversion-pool.ts";
 import { convertTraces, type TraceConversion } from "./convert-traces.ts";
 

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { AppError } from "../../../errors.ts";
-import type { Logger } from "../../../logger.ts";
+import type { Logger } from "../../../platform/logging/logger.ts";
 import { type ConvertedTraces, convertTraces, type TraceConversion } from "./convert-traces.ts";
 import { reviveConverted, reviveError, type WorkerReply } from "./worker-messages.ts";
 

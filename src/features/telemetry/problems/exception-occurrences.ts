@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../../db/schema/telemetry.ts";
+import type { JsonObject } from "../../../platform/db/schema/telemetry.ts";
 import { microsToIso } from "../otlp-scalars.ts";
 import type { LogRecordRow, SpanRecord } from "../telemetry-records.ts";
 

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { problems } from "../../../db/schema/problems.ts";
 import { AppError } from "../../../errors.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
 import { problemColumns } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
 import { toProblem } from "./to-problem.ts";

@@ -1,4 +1,4 @@
-import { MAX_SAMPLE_TRACE_IDS } from "../../../db/schema/problems.ts";
+import { MAX_SAMPLE_TRACE_IDS } from "../../../platform/db/schema/problems.ts";
 import type { ExceptionOccurrence } from "./exception-occurrences.ts";
 import type { ProblemIdentity } from "./fingerprint.ts";
 

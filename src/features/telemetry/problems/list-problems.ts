@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { problems } from "../../../db/schema/problems.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
 import { problemColumns } from "./problem-columns.ts";
 import type { ProblemListQueryInput, ProblemPage } from "./schemas.ts";

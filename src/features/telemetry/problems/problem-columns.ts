@@ -1,6 +1,6 @@
 import { getTableColumns, sql } from "drizzle-orm";
-import { problems } from "../../../db/schema/problems.ts";
-import { remediations } from "../../../db/schema/remediations.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
+import { remediations } from "../../../platform/db/schema/remediations.ts";
 
 /**
  * Which remediation a problem shows: the latest run started for it in its environment. Read

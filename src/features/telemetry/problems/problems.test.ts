@@ -1,15 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, newTenant, type Tenant, test } from "../../../../test/fixtures.ts";
 import { client, problem } from "../../../../test/http.ts";
-import { apiKeys } from "../../../db/schema/api-keys.ts";
-import { auditLog } from "../../../db/schema/audit-log.ts";
-import { problems } from "../../../db/schema/problems.ts";
-import { remediations } from "../../../db/schema/remediations.ts";
-import { memberships } from "../../../db/schema/users.ts";
-import { generateApiKeySecret } from "../../../features/api-keys/key-secret.ts";
-import { permissions } from "../../../features/api-keys/permissions.ts";
-import { DEFAULT_REMEDIATION_BUDGETS } from "../../remediations/schemas.ts";
-import { sweepTelemetry } from "../sweep-telemetry.ts";
 import {
   createKey,
   JSON_TYPE,
@@ -22,7 +13,16 @@ import {
   nanosAgo,
   post,
   sendJson,
-} from "../test-support.ts";
+} from "../../../../test/lib/telemetry.ts";
+import { permissions } from "../../../permissions.ts";
+import { apiKeys } from "../../../platform/db/schema/api-keys.ts";
+import { auditLog } from "../../../platform/db/schema/audit-log.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
+import { remediations } from "../../../platform/db/schema/remediations.ts";
+import { memberships } from "../../../platform/db/schema/users.ts";
+import { generateApiKeySecret } from "../../api-keys/key-secret.ts";
+import { DEFAULT_REMEDIATION_BUDGETS } from "../../remediations/schemas.ts";
+import { sweepTelemetry } from "../sweep-telemetry.ts";
 import type { Problem, ProblemPage } from "./schemas.ts";
 
 class OrderNotFound extends Error {

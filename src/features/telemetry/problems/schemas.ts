@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { problemStatuses } from "../../../db/schema/problems.ts";
+import { problemStatuses } from "../../../platform/db/schema/problems.ts";
 
 import { PageQuery } from "../../../schemas.ts";
 

@@ -5,9 +5,9 @@ import {
   type ServiceContext,
   withTransaction,
 } from "../../../context.ts";
-import { problems } from "../../../db/schema/problems.ts";
 import { AppError } from "../../../errors.ts";
-import { recordAudit } from "../../audit/record-audit.ts";
+import { recordAudit } from "../../../platform/audit/record-audit.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
 import { findEnvironment } from "../../environments/find-environment.ts";
 import { problemColumns } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";

@@ -1,4 +1,4 @@
-import type { problems } from "../../../db/schema/problems.ts";
+import type { problems } from "../../../platform/db/schema/problems.ts";
 import type { Problem, ProblemSummary } from "./schemas.ts";
 import { parseStack } from "./stack-frames.ts";
 

@@ -1,5 +1,5 @@
-import { MAX_SAMPLE_TRACE_IDS } from "../../../db/schema/problems.ts";
 import { newId } from "../../../ids.ts";
+import { MAX_SAMPLE_TRACE_IDS } from "../../../platform/db/schema/problems.ts";
 import type { SqlRunner } from "../storage/sql-runner.ts";
 import type { TelemetryTenant } from "../telemetry-records.ts";
 import type { ProblemDelta } from "./group-occurrences.ts";

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { telemetryResources } from "../../../db/schema/telemetry.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { telemetryResources } from "../../../platform/db/schema/telemetry.ts";
 
 /**
  * Whether the environment has sent any telemetry (spans, logs or metrics) that was stored: every

@@ -13,7 +13,7 @@ import {
   nanosAgo,
   post,
   sendJson,
-} from "../test-support.ts";
+} from "../../../../test/lib/telemetry.ts";
 import { hasTelemetry } from "./has-telemetry.ts";
 import type { LogPage, ServiceHealthPage, Trace } from "./schemas.ts";
 

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, test } from "../../../../test/fixtures.ts";
+import { hexId, spanRecord } from "../../../../test/lib/telemetry.ts";
 import { createPostgresTelemetryStore } from "../postgres-telemetry-store.ts";
 import type { SpanRecord } from "../telemetry-records.ts";
-import { hexId, spanRecord } from "../test-support.ts";
 
 const span = (traceId: string, spanId: string, parentSpanId: string | null, startTime: string): SpanRecord =>
   spanRecord({

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { JsonObject } from "../../../db/schema/telemetry.ts";
+import type { JsonObject } from "../../../platform/db/schema/telemetry.ts";
 import type { TelemetryTenant } from "../telemetry-records.ts";
 import type { SqlRunner } from "./sql-runner.ts";
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, ilike, lt, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { telemetryLogs } from "../../../db/schema/telemetry.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { telemetryLogs } from "../../../platform/db/schema/telemetry.ts";
 import type { LogSearch, StoredLog } from "../telemetry-store.ts";
 import { isoText } from "./iso-text.ts";
 

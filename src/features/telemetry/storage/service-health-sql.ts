@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { rowsOf } from "../../../db/result-rows.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { rowsOf } from "../../../platform/db/result-rows.ts";
 import type { ServiceHealthQuery, ServiceHealthRow } from "../telemetry-store.ts";
 
 const num = (value: unknown): number => Number(value ?? 0);

@@ -1,8 +1,16 @@
 import { eq } from "drizzle-orm";
 import { describe as plainDescribe, expect as plainExpect, test as plainTest } from "vitest";
 import { describe, expect, test } from "../../../../test/fixtures.ts";
-import { problems } from "../../../db/schema/problems.ts";
-import { createKey, JSON_TYPE, jsonSpan, jsonTraces, nanosAgo, post, spansOf } from "../test-support.ts";
+import {
+  createKey,
+  JSON_TYPE,
+  jsonSpan,
+  jsonTraces,
+  nanosAgo,
+  post,
+  spansOf,
+} from "../../../../test/lib/telemetry.ts";
+import { problems } from "../../../platform/db/schema/problems.ts";
 import { batchWrites } from "./span-batches.ts";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

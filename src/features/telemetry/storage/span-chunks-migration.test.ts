@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, test } from "vitest";
 import { createTestDatabase } from "../../../../test/database.ts";
-import { migrateDatabase, migrationsFolder } from "../../../db/migrate.ts";
-import { rowsOf } from "../../../db/result-rows.ts";
-import { createLogger } from "../../../logger.ts";
+import { spanRecord } from "../../../../test/lib/telemetry.ts";
+import { migrateDatabase, migrationsFolder } from "../../../platform/db/migrate.ts";
+import { rowsOf } from "../../../platform/db/result-rows.ts";
+import { createLogger } from "../../../platform/logging/logger.ts";
 import { createPostgresTelemetryStore } from "../postgres-telemetry-store.ts";
-import { spanRecord } from "../test-support.ts";
 
 /** The committed migrations up to and including `lastTag`: the database as it was before the next. */
 function migrationsUpTo(lastTag: string): string {

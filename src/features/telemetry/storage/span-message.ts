@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "../../../db/schema/telemetry.ts";
+import type { JsonObject, JsonValue } from "../../../platform/db/schema/telemetry.ts";
 import { chunkMessages } from "../otlp-schema.ts";
 import type { AnyValue, KeyValue } from "../otlp-types.ts";
 import type { SpanRecord } from "../telemetry-records.ts";

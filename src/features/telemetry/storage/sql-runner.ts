@@ -1,6 +1,6 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type postgres from "postgres";
-import type { DatabaseHandle } from "../../../db/client.ts";
+import type { DatabaseHandle } from "../../../platform/db/client.ts";
 
 export type CopyFormat = "text" | "binary";
 

@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, test } from "vitest";
+import {
+  hexId,
+  jsonSpan,
+  jsonTraces,
+  protoSpan,
+  protoTraces,
+  spanRecord,
+} from "../../../../test/lib/telemetry.ts";
 import { decodeExport, scanTraceExport } from "../decode-export.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { chunkMessages, otlpMessages } from "../otlp-schema.ts";
@@ -7,7 +15,6 @@ import type { Span, TraceRequest } from "../otlp-types.ts";
 import { attributesToJson } from "../otlp-values.ts";
 import { NO_LATEST, toSpanRecord } from "../span-records.ts";
 import type { SpanRecord } from "../telemetry-records.ts";
-import { hexId, jsonSpan, jsonTraces, protoSpan, protoTraces, spanRecord } from "../test-support.ts";
 import { type ChunkSpan, chunkSpans, toChunkSpan, traceChunkWriter } from "./chunk-codec.ts";
 import {
   acceptSpans,

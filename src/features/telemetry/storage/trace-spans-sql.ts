@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
-import { rowsOf } from "../../../db/result-rows.ts";
-import type { JsonObject } from "../../../db/schema/telemetry.ts";
+import type { Db } from "../../../platform/db/client.ts";
+import { rowsOf } from "../../../platform/db/result-rows.ts";
+import type { JsonObject } from "../../../platform/db/schema/telemetry.ts";
 import { microsToIso } from "../otlp-scalars.ts";
 import type { StoredSpan } from "../telemetry-store.ts";
 import { type ChunkSpan, chunkSpans } from "./chunk-codec.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "../../../../test/fixtures.ts";
+import { hexId, spanRecord } from "../../../../test/lib/telemetry.ts";
 import { createPostgresTelemetryStore } from "../postgres-telemetry-store.ts";
 import type { SpanRecord } from "../telemetry-records.ts";
-import { hexId, spanRecord } from "../test-support.ts";
 
 const T0 = Date.parse("2026-11-20T10:00:00Z") * 1000;
 

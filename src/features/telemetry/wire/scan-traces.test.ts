@@ -1,9 +1,9 @@
 import protobuf from "protobufjs";
 import { describe, expect, test } from "vitest";
+import { encodeRequest, protoSpan } from "../../../../test/lib/telemetry.ts";
 import { toNanos } from "../otlp-scalars.ts";
 import { otlpMessages } from "../otlp-schema.ts";
 import type { Span } from "../otlp-types.ts";
-import { encodeRequest, protoSpan } from "../test-support.ts";
 import { decodeSpan, type ScannedTraces, scanTraces } from "./scan-traces.ts";
 
 // The scan must be the decoder's twin: the same bodies accepted, the same values read. Every

@@ -1,0 +1,41 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import { AppError } from "../../errors.ts";
+
+/** Keyset cursor over (createdAt, id): stable under inserts, O(page) per request. */
+export type Cursor = { createdAt: Date; id: string };
+
+export function encodeCursor(row: Cursor): string {
+  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
+}
+
+export function decodeCursor(raw: string | undefined): Cursor | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
+    if (Array.isArray(parsed) && typeof parsed[0] === "string" && typeof parsed[1] === "string") {
+      const createdAt = new Date(parsed[0]);
+      if (!Number.isNaN(createdAt.getTime())) return { createdAt, id: parsed[1] };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new AppError("invalid_request", "cursor is not a cursor this API issued.", { parameter: "cursor" });
+}
+
+/** Takes `pageSize + 1` rows and turns them into a page. */
+export function toPage<T extends Cursor, U>(rows: T[], pageSize: number, map: (row: T) => U) {
+  const items = rows.slice(0, pageSize);
+  const last = items.at(-1);
+  return {
+    items: items.map(map),
+    nextCursor: rows.length > pageSize && last ? encodeCursor(last) : null,
+  };
+}
+
+/** `WHERE (created_at, id) > (cursor)`; timestamps are millisecond columns so the cursor is exact. */
+export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  // sql.param with the column as encoder: postgres-js under drizzle does not encode a bare Date.
+  return sql`(${createdAt}, ${id}) > (${sql.param(cursor.createdAt, createdAt)}, ${cursor.id})`;
+}

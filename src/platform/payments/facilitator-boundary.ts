@@ -1,0 +1,86 @@
+import type { FacilitatorClient } from "@x402/core/server";
+import {
+  FacilitatorResponseError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+  VerifyError,
+  type VerifyResponse,
+} from "@x402/core/types";
+import type { Logger } from "../logging/logger.ts";
+
+/**
+ * Wraps a facilitator (in-process or remote) so nothing it says reaches a client except the
+ * protocol's reason codes. The SDK copies a facilitator's free-text messages and thrown error
+ * messages into the 402 challenge and the PAYMENT-RESPONSE header; those can hold raw RPC
+ * errors, node URLs and facilitator addresses. Here they are logged, then dropped:
+ *
+ * - a refusal keeps `invalidReason` / `errorReason` (e.g. `invalid_exact_evm_payload_signature`),
+ *   never `invalidMessage` / `errorMessage`;
+ * - an outage (a throw that is not a refusal) becomes a bare `FacilitatorResponseError`, which
+ *   the payment gate answers as 503 `payments_unavailable`.
+ */
+export function guardFacilitator(inner: FacilitatorClient, logger: Logger): FacilitatorClient {
+  return {
+    async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+      try {
+        const result = await inner.verify(payload, requirements);
+        if (!result.isValid)
+          logger.info(
+            { reason: result.invalidReason, detail: result.invalidMessage },
+            "x402 payment refused",
+          );
+        return withoutMessage(result);
+      } catch (error) {
+        if (error instanceof VerifyError) {
+          logger.info({ reason: error.invalidReason, detail: error.invalidMessage }, "x402 payment refused");
+          return {
+            isValid: false,
+            invalidReason: error.invalidReason ?? "invalid_payment",
+            payer: error.payer,
+          };
+        }
+        throw outage(logger, "verify", error);
+      }
+    },
+    async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+      try {
+        const result = await inner.settle(payload, requirements);
+        if (!result.success)
+          logger.warn({ reason: result.errorReason, detail: result.errorMessage }, "x402 settlement failed");
+        const { errorMessage: _, ...rest } = result;
+        return rest;
+      } catch (error) {
+        if (error instanceof SettleError) {
+          logger.warn({ reason: error.errorReason, detail: error.errorMessage }, "x402 settlement failed");
+          return {
+            success: false,
+            errorReason: error.errorReason ?? "settlement_failed",
+            payer: error.payer,
+            transaction: error.transaction,
+            network: error.network,
+          };
+        }
+        throw outage(logger, "settle", error);
+      }
+    },
+    async getSupported() {
+      try {
+        return await inner.getSupported();
+      } catch (error) {
+        throw outage(logger, "supported", error);
+      }
+    },
+  };
+}
+
+function withoutMessage(result: VerifyResponse): VerifyResponse {
+  const { invalidMessage: _, ...rest } = result;
+  return rest;
+}
+
+function outage(logger: Logger, operation: string, error: unknown): FacilitatorResponseError {
+  logger.error({ err: error, operation }, "x402 facilitator unavailable");
+  return new FacilitatorResponseError("facilitator unavailable");
+}

@@ -1,0 +1,107 @@
+import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import type { Network } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import type { Address } from "viem";
+import type { Logger } from "../logging/logger.ts";
+import { type DevChain, startDevChain } from "./dev-chain.ts";
+import { createLocalFacilitator } from "./facilitator.ts";
+import { guardFacilitator } from "./facilitator-boundary.ts";
+import type { PaymentAsset, PaymentSettings } from "./payment-settings.ts";
+import type { Prices } from "./prices.ts";
+
+/** Payments as the running service has them: able to charge, or not (and why, for the log). */
+export type Payments =
+  | {
+      kind: "ready";
+      network: Network;
+      payTo: Address;
+      /** Undefined: the SDK's default USDC for `network`. */
+      asset: PaymentAsset | undefined;
+      prices: Prices;
+      /** The SDK's resource server: the `exact` EVM scheme over a guarded facilitator. */
+      resourceServer: x402ResourceServer;
+      /** Present when this process runs the local chain (the embedded default). */
+      devChain: DevChain | undefined;
+      close(): Promise<void>;
+    }
+  | { kind: "unavailable"; reason: string; prices: Prices; close(): Promise<void> };
+
+/**
+ * Brings payments up as `settings` say: a remote facilitator, or the local dev chain with an
+ * in-process facilitator (started here, stopped by `close()`), or nothing.
+ */
+export async function startPayments(args: {
+  settings: PaymentSettings;
+  /** Where the compiled test token is cached (the data dir's `cache/`). */
+  cacheDir: string;
+  logger: Logger;
+}): Promise<Payments> {
+  const { settings, logger } = args;
+  if (settings.remote) {
+    const { facilitatorUrl, network, payTo, asset } = settings.remote;
+    const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
+    return ready({
+      network,
+      payTo,
+      asset,
+      prices: settings.prices,
+      facilitator,
+      logger,
+      devChain: undefined,
+    });
+  }
+  if (settings.devChain) {
+    const chain = await startDevChain({ port: settings.devChain.port, cacheDir: args.cacheDir });
+    const facilitator = createLocalFacilitator({
+      rpcUrl: chain.rpcUrl,
+      chainId: chain.chainId,
+      network: chain.network,
+      privateKey: chain.facilitator.privateKey,
+    });
+    return ready({
+      network: chain.network,
+      payTo: settings.payTo ?? chain.facilitator.address,
+      asset: { address: chain.usdcAddress, name: "USD Coin", version: "2" },
+      prices: settings.prices,
+      facilitator,
+      logger,
+      devChain: chain,
+    });
+  }
+  return paymentsUnavailable(
+    "no facilitator is configured (PATCHBAY_X402_FACILITATOR_URL) and the dev chain is off",
+    settings.prices,
+  );
+}
+
+export function paymentsUnavailable(reason: string, prices: Prices): Payments {
+  return { kind: "unavailable", reason, prices, close: async () => {} };
+}
+
+/** Payments against a facilitator the caller already has (tests; `startPayments`). */
+export function ready(args: {
+  network: Network;
+  payTo: Address;
+  asset: PaymentAsset | undefined;
+  prices: Prices;
+  facilitator: FacilitatorClient;
+  logger: Logger;
+  devChain: DevChain | undefined;
+}): Payments {
+  const resourceServer = new x402ResourceServer(guardFacilitator(args.facilitator, args.logger)).register(
+    args.network,
+    new ExactEvmScheme(),
+  );
+  return {
+    kind: "ready",
+    network: args.network,
+    payTo: args.payTo,
+    asset: args.asset,
+    prices: args.prices,
+    resourceServer,
+    devChain: args.devChain,
+    close: async () => {
+      await args.devChain?.stop();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import type { PGlite } from "@electric-sql/pglite";
+import PgBoss from "pg-boss";
+import type { DatabaseHandle, Db } from "../db/client.ts";
+import type { Logger } from "../logging/logger.ts";
+import { pgliteExecutor } from "./pglite-executor.ts";
+import { resumeAbandonedJobs } from "./resume-abandoned.ts";
+import { type Job, type JobData, type JobHandler, runJob } from "./run-job.ts";
+import { type GatedExecutor, gated } from "./sql-executor.ts";
+import { transactionExecutor } from "./transaction-executor.ts";
+
+export type { Job, JobData, JobHandler };
+
+export type SendOptions = {
+  /** Enqueue inside this transaction: the job exists iff it commits. */
+  tx?: Db;
+  /** Deduplicates per the queue's policy (a "standard" queue does not). */
+  singletonKey?: string;
+  startAfter?: Date;
+  /** Re-runs after the handler throws. Default 0: a failed job stays failed. */
+  retryLimit?: number;
+};
+
+export type Jobs = {
+  /** Returns the job id, or null when the queue's policy refused a duplicate `singletonKey`. */
+  send(queue: string, data: JobData, opts?: SendOptions): Promise<string | null>;
+  /** Registers a handler; it starts polling at `start()` (at once when already started). */
+  work(queue: string, handler: JobHandler, opts?: { concurrency?: number }): Promise<void>;
+  start(): Promise<void>;
+  /** Graceful (default): stops polling and waits up to `timeoutMs` (30 s) for running handlers. */
+  stop(opts?: { graceful?: boolean; timeoutMs?: number }): Promise<void>;
+};
+
+export type QueuePolicy = "standard" | "short" | "singleton" | "stately";
+
+export type QueueOptions = {
+  /** pg-boss's policy; "stately" allows one queued and one running job per `singletonKey`. */
+  policy?: QueuePolicy;
+  /** How long one run may take before it is given up (pg-boss default 15 min, max < 24 h). */
+  expireInSeconds?: number;
+};
+
+export type JobsOptions = {
+  database: DatabaseHandle;
+  /** The raw PGlite client behind `database` (kind "pglite"). */
+  pglite?: PGlite;
+  /** The PostgreSQL URL behind `database` (kind "postgres"); pg-boss opens its own `pg` pool. */
+  postgresUrl?: string;
+  logger: Logger;
+  /** Every queue this process sends to or works on, created (or updated) at `start()`. */
+  queues: Readonly<Record<string, QueueOptions>>;
+  /** Each worker's poll interval (default 2, minimum 0.5). */
+  pollingIntervalSeconds?: number;
+  /** How often expired runs are given up and abandoned ones resumed (default 60). */
+  maintenanceIntervalSeconds?: number;
+  /** A job is resumed after abandonment only while it has had fewer runs than this (default 5). */
+  maxRuns?: number;
+};
+
+type Registration = { queue: string; handler: JobHandler; concurrency: number };
+
+/** One pg-boss instance per `start()`: pg-boss 10 does not run maintenance again after a restart. */
+type Session = { boss: PgBoss; gate: GatedExecutor | undefined };
+
+export function createJobs(options: JobsOptions): Jobs {
+  const { logger, queues } = options;
+  if (options.database.kind === "pglite") requirePglite(options);
+  else requireUrl(options);
+  const registrations: Registration[] = [];
+  const running = new Map<string, AbortController>();
+  let session: Session | undefined;
+  let state: "stopped" | "starting" | "started" | "stopping" = "stopped";
+
+  const open = (): Session => {
+    // A new gate too: one left open for the previous session's late handlers would let them write.
+    const gate =
+      options.database.kind === "pglite" ? gated(pgliteExecutor(requirePglite(options))) : undefined;
+    const boss = new PgBoss({
+      ...(gate ? { db: gate as PgBoss.Db } : { connectionString: requireUrl(options), max: 5 }),
+      application_name: "patchbay-jobs",
+      // Nothing uses cron: skip its queue, its polling worker and its timers.
+      schedule: false,
+      retryLimit: 0,
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
+    });
+    // pg-boss's pool reports a lost connection here and reconnects by itself. The error object
+    // drags the whole `pg` client along, so only its message and code are logged.
+    boss.on("error", (err: Error & { code?: unknown }) =>
+      logger.warn({ error: err.message, code: err.code }, "job queue error"),
+    );
+    // Emitted by whichever instance ran this round's maintenance, which is what expires runs.
+    boss.on("maintenance", () => void resume(boss));
+    gate?.open();
+    return { boss, gate };
+  };
+
+  const resume = async (boss: PgBoss) => {
+    try {
+      const resumed = await resumeAbandonedJobs({
+        boss,
+        queues: Object.keys(queues),
+        maxRuns: options.maxRuns ?? 5,
+      });
+      for (const [queue, jobIds] of resumed) logger.warn({ queue, jobIds }, "resuming abandoned jobs");
+    } catch (err) {
+      logger.error({ err }, "resuming abandoned jobs failed");
+    }
+  };
+
+  const attach = async (boss: PgBoss, { queue, handler, concurrency }: Registration) => {
+    // pg-boss 10 runs one batch per worker at a time: concurrency is that many workers.
+    for (let i = 0; i < concurrency; i++) {
+      await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
+        for (const job of batch) await runJob({ queue, job, handler, running, logger });
+      });
+    }
+  };
+
+  const assertQueue = (queue: string) => {
+    if (!Object.hasOwn(queues, queue)) {
+      throw new Error(`Job queue "${queue}" is not declared in createJobs({ queues }).`);
+    }
+  };
+
+  return {
+    async send(queue, data, opts = {}) {
+      assertQueue(queue);
+      if (state !== "started" || !session) throw new Error("The job queue is not started.");
+      const { tx, ...rest } = opts;
+      // pg-boss validates any key present, even when undefined.
+      const sendOptions: PgBoss.SendOptions = definedOnly(rest);
+      if (tx) sendOptions.db = transactionExecutor(tx);
+      return await session.boss.send(queue, data, sendOptions);
+    },
+
+    async work(queue, handler, opts = {}) {
+      assertQueue(queue);
+      const registration = { queue, handler, concurrency: Math.max(1, opts.concurrency ?? 1) };
+      registrations.push(registration);
+      if (state === "started" && session) await attach(session.boss, registration);
+    },
+
+    async start() {
+      if (state !== "stopped") return;
+      state = "starting";
+      const { boss, gate } = open();
+      try {
+        await boss.start();
+        for (const [name, queueOptions] of Object.entries(queues)) {
+          const settings = definedOnly(queueOptions);
+          await boss.createQueue(name, { name, ...settings });
+          await boss.updateQueue(name, { name, ...settings });
+        }
+        await resume(boss);
+      } catch (err) {
+        await boss.stop({ graceful: false }).catch(() => {});
+        gate?.close();
+        state = "stopped";
+        throw err;
+      }
+      session = { boss, gate };
+      const pending = [...registrations];
+      state = "started";
+      for (const registration of pending) await attach(boss, registration);
+    },
+
+    async stop({ graceful = true, timeoutMs = 30_000 } = {}) {
+      if (state !== "started" || !session) return;
+      state = "stopping";
+      const { boss, gate } = session;
+      await boss.stop({ graceful, timeout: timeoutMs, close: true, wait: true });
+      // pg-boss has failed whatever was still running ("shut down while active"), to be resumed.
+      for (const controller of running.values()) controller.abort(new Error("job queue stopped"));
+      gate?.close();
+      session = undefined;
+      state = "stopped";
+    },
+  };
+}
+
+function requirePglite(options: JobsOptions): PGlite {
+  if (!options.pglite) throw new Error("createJobs: a PGlite database needs the raw client (pglite).");
+  return options.pglite;
+}
+
+function requireUrl(options: JobsOptions): string {
+  if (!options.postgresUrl) throw new Error("createJobs: a PostgreSQL database needs postgresUrl.");
+  return options.postgresUrl;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,229 @@
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { AppError } from "../../errors.ts";
+import type { ChangedFile } from "../db/schema/remediations.ts";
+import { git, gitOk } from "../git.ts";
+import type { Runner } from "./runners.ts";
+import {
+  DEFAULT_LIMITS,
+  type FileEntry,
+  type RunLimits,
+  type Sandbox,
+  type SearchHit,
+  type Workspace,
+} from "./sandbox.ts";
+import { checkRelativePath, MAX_FILE_BYTES, resolveInside } from "./workspace-paths.ts";
+
+const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
+const MAX_LISTED = 1_000;
+const MAX_HITS = 200;
+const MAX_DIFF_BYTES = 512 * 1024;
+
+/**
+ * A sandbox whose working copies live in this machine's temp directory: `<root>/src` is the
+ * repository (the only thing a command can write), `<root>/git` a git directory kept outside it,
+ * so nothing a test run writes can configure the git that patchbay itself runs afterwards.
+ */
+export function localSandbox(runner: Runner): Sandbox {
+  return {
+    kind: runner.kind,
+    isolation: runner.isolation,
+    async createWorkspace(source) {
+      if (source.archive.length > MAX_ARCHIVE_BYTES) {
+        throw new AppError(
+          "invalid_repository",
+          `The repository archive exceeds ${MAX_ARCHIVE_BYTES} bytes.`,
+        );
+      }
+      const root = await mkdtemp(join(tmpdir(), "patchbay-ws-"));
+      try {
+        const src = join(root, "src");
+        const home = join(root, "home");
+        await mkdir(src);
+        await mkdir(home);
+        await extract(source.archive, src, source.stripComponents ?? 0);
+        const gitDir = join(root, "git");
+        const g = (args: string[], opts: Parameters<typeof git>[2] = {}) =>
+          gitOk(src, [`--git-dir=${gitDir}`, `--work-tree=${src}`, ...args], opts);
+        await g(["init", "-q"]);
+        await g(["add", "-A", "--force"]);
+        await g(["commit", "-q", "--allow-empty", "--no-verify", "-m", "base"]);
+        return new LocalWorkspace(root, src, gitDir, runner, home);
+      } catch (error) {
+        await rm(root, { recursive: true, force: true });
+        throw error;
+      }
+    },
+  };
+}
+
+class LocalWorkspace implements Workspace {
+  readonly #written = new Map<string, string>();
+  readonly root: string;
+  readonly src: string;
+  readonly gitDir: string;
+  readonly runner: Runner;
+  readonly home: string;
+
+  constructor(root: string, src: string, gitDir: string, runner: Runner, home: string) {
+    this.root = root;
+    this.src = src;
+    this.gitDir = gitDir;
+    this.runner = runner;
+    this.home = home;
+  }
+
+  #git(args: string[], opts: Parameters<typeof git>[2] = {}) {
+    return gitOk(this.src, [`--git-dir=${this.gitDir}`, `--work-tree=${this.src}`, ...args], opts);
+  }
+
+  async listFiles(dir = ""): Promise<FileEntry[]> {
+    const rel = checkRelativePath(dir, { allowRoot: true });
+    const full = await resolveInside(this.src, rel);
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await readdir(full, { withFileTypes: true });
+    } catch {
+      throw new AppError("not_found", `No directory "${dir}" in the repository.`);
+    }
+    return entries
+      .filter((e) => !(rel === "" && e.name === ".git"))
+      .filter((e) => e.isFile() || e.isDirectory())
+      .map(
+        (e): FileEntry => ({
+          path: rel ? `${rel}/${e.name}` : e.name,
+          type: e.isDirectory() ? "dir" : "file",
+        }),
+      )
+      .sort((a, b) => a.path.localeCompare(b.path))
+      .slice(0, MAX_LISTED);
+  }
+
+  async readFile(path: string): Promise<string> {
+    const rel = checkRelativePath(path);
+    const full = await resolveInside(this.src, rel);
+    let data: Buffer;
+    try {
+      data = await readFile(full);
+    } catch {
+      throw new AppError("not_found", `No file "${path}" in the repository.`);
+    }
+    if (data.length > MAX_FILE_BYTES) {
+      return `${data.subarray(0, MAX_FILE_BYTES).toString("utf8")}\n…[truncated by patchbay: ${data.length - MAX_FILE_BYTES} more bytes]`;
+    }
+    return data.toString("utf8");
+  }
+
+  async writeFile(path: string, content: string): Promise<void> {
+    const rel = checkRelativePath(path);
+    if (Buffer.byteLength(content) > MAX_FILE_BYTES) {
+      throw new AppError("invalid_request", `A file may hold at most ${MAX_FILE_BYTES} bytes.`);
+    }
+    const full = await resolveInside(this.src, rel);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, content);
+    this.#written.set(rel, content);
+  }
+
+  async searchFiles(query: string): Promise<SearchHit[]> {
+    if (query.length === 0 || query.length > 200)
+      throw new AppError("invalid_request", "query must be 1–200 characters.");
+    // Tracked files plus what was written since: `git grep` on the index would miss new files.
+    const result = await git(this.src, [
+      `--git-dir=${this.gitDir}`,
+      `--work-tree=${this.src}`,
+      "grep",
+      "-n",
+      "-I",
+      "--untracked",
+      "--fixed-strings",
+      "-e",
+      query,
+    ]);
+    if (result.code > 1) throw new Error(`git grep failed: ${result.stderr.slice(0, 200)}`);
+    return result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .slice(0, MAX_HITS)
+      .map((line) => {
+        const m = /^(.*?):(\d+):(.*)$/.exec(line);
+        return { path: m?.[1] ?? line, line: Number(m?.[2] ?? 0), text: (m?.[3] ?? "").slice(0, 400) };
+      });
+  }
+
+  async run(command: string, limits: Partial<RunLimits> = {}) {
+    return this.runner.run(this.src, command, { ...DEFAULT_LIMITS, ...limits }, this.home);
+  }
+
+  async proposedChange(): Promise<{ files: ChangedFile[]; diff: string; created: string[] }> {
+    const files: ChangedFile[] = [];
+    const created: string[] = [];
+    const index = join(this.root, "proposal.index");
+    const env = { GIT_INDEX_FILE: index };
+    await this.#git(["read-tree", "HEAD"], { env });
+    for (const [path, content] of [...this.#written].sort(([a], [b]) => a.localeCompare(b))) {
+      const blob = (await this.#git(["hash-object", "-w", "--stdin"], { input: content })).trim();
+      const existing = (await this.#git(["ls-tree", "HEAD", "--", path])).trim();
+      const mode = /^(\d+) blob /.exec(existing)?.[1] ?? "100644";
+      if (existing.includes(` ${blob}\t`)) continue;
+      await this.#git(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`], { env });
+      files.push({ path, content });
+      if (existing === "") created.push(path);
+    }
+    const tree = (await this.#git(["write-tree"], { env })).trim();
+    const diff = await this.#git([
+      "diff-tree",
+      "-p",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-renames",
+      "HEAD",
+      tree,
+    ]);
+    await rm(index, { force: true });
+    return {
+      files,
+      created,
+      diff:
+        diff.length > MAX_DIFF_BYTES
+          ? `${diff.slice(0, MAX_DIFF_BYTES)}\n…[diff truncated by patchbay]`
+          : diff,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** `tar -x` from stdin: GNU tar refuses members with `..` and strips leading `/`. */
+function extract(archive: Buffer, dir: string, strip: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const gzip = archive[0] === 0x1f && archive[1] === 0x8b;
+    const child = spawn(
+      "tar",
+      [
+        gzip ? "-xzf" : "-xf",
+        "-",
+        "-C",
+        dir,
+        `--strip-components=${strip}`,
+        "--no-same-owner",
+        "--no-same-permissions",
+        "--delay-directory-restore",
+      ],
+      { stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } },
+    );
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`tar failed (${code}): ${stderr.slice(0, 300)}`)),
+    );
+    child.stdin.end(archive);
+  });
+}

@@ -1,0 +1,135 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Context, Hono } from "hono";
+import type { Actor } from "../../actor.ts";
+import { AppError, isAppError } from "../../errors.ts";
+import { MCP_PATH } from "../../oauth-resources.ts";
+import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
+import { resolveBearerActor } from "../http/authenticate.ts";
+import type { AppEnv } from "../http/env.ts";
+import { problemResponse } from "../http/problem.ts";
+import {
+  bearerChallenge,
+  protectedResourceMetadata,
+  resourceMetadataPath,
+} from "../http/protected-resource.ts";
+import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
+import { mcpAccess, mcpActor } from "./access.ts";
+import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
+import { buildMcpServer } from "./server.ts";
+import { connectionTools } from "./tools/connections/index.ts";
+
+const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
+
+/**
+ * The inbound MCP server: Streamable HTTP, stateless, JSON responses. Only POST carries
+ * messages; without sessions there is no stream to open (GET) or session to end (DELETE).
+ */
+export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
+  app.get(resourceMetadataPath("mcp"), (c) =>
+    c.json(protectedResourceMetadata(c.get("deps").config.baseUrl, "mcp"), 200, {
+      "cache-control": "public, max-age=3600",
+      "access-control-allow-origin": "*",
+    }),
+  );
+  app.use(MCP_PATH, (c, next) => dnsRebindingGuard(c.get("deps").config.baseUrl)(c, next));
+  app.all(MCP_PATH, async (c) => {
+    if (c.req.method !== "POST") {
+      return problemResponse(
+        c,
+        new AppError("method_not_allowed", "This MCP server is stateless: send JSON-RPC messages with POST."),
+        { allow: "POST" },
+      );
+    }
+    const actor = await authenticateMcp(c);
+    if (actor instanceof Response) return actor;
+    // The same per-key and per-organisation quotas as /api/v1: a key spends one budget on both.
+    const verdict = limits?.admit(actor);
+    if (limits && verdict && verdict.violated.length > 0) return rateLimitedResponse(c, limits, verdict);
+    const access = mcpAccess(actor);
+    if (!access.read) {
+      if (actor.oauth) return insufficientScope(c, "patchbay.mcp.read");
+      throw new AppError(
+        "forbidden",
+        "This credential has no MCP access: it needs mcp_connections:read or mcp_connections:manage.",
+        { requiredPermission: "mcp_connections:read" },
+      );
+    }
+    if (actor.oauth && !access.write && (await callsWriteTool(c.req.raw))) {
+      return insufficientScope(c, "patchbay.mcp.write");
+    }
+    const deps = c.get("deps");
+    const server = buildMcpServer({
+      ctx: { deps, actor: mcpActor(actor), requestId: c.get("requestId") },
+      access,
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_API_BODY_BYTES,
+    });
+    try {
+      await server.connect(transport);
+      // In JSON mode this resolves once every response of the request is ready.
+      const response = await transport.handleRequest(c.req.raw);
+      if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
+      return response;
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+/** The same bearer credentials as /api/v1 (tokens for the /mcp audience); a 401 points at the RFC 9728 metadata. */
+async function authenticateMcp(c: Context<AppEnv>): Promise<Actor | Response> {
+  const header = c.req.header("authorization");
+  const baseUrl = c.get("deps").config.baseUrl;
+  try {
+    return await resolveBearerActor(c.get("deps"), header, "mcp");
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "unauthorized") throw error;
+    const challenge = bearerChallenge(baseUrl, "mcp", header ? { error: "invalid_token" } : undefined);
+    return problemResponse(c, error, { "www-authenticate": challenge });
+  }
+}
+
+/**
+ * 403 with the scope to ask for (the MCP authorization spec's scope challenge), so a client can
+ * send the person through consent again for more.
+ */
+function insufficientScope(c: Context<AppEnv>, scope: "patchbay.mcp.read" | "patchbay.mcp.write"): Response {
+  const error = new AppError(
+    "insufficient_scope",
+    `This access token lacks the scope ${scope}. Reconnect (sign in again) and grant it.`,
+    { scope },
+  );
+  return problemResponse(c, error, {
+    "www-authenticate": bearerChallenge(c.get("deps").config.baseUrl, "mcp", {
+      error: "insufficient_scope",
+      scope,
+    }),
+  });
+}
+
+/**
+ * Whether a message of this request calls a write tool, read from a copy of the body (the
+ * transport still reads the original). Only asked for read-only OAuth tokens; a body too large or
+ * unreadable is left to the transport to refuse.
+ */
+async function callsWriteTool(request: Request): Promise<boolean> {
+  const text = await request
+    .clone()
+    .text()
+    .catch(() => "");
+  if (text.length === 0 || text.length > MAX_API_BODY_BYTES) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return [parsed].flat().some((message) => {
+    if (typeof message !== "object" || message === null) return false;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    return method === "tools/call" && typeof params?.name === "string" && writeTools.has(params.name);
+  });
+}

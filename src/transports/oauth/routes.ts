@@ -1,0 +1,157 @@
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { StatusCode } from "hono/utils/http-status";
+import type Provider from "oidc-provider";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { protectedResourceMetadata, resourceMetadataPath } from "../http/protected-resource.ts";
+import { clientAddress } from "../web/client-address.ts";
+import { verifyCsrf } from "../web/csrf.ts";
+import type { WebEnv } from "../web/env.ts";
+import { handleWebError } from "../web/error-page.ts";
+import { securityHeaders } from "../web/security-headers.ts";
+import { requireSignIn, webSession } from "../web/session.ts";
+import { checkRegistration } from "./check-registration.ts";
+import { completeDiscovery } from "./discovery.ts";
+import { runNodeHandler } from "./node-bridge.ts";
+import { registerConsentPages } from "./pages/consent.ts";
+import { HONO_CONTEXT, oauthPages } from "./pages/provider-pages.ts";
+import { createOAuthProvider, oauthRoutes, providerCookies } from "./provider.ts";
+
+/** oidc-provider refuses bodies over 56 KiB itself; this stops anything far larger earlier. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The OAuth authorization server's HTTP surface: RFC 8414 / OIDC discovery, RFC 9728 metadata
+ * for `/api/v1`, every `/oauth/*` endpoint (run by oidc-provider through the Node bridge), and
+ * the pages a person sees — the consent page is ours, the device pages are the provider's drawn
+ * with the UI's layout. Sign-in is the web UI's (`/login`).
+ */
+export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
+  const provider = createOAuthProvider(deps, oauthPages);
+  provider.use(completeDiscovery(deps.config.baseUrl));
+  const forward = forwarder(deps, provider);
+  const oauth = new Hono<WebEnv>();
+  oauth.onError(handleWebError);
+
+  for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
+    oauth.on(["GET", "OPTIONS"], path, forward);
+  }
+  oauth.get(resourceMetadataPath("api"), (c) =>
+    c.json(protectedResourceMetadata(deps.config.baseUrl, "api"), 200, {
+      "cache-control": "public, max-age=3600",
+      "access-control-allow-origin": "*",
+    }),
+  );
+
+  // Pages a person sees: the UI's session, headers and CSRF checks.
+  const formLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new AppError("payload_too_large", "That form was too large to accept.");
+    },
+  });
+  oauth.use("/oauth/interaction/*", securityHeaders(), formLimit, webSession(), verifyCsrf());
+  registerConsentPages(oauth, provider);
+  // Entering a device code needs a signed-in person first (and so does approving it): codes
+  // cannot be tried by someone who is not signed in.
+  // (`/oauth/device/*` also matches `/oauth/device` itself.)
+  oauth.use(
+    `${oauthRoutes.code_verification}/*`,
+    securityHeaders(),
+    formLimit,
+    webSession(),
+    requireSignIn(),
+    verifyCsrf(),
+  );
+
+  oauth.all("/oauth/*", forward);
+  return oauth;
+}
+
+/**
+ * Hands a request to oidc-provider as if it came to the public base URL (its issuer): host and
+ * scheme from the configuration, the client address from the socket or a trusted proxy's
+ * X-Forwarded-For (web/client-address.ts) — never from headers the client wrote.
+ */
+function forwarder(deps: Deps, provider: Provider) {
+  const callback = provider.callback();
+  const base = new URL(deps.config.baseUrl);
+  const mountPath = base.pathname.replace(/\/+$/, "");
+  return async (c: Context<WebEnv>): Promise<Response> => {
+    const url = new URL(c.req.url);
+    // A verification link with the code in it (verification_uri_complete) shows the code form
+    // filled in, not the provider's self-submitting page: the person still presses Continue,
+    // and no inline script runs.
+    if (c.req.method === "GET" && url.pathname === oauthRoutes.code_verification) url.search = "";
+    const headers = new Headers(c.req.raw.headers);
+    for (const name of [
+      "forwarded",
+      "x-forwarded-for",
+      "x-forwarded-host",
+      "x-forwarded-proto",
+      "x-forwarded-port",
+    ]) {
+      headers.delete(name);
+    }
+    headers.set("host", base.host);
+    headers.set("x-forwarded-proto", base.protocol.slice(0, -1));
+    const peer = clientAddress(c, deps.config.trustedProxies);
+    if (peer !== "unknown") headers.set("x-forwarded-for", peer);
+    // The provider's own session only carries one flow: each authorization or device sign-in
+    // starts without it, so it can never speak for someone other than who is signed in now.
+    if (
+      c.req.method === "GET" &&
+      (url.pathname === oauthRoutes.authorization || url.pathname === oauthRoutes.code_verification)
+    ) {
+      dropCookies(headers, [providerCookies.session, `${providerCookies.session}.sig`]);
+    }
+    let body = await readBody(c);
+    if (body === "too_large") {
+      return c.json({ error: "invalid_request", error_description: "The request body is too large." }, 413);
+    }
+    if (c.req.method === "POST" && url.pathname === oauthRoutes.registration) {
+      const checked = checkRegistration(body);
+      if ("refusal" in checked) {
+        return c.json({ error: "invalid_client_metadata", error_description: checked.refusal }, 400);
+      }
+      body = checked.body;
+    }
+    const answer = await runNodeHandler(callback, {
+      method: c.req.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      body,
+      mountPath,
+      attachments: new Map([[HONO_CONTEXT, c]]),
+    });
+    return c.newResponse(answer.body, { status: answer.status as StatusCode, headers: answer.headers });
+  };
+}
+
+async function readBody(c: Context<WebEnv>): Promise<Uint8Array | undefined | "too_large"> {
+  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return undefined;
+  if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return "too_large";
+  const type = c.req.header("content-type") ?? "";
+  // A form may already have been parsed (the CSRF check); encode it again as it came.
+  if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    const form = await c.req.formData();
+    const params = new URLSearchParams();
+    for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
+    const bytes = new TextEncoder().encode(params.toString());
+    return bytes.byteLength > MAX_BODY_BYTES ? "too_large" : bytes;
+  }
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  return bytes.byteLength > MAX_BODY_BYTES ? "too_large" : bytes;
+}
+
+function dropCookies(headers: Headers, names: readonly string[]): void {
+  const cookie = headers.get("cookie");
+  if (!cookie) return;
+  const kept = cookie
+    .split(";")
+    .map((part) => part.trim())
+    .filter((part) => part && !names.includes(part.slice(0, part.indexOf("=")).trim()));
+  if (kept.length > 0) headers.set("cookie", kept.join("; "));
+  else headers.delete("cookie");
+}

@@ -1,0 +1,80 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { requirePermission } from "../../../context.ts";
+import { AppError } from "../../../errors.ts";
+import { createGithubInstallLink } from "../../../features/source-hosting/github/install-link.ts";
+import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { idempotent } from "../../http/idempotency.ts";
+import { idempotencyKeyParam, jsonResponse, problemResponses } from "../../http/openapi.ts";
+
+const tags = ["Source hosting"];
+
+const InstallLinkSchema = z
+  .object({
+    url: z
+      .url()
+      .openapi({ description: "Open in a browser: install the App and select repositories on GitHub." }),
+    expiresAt: z.iso.datetime(),
+  })
+  .openapi("GithubInstallLink");
+
+const create = createRoute({
+  method: "post",
+  path: "/integrations/github/install-links",
+  operationId: "createGithubInstallLink",
+  tags,
+  summary: "A link for a person to install patchbay's GitHub App for this organisation",
+  middleware: [idempotent()],
+  parameters: [idempotencyKeyParam],
+  responses: { 201: jsonResponse(InstallLinkSchema, "The link (one hour)."), ...problemResponses(503) },
+});
+
+const InstallationParams = z.object({
+  installationId: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "installationId", in: "path" }, example: 41_234_567 }),
+});
+
+const repos = createRoute({
+  method: "get",
+  path: "/integrations/github/installations/{installationId}/repositories",
+  operationId: "listGithubInstallationRepositories",
+  tags,
+  summary: "Repositories a linked installation may read (the selection made on GitHub)",
+  request: { params: InstallationParams },
+  responses: {
+    200: jsonResponse(
+      z
+        .object({ items: z.array(z.object({ fullName: z.string(), defaultBranch: z.string() })) })
+        .openapi("GithubRepositoryList"),
+      "Repositories to register.",
+    ),
+    ...problemResponses(503),
+  },
+});
+
+export function registerGithubRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(create, async (c) => c.json(createGithubInstallLink({ ctx: c.get("ctx") }), 201));
+  app.openapi(repos, async (c) => {
+    const ctx = c.get("ctx");
+    requirePermission(ctx, "repositories:read");
+    const github = ctx.deps.remediation.github;
+    if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
+    const { installationId } = c.req.valid("param");
+    const [linked] = await ctx.deps.db
+      .select()
+      .from(githubInstallations)
+      .where(
+        and(
+          eq(githubInstallations.installationId, installationId),
+          eq(githubInstallations.organizationId, ctx.actor.organizationId),
+        ),
+      );
+    if (!linked)
+      throw new AppError("not_found", `Installation ${installationId} is not linked to your organisation.`);
+    return c.json({ items: await github.listRepositories(installationId) }, 200);
+  });
+}

@@ -1,0 +1,138 @@
+import type { Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, isAppError } from "../../../errors.ts";
+import { approveConnectionTools } from "../../../features/connections/approve-connection-tools.ts";
+import { discoverConnectionTools } from "../../../features/connections/discover-connection-tools.ts";
+import type { ConnectionRef } from "../../../features/connections/find-connection.ts";
+import { CredentialBody, UpdateConnectionBody } from "../../../features/connections/schemas.ts";
+import { setConnectionCredential } from "../../../features/connections/set-connection-credential.ts";
+import { setConnectionEnabled } from "../../../features/connections/set-connection-enabled.ts";
+import { updateConnection } from "../../../features/connections/update-connection.ts";
+import type { WebEnv } from "../env.ts";
+import { fieldError, fieldErrorsOf, formString, formStrings, readForm, refusalMessage } from "../forms.ts";
+import { parseWith } from "../validate.ts";
+import {
+  authFromForm,
+  type ConnectionFormValues,
+  connectionCodeFields,
+  connectionFieldErrors,
+  readConnectionForm,
+} from "./connection-form.ts";
+import { type ConnectionPageState, connectionPage, doneMessage } from "./connection-page.ts";
+import { connectionsPath } from "./connection-view.ts";
+
+export const connectionBase = "/orgs/:orgId/environments/:environmentId/connections/:connectionId";
+
+/** Faults of the request itself, shown as whole pages; every other refusal is shown on the connection's page. */
+const pageErrors = new Set(["forbidden", "not_found", "internal"]);
+
+/** Refusals that belong to a field of the page: a refused credential marks the credential input. */
+const actionFields = {
+  ...connectionCodeFields,
+  tool_not_approvable: "toolNames",
+  unknown_tool: "toolNames",
+  remote_auth_failed: "value",
+};
+
+export type ActionInput = { ref: ConnectionRef; revision: number; form: Record<string, unknown> };
+
+/**
+ * One connection action: read the form (with the revision the page was rendered at), call a
+ * verb, and on success redirect to the page with a fixed note (post/redirect/get) — or answer
+ * with the Response `run` returns (a confirmation page, a redirect elsewhere). A refusal
+ * re-renders the page from the current state with the verb's message; a revision conflict says
+ * the connection changed since the page was loaded.
+ */
+export async function connectionAction(
+  c: Context<WebEnv>,
+  run: (input: ActionInput) => Promise<string | Response>,
+  opts: { settings?: (form: Record<string, unknown>) => Partial<ConnectionFormValues> } = {},
+): Promise<Response> {
+  const form = await readForm(c);
+  const revision = Number(formString(form, "revision"));
+  const ref = {
+    environmentId: c.get("environment").current.id,
+    connectionId: c.req.param("connectionId") ?? "",
+  };
+  try {
+    if (!Number.isInteger(revision) || revision < 1) {
+      throw new AppError("invalid_request", "The form lost its revision; reload the page.");
+    }
+    const done = await run({ ref, revision, form });
+    if (done instanceof Response) return done;
+    return c.redirect(
+      `${connectionsPath(c.get("org").id, ref.environmentId)}/${ref.connectionId}?done=${done}`,
+      303,
+    );
+  } catch (error) {
+    if (!isAppError(error) || pageErrors.has(error.code)) throw error;
+    const state: ConnectionPageState = {
+      status: error.status as ContentfulStatusCode,
+      settings: opts.settings?.(form),
+    };
+    if (error.code === "revision_conflict")
+      return connectionPage(c, { ...state, conflict: { seen: revision } });
+    return connectionPage(c, {
+      ...state,
+      error: refusalMessage(error),
+      fields: connectionFieldErrors(fieldErrorsOf(error, actionFields)),
+    });
+  }
+}
+
+export function registerConnectionActions(web: Hono<WebEnv>): void {
+  web.get(connectionBase, (c) => connectionPage(c, { flash: doneMessage(c.req.query("done")) }));
+
+  web.post(`${connectionBase}/credential`, (c) =>
+    connectionAction(c, async ({ ref, revision, form }) => {
+      const { value } = parseWith(CredentialBody, { value: formString(form, "value") });
+      await setConnectionCredential({ ctx: c.get("ctx"), input: { ...ref, revision, value } });
+      return "credential_set";
+    }),
+  );
+
+  web.post(`${connectionBase}/discover`, (c) =>
+    connectionAction(c, async ({ ref, revision }) => {
+      await discoverConnectionTools({ ctx: c.get("ctx"), input: { ...ref, revision } });
+      return "discovered#tools";
+    }),
+  );
+
+  web.post(`${connectionBase}/approve`, (c) =>
+    connectionAction(c, async ({ ref, revision, form }) => {
+      const toolNames = formStrings(form, "toolNames");
+      if (toolNames.length === 0) throw fieldError("toolNames", "Select at least one tool to approve.");
+      const discoveryId = formString(form, "discoveryId");
+      await approveConnectionTools({
+        ctx: c.get("ctx"),
+        input: { ...ref, revision, discoveryId, toolNames },
+      });
+      return "approved#enablement";
+    }),
+  );
+
+  web.post(`${connectionBase}/enablement`, (c) =>
+    connectionAction(c, async ({ ref, revision, form }) => {
+      const enabled = formString(form, "enabled") === "true";
+      await setConnectionEnabled({ ctx: c.get("ctx"), input: { ...ref, revision, enabled } });
+      return enabled ? "enabled" : "disabled";
+    }),
+  );
+
+  web.post(`${connectionBase}/update`, (c) =>
+    connectionAction(
+      c,
+      async ({ ref, revision, form }) => {
+        const values = readConnectionForm(form);
+        const body = parseWith(UpdateConnectionBody, {
+          displayName: values.displayName,
+          ...(values.endpointUrl ? { endpointUrl: values.endpointUrl } : {}),
+          auth: authFromForm(values),
+        });
+        await updateConnection({ ctx: c.get("ctx"), input: { ...ref, revision, ...body } });
+        return "updated";
+      },
+      { settings: readConnectionForm },
+    ),
+  );
+}

@@ -1,0 +1,62 @@
+import type { Hono } from "hono";
+import { deleteConnection } from "../../../features/connections/delete-connection.ts";
+import { getConnection } from "../../../features/connections/get-connection.ts";
+import { previewConnectionDeletion } from "../../../features/connections/preview-connection-deletion.ts";
+import type { WebEnv } from "../env.ts";
+import { formString, postForm } from "../forms.ts";
+import { formatTime, html } from "../html.ts";
+import { renderPage } from "../layout.ts";
+import { connectionAction, connectionBase } from "./connection-actions.ts";
+import { connectionsPath } from "./connection-view.ts";
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Deletion in two steps, as the API has it: the preview lists what would be lost and issues a
+ * five-minute, single-use receipt for this revision; the confirmation page posts it back.
+ */
+export function registerConnectionDeletePages(web: Hono<WebEnv>): void {
+  web.post(`${connectionBase}/deletion-preview`, (c) =>
+    connectionAction(c, async ({ ref, revision }) => {
+      const ctx = c.get("ctx");
+      const preview = await previewConnectionDeletion({ ctx, input: { ...ref, revision } });
+      const conn = await getConnection({ ctx, input: ref });
+      const base = `${connectionsPath(c.get("org").id, ref.environmentId)}/${ref.connectionId}`;
+      const { effects } = preview;
+      return renderPage(c, {
+        title: `Delete ${conn.displayName}?`,
+        section: "connections",
+        body: html`<div class="card">
+  <p>Deleting <strong>${conn.displayName}</strong> (<code>${conn.alias}</code>, ${conn.endpointOrigin}) cannot be undone:</p>
+  <ul>
+    <li>${effects.approvedToolCount > 0 ? `${plural(effects.approvedToolCount, "approved tool is", "approved tools are")} removed with it.` : "It has no approved tools."}</li>
+    <li>${effects.credentialDestroyed ? "Its stored credential is destroyed." : "It has no stored credential."}</li>
+    <li>${
+      effects.runningTasksAffected > 0
+        ? `${plural(effects.runningTasksAffected, "running task uses", "running tasks use")} it; their next call to it fails.`
+        : "No running task uses it."
+    }</li>
+  </ul>
+  <p class="muted">This confirmation is valid until ${formatTime(preview.expiresAt)}, once, and only while nobody changes the connection.</p>
+  <div class="actions">
+    ${postForm(c, {
+      action: `${base}/delete`,
+      label: "Confirm deletion",
+      body: html`<input type="hidden" name="revision" value="${revision}"><input type="hidden" name="receipt" value="${preview.receipt}">
+      <button type="submit" class="danger">Delete permanently</button>`,
+    })}
+    <a class="button secondary" href="${base}">Cancel</a>
+  </div>
+</div>`,
+      });
+    }),
+  );
+
+  web.post(`${connectionBase}/delete`, (c) =>
+    connectionAction(c, async ({ ref, revision, form }) => {
+      const receipt = formString(form, "receipt") || undefined;
+      await deleteConnection({ ctx: c.get("ctx"), input: { ...ref, revision, receipt } });
+      return c.redirect(`${connectionsPath(c.get("org").id, ref.environmentId)}?done=deleted`, 303);
+    }),
+  );
+}

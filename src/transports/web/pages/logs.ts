@@ -1,0 +1,151 @@
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { type LogRecordView, LogSearchQuerySchema } from "../../../features/telemetry/queries/schemas.ts";
+import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
+import { severityNames } from "../../../features/telemetry/queries/severity.ts";
+import type { WebEnv } from "../env.ts";
+import { errorSummary, type FieldErrors, inputField, selectField } from "../forms.ts";
+import { type Html, html, join, nothing, when } from "../html.ts";
+import { renderPage } from "../layout.ts";
+import {
+  authorizeRead,
+  environmentPath,
+  filterRefusal,
+  firstPageLink,
+  jsonText,
+  nextPageLink,
+  parseFilters,
+  queryValues,
+} from "./telemetry-view.ts";
+
+const MINUTE = 60_000;
+/** The UI's range presets: how far back from `to` (default now) when no `from` is given. */
+const ranges = {
+  "15m": 15 * MINUTE,
+  "1h": 60 * MINUTE,
+  "6h": 360 * MINUTE,
+  "24h": 1440 * MINUTE,
+  "7d": 10_080 * MINUTE,
+};
+type Range = keyof typeof ranges;
+const rangeLabels: Record<Range, string> = {
+  "15m": "Last 15 minutes",
+  "1h": "Last hour",
+  "6h": "Last 6 hours",
+  "24h": "Last 24 hours",
+  "7d": "Last 7 days",
+};
+
+/** The REST route's filters plus the page's range preset. */
+const LogFiltersSchema = LogSearchQuerySchema.extend({
+  range: z.enum(Object.keys(ranges) as [Range, ...Range[]]).default("1h"),
+});
+
+const fieldNames = ["range", "from", "to", "service", "severity", "q", "traceId", "cursor"] as const;
+
+/** A record's time to the millisecond (the list is sorted by it; minutes would not tell rows apart). */
+export function formatInstant(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?/.exec(iso);
+  return m ? `${m[1]} ${m[2]}${m[3] ?? ""}` : iso;
+}
+
+function logRow(c: Context<WebEnv>, log: LogRecordView): Html {
+  const hasAttributes = Object.keys(log.attributes).length > 0;
+  return html`<tr>
+    <td class="nowrap"><time datetime="${log.time}">${formatInstant(log.time)}</time></td>
+    <td><span class="badge sev-${log.severity}">${log.severityText ?? log.severity}</span></td>
+    <td>${log.service}</td>
+    <td><pre class="log-body">${log.body ?? ""}</pre>${when(
+      hasAttributes || log.eventName || log.scope,
+      () => html`<details><summary>Details</summary>
+      <dl class="facts">${when(log.eventName, () => html`<dt>Event</dt><dd>${log.eventName}</dd>`)}${when(
+        log.scope,
+        () => html`<dt>Scope</dt><dd>${log.scope}</dd>`,
+      )}${when(log.spanId, () => html`<dt>Span</dt><dd><code>${log.spanId}</code></dd>`)}</dl>
+      ${when(hasAttributes, () => html`<pre>${jsonText(log.attributes)}</pre>`)}</details>`,
+    )}</td>
+    <td>${log.traceId ? html`<a href="${environmentPath(c, `traces/${log.traceId}`)}">Trace<span class="visually-hidden"> ${log.traceId}</span></a>` : nothing}</td>
+  </tr>`;
+}
+
+function filterForm(c: Context<WebEnv>, values: Record<string, string>, fields: FieldErrors): Html {
+  return html`<form method="get" action="${environmentPath(c, "logs")}" class="filters" aria-label="Filters">
+  <div class="filter-grid">
+  ${selectField({
+    name: "range",
+    label: "Time range",
+    options: Object.entries(rangeLabels).map(([value, label]) => ({ value, label })),
+    value: values.range ?? "1h",
+    error: fields.range,
+  })}
+  ${inputField({ name: "from", label: "From (optional)", value: values.from, error: fields.from, hint: "ISO 8601, e.g. 2026-11-22T09:00:00Z; replaces the range" })}
+  ${inputField({ name: "to", label: "To (optional)", value: values.to, error: fields.to, hint: "Default: now" })}
+  ${inputField({ name: "service", label: "Service", value: values.service, error: fields.service })}
+  ${selectField({
+    name: "severity",
+    label: "Minimum severity",
+    options: [
+      { value: "", label: "Any" },
+      ...severityNames.map((s) => ({ value: s, label: s.toUpperCase() })),
+    ],
+    value: values.severity ?? "",
+    error: fields.severity,
+  })}
+  ${inputField({ name: "q", label: "Text", value: values.q, error: fields.q, hint: "Contained in the body, any case" })}
+  ${inputField({ name: "traceId", label: "Trace id", value: values.traceId, error: fields.traceId, hint: "32 hexadecimal characters" })}
+  </div>
+  <div class="actions"><button type="submit" class="secondary">Search</button>
+  <a href="${environmentPath(c, "logs")}">Clear</a></div>
+</form>`;
+}
+
+async function logsPage(c: Context<WebEnv>): Promise<Response> {
+  await authorizeRead(c);
+  const values = queryValues(c, fieldNames);
+  const filters = parseFilters(LogFiltersSchema, values);
+  const ctx = c.get("ctx");
+  const now = ctx.deps.clock();
+  const result = filters.ok
+    ? await (() => {
+        const { range, ...input } = filters.input;
+        const to = input.to ? Date.parse(input.to) : now.getTime();
+        const from = input.from ?? new Date(to - ranges[range]).toISOString();
+        return searchLogs({
+          store: ctx.deps.telemetry.store,
+          environmentId: c.get("environment").current.id,
+          input: { ...input, from },
+          now,
+        });
+      })().then(
+        (page) => ({ ok: true as const, page }),
+        (error: unknown) => filterRefusal(error),
+      )
+    : filters;
+  const path = environmentPath(c, "logs");
+  const form = filterForm(c, values, result.ok ? {} : result.fields);
+  if (!result.ok) {
+    return renderPage(c, {
+      title: "Logs",
+      section: "logs",
+      status: 400,
+      body: html`${errorSummary(result.message, result.fields)}${form}`,
+    });
+  }
+  const { page } = result;
+  const body = html`${form}
+${
+  page.items.length === 0
+    ? html`<div class="card"><p>No log records match these filters.</p></div>`
+    : html`<table class="logs">
+  <caption class="visually-hidden">Log records, newest first</caption>
+  <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Severity</th><th scope="col">Service</th><th scope="col">Body</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
+  <tbody>${join(page.items.map((log) => logRow(c, log)))}</tbody>
+</table>`
+}
+<div class="actions">${firstPageLink(path, values)}${nextPageLink(path, values, page.nextCursor, "Older")}</div>`;
+  return renderPage(c, { title: "Logs", section: "logs", body });
+}
+
+export function registerLogPages(web: Hono<WebEnv>): void {
+  web.get("/orgs/:orgId/environments/:environmentId/logs", logsPage);
+}

@@ -1,0 +1,179 @@
+import type { Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AppError, isAppError } from "../../../errors.ts";
+import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
+import {
+  type Problem,
+  ProblemParams,
+  UpdateProblemBody,
+} from "../../../features/telemetry/problems/schemas.ts";
+import { setProblemStatus } from "../../../features/telemetry/problems/set-problem-status.ts";
+import type { WebEnv } from "../env.ts";
+import { errorSummary, formString, notice, postForm, readForm, refusalMessage } from "../forms.ts";
+import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
+import { renderPage } from "../layout.ts";
+import { parseWith } from "../validate.ts";
+import { problemStatusBadge, remediationStateText } from "./problem-view.ts";
+import { authorizeRead, environmentPath, mayManage } from "./telemetry-view.ts";
+
+type ProblemState = { status?: ContentfulStatusCode; error?: string | undefined; flash?: string | undefined };
+
+/** The status changes a person may make from each status (`regressed` is patchbay's to set). */
+const changes: Record<Problem["status"], { status: "open" | "resolved" | "ignored"; label: string }[]> = {
+  open: [
+    { status: "resolved", label: "Resolve" },
+    { status: "ignored", label: "Ignore" },
+  ],
+  regressed: [
+    { status: "resolved", label: "Resolve" },
+    { status: "ignored", label: "Ignore" },
+  ],
+  resolved: [
+    { status: "open", label: "Reopen" },
+    { status: "ignored", label: "Ignore" },
+  ],
+  ignored: [
+    { status: "open", label: "Reopen" },
+    { status: "resolved", label: "Resolve" },
+  ],
+};
+
+const done: Record<string, string> = {
+  open: "The problem is open again.",
+  resolved: "The problem is resolved. If it occurs again it becomes regressed.",
+  ignored: "The problem is ignored. It keeps counting occurrences but stays ignored.",
+};
+
+const problemPath = (c: Context<WebEnv>, problemId: string) => environmentPath(c, `problems/${problemId}`);
+
+function statusForm(c: Context<WebEnv>, problem: Problem): Html {
+  return postForm(c, {
+    action: `${problemPath(c, problem.id)}/status`,
+    label: "Change the status",
+    body: html`<input type="hidden" name="revision" value="${problem.revision}">
+  <div class="actions">${join(
+    changes[problem.status].map(
+      (change) =>
+        html`<button type="submit" name="status" value="${change.status}" class="secondary">${change.label}</button>`,
+    ),
+  )}</div>`,
+  });
+}
+
+/** Starting a run is handled by the remediation pages (POST …/problems/:problemId/remediations). */
+function remediationForm(c: Context<WebEnv>, problem: Problem): Html {
+  return html`<h2>Remediation</h2>
+<div class="card">
+  <p>Latest run: ${remediationStateText(problem.remediationState)}</p>
+  <p class="hint">patchbay's agent investigates the problem (its stack trace, traces and logs) in the service's
+  repository, runs the repository's tests and proposes a fix for review. It never merges.</p>
+  ${postForm(c, {
+    action: `${problemPath(c, problem.id)}/remediations`,
+    label: "Start a remediation",
+    busy: "Starting a remediation…",
+    body: html`<div class="actions"><button type="submit">Start a remediation</button></div>`,
+  })}
+</div>`;
+}
+
+async function problemPage(c: Context<WebEnv>, state: ProblemState = {}): Promise<Response> {
+  await authorizeRead(c);
+  const { problemId } = parseWith(ProblemParams, { problemId: c.req.param("problemId") });
+  const problem = await getProblem({
+    db: c.get("ctx").deps.db,
+    environmentId: c.get("environment").current.id,
+    input: { problemId },
+  });
+  const manage = mayManage(c);
+  const frames = problem.frames;
+  const body = html`${notice(state.flash)}${errorSummary(state.error)}
+<h1>${problem.title}</h1>
+<p class="lead"><code>${problem.culprit}</code></p>
+<div class="card">
+<dl class="facts">
+  <dt>Status</dt><dd>${problemStatusBadge(problem.status)}${when(
+    problem.statusChangedAt,
+    () => html` <span class="muted">since ${formatTime(problem.statusChangedAt ?? "")}</span>`,
+  )}</dd>
+  <dt>Service</dt><dd><a href="${environmentPath(c, "services")}">${problem.service}</a></dd>
+  <dt>Exception</dt><dd><code>${problem.exceptionType}</code></dd>
+  <dt>Occurrences</dt><dd>${problem.count}</dd>
+  <dt>First seen</dt><dd>${formatTime(problem.firstSeen)}</dd>
+  <dt>Last seen</dt><dd>${formatTime(problem.lastSeen)}</dd>
+  <dt>Remediation</dt><dd>${remediationStateText(problem.remediationState)}</dd>
+</dl>
+${manage ? statusForm(c, problem) : html`<p class="muted">Only an owner or administrator can change the status.</p>`}
+</div>
+${when(problem.sampleMessage, () => html`<h2>Latest message</h2><pre class="log-body">${problem.sampleMessage}</pre>`)}
+<h2>Stack trace</h2>
+${
+  problem.stackTrace
+    ? html`${when(
+        frames.length > 0,
+        () => html`<table class="frames">
+  <caption class="visually-hidden">Frames, most recent call first</caption>
+  <thead><tr><th scope="col">Function</th><th scope="col">File</th><th scope="col"><span class="visually-hidden">In app</span></th></tr></thead>
+  <tbody>${join(
+    frames.map(
+      (f) =>
+        html`<tr${f.inApp ? nothing : html` class="muted"`}><td><code>${f.function || "(anonymous)"}</code></td><td><code>${f.file}</code></td><td>${f.inApp ? html`<span class="badge approval_missing">in app</span>` : nothing}</td></tr>`,
+    ),
+  )}</tbody>
+</table>`,
+      )}
+<details${frames.length === 0 ? html` open` : nothing}><summary>Raw stack trace</summary><pre>${problem.stackTrace}</pre></details>`
+    : html`<p class="muted">No stack trace was recorded.</p>`
+}
+<h2>Sample traces</h2>
+${
+  problem.sampleTraceIds.length === 0
+    ? html`<p class="muted">No occurrence carried a trace id.</p>`
+    : html`<ul class="traces">${join(
+        problem.sampleTraceIds.map(
+          (id) => html`<li><a href="${environmentPath(c, `traces/${id}`)}"><code>${id}</code></a></li>`,
+        ),
+      )}</ul><p class="hint">Newest first; traces are kept for the retention period.</p>`
+}
+${when(manage, () => remediationForm(c, problem))}`;
+  return renderPage(c, {
+    title: problem.title,
+    heading: false,
+    section: "problems",
+    status: state.status ?? 200,
+    body,
+  });
+}
+
+export function registerProblemPages(web: Hono<WebEnv>): void {
+  const base = "/orgs/:orgId/environments/:environmentId/problems/:problemId";
+
+  web.get(base, (c) => problemPage(c, { flash: done[c.req.query("done") ?? ""] }));
+
+  web.post(`${base}/status`, async (c) => {
+    const form = await readForm(c);
+    const { problemId } = parseWith(ProblemParams, { problemId: c.req.param("problemId") });
+    try {
+      const revision = Number(formString(form, "revision"));
+      if (!Number.isInteger(revision) || revision < 1) {
+        throw new AppError("invalid_request", "The form lost its revision; reload the page.");
+      }
+      const { status } = parseWith(UpdateProblemBody, { status: formString(form, "status") });
+      await setProblemStatus({
+        ctx: c.get("ctx"),
+        input: { environmentId: c.get("environment").current.id, problemId, revision, status },
+      });
+      return c.redirect(`${problemPath(c, problemId)}?done=${status}`, 303);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      if (error.code === "revision_conflict") {
+        return problemPage(c, {
+          status: 412,
+          error:
+            "This problem changed since you loaded this page (a status change, or it occurred again after being resolved). Its current state is shown below; choose again.",
+        });
+      }
+      if (error.code !== "invalid_request") throw error;
+      return problemPage(c, { status: 400, error: refusalMessage(error) ?? error.message });
+    }
+  });
+}

@@ -1,0 +1,142 @@
+import type { Remediation } from "../../../features/remediations/schemas.ts";
+import type { RemediationStatus } from "../../../platform/db/schema/remediations.ts";
+import { type Html, html, join, nothing, when } from "../html.ts";
+
+export const repositoriesPath = (orgId: string, environmentId: string) =>
+  `/orgs/${orgId}/environments/${environmentId}/repositories`;
+export const remediationsPath = (orgId: string, environmentId: string) =>
+  `/orgs/${orgId}/environments/${environmentId}/remediations`;
+/** The run's own page: the `threadUrl` patchbay hands out, relative to this server. */
+export const runPath = (remediationId: string) => `/remediations/${remediationId}`;
+export const startPath = (orgId: string, environmentId: string, problemId: string) =>
+  `/orgs/${orgId}/environments/${environmentId}/problems/${encodeURIComponent(problemId)}/remediations`;
+
+/** Statuses in which a worker is (or is about to be) busy with the run: its page refreshes. */
+export const workingStatuses: readonly RemediationStatus[] = [
+  "queued",
+  "investigating",
+  "coding",
+  "validating",
+  "opening-pr",
+];
+export const endedStatuses: readonly RemediationStatus[] = ["merged", "closed", "failed", "cancelled"];
+
+const statusLabels: Record<RemediationStatus, string> = {
+  queued: "Queued",
+  investigating: "Investigating",
+  "awaiting-approval": "Waiting for you",
+  coding: "Writing the change",
+  validating: "Running the tests",
+  "opening-pr": "Opening the review",
+  "awaiting-review": "Ready for review",
+  merged: "Merged",
+  closed: "Closed",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+/** The status as a badge; the class groups statuses by what they ask of a person. */
+export function statusBadge(status: RemediationStatus): Html {
+  const kind = workingStatuses.includes(status)
+    ? "working"
+    : status === "awaiting-approval" || status === "awaiting-review"
+      ? "waiting"
+      : status === "merged"
+        ? "ready"
+        : status === "failed"
+          ? "no"
+          : "disabled";
+  return html`<span class="badge ${kind}" data-status="${status}">${statusLabels[status]}</span>`;
+}
+
+/** What the status means for the person reading the page, in a sentence or two. */
+export function statusExplanation(run: Pick<Remediation, "status" | "approval" | "service">): string {
+  switch (run.status) {
+    case "queued":
+      return "Accepted. A worker is about to look for the repository of the problem's service.";
+    case "investigating":
+      return "The agent is reading the problem, its traces and logs, and the code.";
+    case "coding":
+      return "The agent is changing files in an isolated working copy and running the repository's tests.";
+    case "awaiting-approval":
+      return run.approval?.kind === "repository_access"
+        ? `No repository is registered for the service${run.service ? ` "${run.service}"` : ""}. Register one and the run resumes by itself.`
+        : "The proposed change touches something risky; an owner or administrator must approve it before it is tested and proposed.";
+    case "validating":
+      return "The repository's test command runs in the sandbox on a fresh copy with exactly the proposed files.";
+    case "opening-pr":
+      return "The tests passed. The commit is being written on the run's branch and the review opened.";
+    case "awaiting-review":
+      return "The fix is proposed and its tests pass. Review it and merge it yourself — patchbay never merges.";
+    case "merged":
+      return "A person merged the fix.";
+    case "closed":
+      return "The review was closed (or the branch deleted) without merging.";
+    case "failed":
+      return "The run ended without proposing a fix; the reason is below.";
+    case "cancelled":
+      return "The run was cancelled on request.";
+  }
+}
+
+type DiffFile = { path: string; lines: string[]; added: number; removed: number };
+
+/** Splits a unified diff (`git diff` output) into its files; text before the first header is kept. */
+export function splitDiff(diff: string): DiffFile[] {
+  const files: DiffFile[] = [];
+  let current: DiffFile | undefined;
+  for (const line of diff.split("\n")) {
+    const header = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+    if (header || !current) {
+      current = { path: header?.[2] ?? "", lines: [], added: 0, removed: 0 };
+      files.push(current);
+    }
+    current.lines.push(line);
+    if (line.startsWith("+") && !line.startsWith("+++")) current.added++;
+    if (line.startsWith("-") && !line.startsWith("---")) current.removed++;
+  }
+  return files.filter((f) => f.path !== "" || f.lines.some((l) => l.trim() !== ""));
+}
+
+function lineClass(line: string): string {
+  if (
+    /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename |old mode|new mode)/.test(line)
+  )
+    return "meta";
+  if (line.startsWith("@@")) return "hunk";
+  if (line.startsWith("+")) return "add";
+  if (line.startsWith("-")) return "del";
+  return "ctx";
+}
+
+/**
+ * A diff for reading: one block per file with its +/- counts, each line coloured by kind. Every
+ * line is text (escaped by the template), so a diff containing markup shows it, never runs it.
+ */
+export function renderDiff(diff: string): Html {
+  const files = splitDiff(diff);
+  if (files.length === 0) return html`<p class="muted">The diff is empty.</p>`;
+  return join(
+    files.map(
+      (f) => html`<section class="diff-file">
+  <h3>${f.path ? html`<code>${f.path}</code>` : "Diff"} <span class="diff-count"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span></h3>
+  <pre class="diff"><code>${join(
+    f.lines.map((l) => html`<span class="${lineClass(l)}">${l}</span>`),
+  )}</code></pre>
+</section>`,
+    ),
+  );
+}
+
+/** The repository test run's outcome, with the tail of its output. */
+export function testResult(validation: Remediation["validation"]): Html {
+  if (!validation) return html`<p class="muted">The tests have not run yet.</p>`;
+  const passed = validation.exitCode === 0 && !validation.timedOut;
+  const seconds = (validation.durationMs / 1000).toFixed(1);
+  return html`<p>${
+    passed
+      ? html`<span class="badge ready">Passed</span>`
+      : html`<span class="badge no">${validation.timedOut ? "Timed out" : "Failed"}</span>`
+  } exit code <code>${validation.exitCode ?? "none"}</code> after ${seconds} s</p>
+${when(validation.outputTail.trim() !== "", () => html`<details${passed ? nothing : html` open`}><summary>Output (the last lines)</summary><pre>${validation.outputTail}</pre></details>`)}`;
+}

@@ -1,0 +1,153 @@
+import type { Deps } from "../../../deps.ts";
+import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
+import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
+import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
+import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
+import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
+import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
+import { workingStatuses } from "../../../features/remediations/run-state.ts";
+import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
+import { formatUsd } from "../../../platform/payments/prices.ts";
+import { parseJsonBody } from "../parse-input.ts";
+import { paymentOf } from "../payment-gate.ts";
+import type { X402Route } from "../route.ts";
+
+/** A run in one of these still works toward a fix: poll it rather than pay for another. */
+const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
+
+const query = (params: Record<string, string | undefined>) =>
+  new URLSearchParams(
+    Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+  ).toString();
+
+/**
+ * The next steps toward a diagnosis or a fix, cheapest useful first: free polling of a run that
+ * already works on it, then cent reads that confirm (the problem, a trace, the logs), and only
+ * then the paid remediation — with `x_assumed_state`, so it is refused for free if the problem
+ * moved on in the meantime.
+ */
+async function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): Promise<NextAction[]> {
+  const base = deps.config.baseUrl;
+  const read = formatUsd(deps.payments.prices.read);
+  const get = (action: string, path: string, description: string): NextAction => ({
+    action,
+    method: "GET",
+    href: `${base}${path}`,
+    price: read,
+    description,
+  });
+  const [problem] = d.evidence.problems;
+  if (problem) {
+    const actions: NextAction[] = [];
+    if (problem.remediationId && WORKING.includes(problem.remediationState ?? "")) {
+      actions.push({
+        action: "poll_remediation",
+        method: "GET",
+        href: `${base}/x402/remediations/${problem.remediationId}`,
+        price: "free",
+        description: `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
+      });
+    }
+    actions.push(
+      get(
+        "inspect_problem",
+        `/x402/problems/${problem.id}?environmentId=${environmentId}`,
+        `Confirm: the stack trace and sample traces of "${problem.title}".`,
+      ),
+    );
+    const remediable = problem.status === "open" || problem.status === "regressed";
+    if (remediable && !actions.some((a) => a.action === "poll_remediation")) {
+      actions.push(
+        remediateAction(
+          deps,
+          problem,
+          environmentId,
+          "Fix it: patchbay investigates, changes the code in a sandbox, runs the repository's tests and opens a pull request for a human.",
+        ),
+      );
+    }
+    return actions;
+  }
+  const [log] = d.evidence.logs;
+  if (log?.traceId) {
+    return [
+      get(
+        "get_trace",
+        `/x402/traces/${log.traceId}?environmentId=${environmentId}`,
+        "The span tree of a request that logged a matching error.",
+      ),
+      get(
+        "search_logs",
+        `/x402/logs?${query({ environmentId, service: log.service, severity: "error", q: log.matched[0] })}`,
+        `Matching error logs of ${log.service}.`,
+      ),
+    ];
+  }
+  const [service] = d.evidence.services;
+  const logs = get(
+    "search_logs",
+    `/x402/logs?${query({ environmentId, service: service?.service, severity: "error", q: log?.matched[0] })}`,
+    service ? `Error logs of ${service.service}.` : "Recent error logs.",
+  );
+  const problems = get(
+    "list_problems",
+    `/x402/problems?${query({ environmentId, service: service?.service })}`,
+    service ? `Problems detected in ${service.service}.` : "Problems detected in your telemetry.",
+  );
+  return service
+    ? [problems, logs]
+    : [
+        get(
+          "check_health",
+          `/x402/services?environmentId=${environmentId}&window=${d.window}`,
+          "Service health.",
+        ),
+        logs,
+      ];
+}
+
+/**
+ * `POST /x402/diagnose` (spec 4D): an incident description in, what the organisation's own
+ * telemetry says about it out — the best matching problems, error logs and failing services —
+ * with the cheapest next action toward a diagnosis or a fix. Before any telemetry arrived the
+ * answer is to send some.
+ */
+export const diagnosisRoutes: X402Route[] = [
+  {
+    method: "POST",
+    path: "/x402/diagnose",
+    description:
+      "Describe an incident in words; get what your telemetry says about it (matching problems, error logs, failing services) and the cheapest next action toward a diagnosis or a fix.",
+    paid: {
+      price: "diagnose",
+      input: DiagnoseInputSchema,
+      inputExample: { description: "checkout returns 500 on GET /orders/:id since the last deploy" },
+      output: DiagnosisSchema.extend({ next_actions: NextActionsSchema }),
+    },
+    async handle(c) {
+      const deps = c.get("deps");
+      const input = await parseJsonBody(c, DiagnoseInputSchema);
+      const scope = await walletScope(deps, walletOf(paymentOf(c)), input.environmentId);
+      const diagnosis = await diagnoseIncident({
+        db: deps.db,
+        store: deps.telemetry.store,
+        environmentId: scope.environmentId,
+        input,
+        now: deps.clock(),
+      });
+      const nothing = diagnosis.confidence === "none" && !(await hasTelemetry(deps.db, scope.environmentId));
+      const next_actions = nothing
+        ? [sendTelemetryAction(deps)]
+        : await actionsFor(deps, scope.environmentId, diagnosis);
+      return c.json({
+        ...diagnosis,
+        ...(nothing
+          ? { summary: "No telemetry has arrived in this environment yet: there is no evidence to read." }
+          : {}),
+        next_actions,
+      });
+    },
+  },
+];

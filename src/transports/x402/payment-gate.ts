@@ -1,0 +1,244 @@
+import type { HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
+import type { Context, MiddlewareHandler } from "hono";
+import { getAddress, type Hex } from "viem";
+import { AppError } from "../../errors.ts";
+import { claimOrReplay, releasingOnThrow, type StoredResponse } from "../../platform/db/claim.ts";
+import type { Db } from "../../platform/db/client.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
+import type { Payments } from "../../platform/payments/payments.ts";
+import type { Price } from "../../platform/payments/prices.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
+import type { AppEnv } from "../http/env.ts";
+import { RequestAdapter } from "./http-adapter.ts";
+import { compileRoutes, type MatchedRoute, type PaidRoutes } from "./paid-routes.ts";
+import { hashRequest, type PaymentIdentity, readPaymentIdentity } from "./payment-identity.ts";
+import {
+  claimPayment,
+  findPayment,
+  isStaleClaim,
+  type PaymentRow,
+  reclaimPayment,
+  releasePayment,
+  storedResponse,
+} from "./payment-lock.ts";
+import { challengeResponse, replayResponse } from "./payment-responses.ts";
+import { settleAndRespond } from "./payment-settlement.ts";
+import { processRequest, requestContext } from "./resource-server.ts";
+import { resourceServerLoader } from "./server-loader.ts";
+import type { VerifiedPayment } from "./verified-payment.ts";
+
+/** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
+const WAIT_FOR_FIRST_MS = 30_000;
+
+type Verified = Extract<HTTPProcessResult, { type: "payment-verified" }>;
+export type GateArgs = {
+  payments: Payments;
+  routes: PaidRoutes;
+  db: Db;
+  /** Seals stored answers (they may carry what is shown once). */
+  keyring: Keyring;
+  logger: Logger;
+  /** Public base URL: the resource URL in challenges. */
+  baseUrl: string;
+  clock?: () => Date;
+  /** Shared with the catalog; by default the gate builds its own. */
+  loadServer?: () => Promise<x402HTTPResourceServer>;
+};
+
+/**
+ * The x402 gate for the paid routes in `routes` (DESIGN §7), on the SDK's HTTP resource server:
+ * unpaid → 402 challenge; paid → verify, run the handler once, settle only if it answered < 400.
+ *
+ * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use for work:
+ * copies arriving while it runs wait for it and get its answer; a copy of a settled payment
+ * gets the stored answer without a second transfer or run; the same payment for a different
+ * request is refused (`payment_reused`). The gate hands the verified payment to the handler as
+ * the context variable `payment`; handlers read it with `paymentOf(c)`.
+ */
+export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
+  const match = compileRoutes(args.routes);
+  const clock = args.clock ?? (() => new Date());
+  const payments = args.payments;
+  const initialized = args.loadServer ?? resourceServerLoader(args);
+
+  return async (c, next) => {
+    const matched = match(c.req.method, c.req.path);
+    if (!matched) return next();
+    const http = await initialized();
+    const price = payments.prices[matched.route.price];
+    const header = c.req.header("payment-signature");
+    const read = header ? readPaymentIdentity(header) : undefined;
+    if (!read?.ok) {
+      // No payment, or one that could not be locked: only a challenge, never the handler nor
+      // the facilitator (which throws on malformed fields, and a throw reads as an outage).
+      const adapter = new RequestAdapter(c, args.baseUrl, { hidePayment: true });
+      const result = await processRequest(http, requestContext(c, adapter));
+      if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
+      return challengeResponse(c, result.response, {
+        price,
+        paid: header !== undefined,
+        problem: read?.problem,
+      });
+    }
+    const identity = read.identity;
+    const flow: Flow = {
+      c,
+      next,
+      http,
+      args,
+      clock,
+      matched,
+      identity,
+      requestHash: await hashRequest(c),
+      price,
+    };
+    return runOnce(flow);
+  };
+}
+
+export type Flow = {
+  c: Context<AppEnv>;
+  next: () => Promise<void>;
+  http: x402HTTPResourceServer;
+  args: GateArgs;
+  clock: () => Date;
+  matched: MatchedRoute;
+  identity: PaymentIdentity;
+  requestHash: string;
+  price: Price;
+};
+
+type Won = { claimId: string; verified: Verified } | { claimId: string; held: PaymentRow } | Response;
+
+/** The lock's state machine; see the x402_payments schema for the states. */
+async function runOnce(flow: Flow): Promise<Response | undefined> {
+  const { args, identity, requestHash } = flow;
+  const { db } = args;
+  const key = identity.key;
+  let verified: Verified | Response | undefined;
+  const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
+    waitMs: WAIT_FOR_FIRST_MS,
+    clock: flow.clock,
+    read: () => findPayment(db, key),
+    judge: (row, now) => {
+      if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
+        throw new AppError(
+          "payment_reused",
+          "This payment authorization was already used for another request; sign a new payment for this one.",
+        );
+      }
+      if (row.state === "settled") return { replay: storedResponse(row, args.keyring) };
+      return row.state === "failed" || isStaleClaim(row, now) ? "take" : "wait";
+    },
+    take: async (row, now) => {
+      if (row?.state === "failed") {
+        // The handler already answered; its result is held until this payment settles.
+        const claimId = await reclaimPayment(db, key, row, now);
+        return claimId ? { claimId, held: row } : undefined;
+      }
+      // No row, or one abandoned by a dead process: verify (once), then claim.
+      verified ??= await verifyPayment(flow);
+      if (verified instanceof Response) return verified;
+      const requirements = verified.paymentRequirements;
+      const claimId = row
+        ? await reclaimPayment(db, key, row, now)
+        : await claimPayment(
+            db,
+            key,
+            {
+              paymentHash: identity.paymentHash,
+              requestHash,
+              route: flow.matched.pattern,
+              amount: requirements.amount,
+              requirements: requirements as unknown as Record<string, unknown>,
+              expiresAt: recordExpiry(identity.validBefore, now),
+            },
+            now,
+          );
+      return claimId ? { claimId, verified } : undefined;
+    },
+    inFlight: () =>
+      new AppError(
+        "payment_in_flight",
+        "This payment is still being processed; retry shortly for its result.",
+      ),
+  });
+  if ("replay" in held) return replayResponse(held.replay);
+  const won = held.claim;
+  if (won instanceof Response) return won;
+  if ("verified" in won) return runHandler(flow, won.verified, won.claimId);
+  return settleAndRespond(flow, {
+    key,
+    claimId: won.claimId,
+    requirements: won.held.requirements as unknown as PaymentRequirements,
+    response: storedResponse(won.held, args.keyring),
+    live: undefined,
+  });
+}
+
+async function verifyPayment(flow: Flow): Promise<Verified | Response> {
+  const result = await processRequest(
+    flow.http,
+    requestContext(flow.c, new RequestAdapter(flow.c, flow.args.baseUrl)),
+  );
+  if (result.type === "payment-verified") return result;
+  if (result.type === "payment-error")
+    return challengeResponse(flow.c, result.response, { price: flow.price, paid: true });
+  throw new Error("x402: a paid route required no payment");
+}
+
+async function runHandler(flow: Flow, verified: Verified, claimId: string): Promise<Response | undefined> {
+  const { c, identity } = flow;
+  const key = identity.key;
+  c.set("payment", {
+    payer: getAddress(identity.key.payer),
+    network: verified.paymentRequirements.network,
+    asset: verified.paymentRequirements.asset,
+    amount: verified.paymentRequirements.amount,
+    price: flow.price,
+    nonce: identity.key.nonce as Hex,
+  });
+  const release = () => releasePayment(flow.args.db, key, claimId);
+  await releasingOnThrow(async (error) => {
+    await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
+    await release();
+  }, flow.next);
+  const res = c.res;
+  if (res.status >= 400) {
+    // Nothing is charged for a refusal or a failure, and nothing is held: the payment is free.
+    await verified.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: res.status });
+    await release();
+    return undefined;
+  }
+  return settleAndRespond(flow, {
+    key,
+    claimId,
+    requirements: verified.paymentRequirements,
+    response: undefined,
+    live: res,
+    declaredExtensions: verified.declaredExtensions,
+  });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A day past the authorization's validBefore, when its nonce can no longer settle. The payer
+ * picks validBefore and the scheme sets no upper bound, so it is capped at a week from now.
+ */
+function recordExpiry(validBefore: number, now: Date): Date {
+  const cap = now.getTime() + 7 * DAY_MS;
+  return new Date(Math.min(validBefore * 1000, cap) + DAY_MS);
+}
+
+/**
+ * The verified payment of the request a paid handler is serving (the context variable the gate
+ * sets). Throws for a route the gate does not cover: a handler that expects a payer must never
+ * run without one.
+ */
+export function paymentOf(c: Context<AppEnv>): VerifiedPayment {
+  const payment = c.get("payment");
+  if (!payment) throw new Error(`x402: ${c.req.method} ${c.req.path} is not behind the payment gate`);
+  return payment;
+}

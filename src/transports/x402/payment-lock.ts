@@ -1,0 +1,176 @@
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from "node:crypto";
+import { and, eq, lt } from "drizzle-orm";
+import type { StoredResponse } from "../../platform/db/claim.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
+import { derivedKey } from "../../platform/vault/derived-key.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
+
+/** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
+export type PaymentKey = { network: string; asset: string; payer: string; nonce: string };
+export type PaymentRow = typeof x402Payments.$inferSelect;
+
+/**
+ * A claim older than this belongs to a process that died mid-request; it may be taken over.
+ * Far above any handler plus settlement (a remote facilitator's own timeout is 90 s).
+ */
+const STALE_CLAIM_MS = 10 * 60_000;
+
+const where = (key: PaymentKey) =>
+  and(
+    eq(x402Payments.network, key.network),
+    eq(x402Payments.asset, key.asset),
+    eq(x402Payments.payer, key.payer),
+    eq(x402Payments.nonce, key.nonce),
+  );
+const whereClaimed = (key: PaymentKey, claimId: string) =>
+  and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
+
+export async function findPayment(db: Db, key: PaymentKey): Promise<PaymentRow | undefined> {
+  const [row] = await db.select().from(x402Payments).where(where(key));
+  return row;
+}
+
+/** Inserts an `in_flight` row; returns its claim id, or undefined when the key already has one. */
+export async function claimPayment(
+  db: Db,
+  key: PaymentKey,
+  fields: {
+    paymentHash: string;
+    requestHash: string;
+    route: string;
+    amount: string;
+    requirements: Record<string, unknown>;
+    expiresAt: Date;
+  },
+  now: Date,
+): Promise<string | undefined> {
+  const claimId = randomUUID();
+  const inserted = await db
+    .insert(x402Payments)
+    .values({ ...key, ...fields, state: "in_flight", claimId, claimedAt: now })
+    .onConflictDoNothing()
+    .returning({ claimId: x402Payments.claimId });
+  return inserted.length > 0 ? claimId : undefined;
+}
+
+/**
+ * Moves `row` back to `in_flight` under a new claim id — a held (`failed`) payment being
+ * settled again, or an abandoned claim being taken over. A conditional update on the row's
+ * current claim id, so of several contenders exactly one wins.
+ */
+export async function reclaimPayment(
+  db: Db,
+  key: PaymentKey,
+  row: PaymentRow,
+  now: Date,
+): Promise<string | undefined> {
+  const claimId = randomUUID();
+  const updated = await db
+    .update(x402Payments)
+    .set({ state: "in_flight", claimId, claimedAt: now })
+    .where(and(where(key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
+    .returning({ claimId: x402Payments.claimId });
+  return updated.length > 0 ? claimId : undefined;
+}
+
+export const isStaleClaim = (row: PaymentRow, now: Date): boolean =>
+  row.state === "in_flight" && row.claimedAt.getTime() <= now.getTime() - STALE_CLAIM_MS;
+
+export async function markSettled(
+  db: Db,
+  keyring: Keyring,
+  key: PaymentKey,
+  claimId: string,
+  outcome: { transaction: string; response: StoredResponse },
+): Promise<void> {
+  await db
+    .update(x402Payments)
+    .set({
+      state: "settled",
+      transaction: outcome.transaction,
+      ...responseColumns(keyring, key, outcome.response),
+    })
+    .where(whereClaimed(key, claimId));
+}
+
+/** Settlement did not complete: hold the handler's answer for a retry of the same payment. */
+export async function markFailed(
+  db: Db,
+  keyring: Keyring,
+  key: PaymentKey,
+  claimId: string,
+  response: StoredResponse,
+): Promise<void> {
+  await db
+    .update(x402Payments)
+    .set({ state: "failed", ...responseColumns(keyring, key, response) })
+    .where(whereClaimed(key, claimId));
+}
+
+/** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
+export async function releasePayment(db: Db, key: PaymentKey, claimId: string): Promise<void> {
+  await db.delete(x402Payments).where(whereClaimed(key, claimId));
+}
+
+export function storedResponse(row: PaymentRow, keyring: Keyring): StoredResponse {
+  return {
+    status: row.responseStatus ?? 200,
+    headers: row.responseHeaders ?? {},
+    body: row.responseBody ? openReplayBody(keyring, row, row.responseBody) : "",
+  };
+}
+
+/** Deletes rows whose authorization expired a day ago (their nonce can never settle again). */
+export async function sweepX402Payments(db: Db, now: Date): Promise<number> {
+  const deleted = await db
+    .delete(x402Payments)
+    .where(lt(x402Payments.expiresAt, now))
+    .returning({ nonce: x402Payments.nonce });
+  return deleted.length;
+}
+
+const responseColumns = (keyring: Keyring, key: PaymentKey, response: StoredResponse) => ({
+  responseStatus: response.status,
+  responseHeaders: response.headers,
+  responseBody: sealReplayBody(keyring, key, response.body),
+});
+
+/**
+ * Paid answers are kept for replays, and some carry what is shown only once (an onboarding
+ * session token, a publishable key). They are stored sealed: AES-256-GCM under a key derived
+ * from the KEK, bound to the payment's lock key so a body cannot be moved to another row.
+ */
+const PREFIX = "sealed:";
+
+export function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string): string {
+  const version = keyring.activeVersion;
+  const dataKey = derivedKey(keyring, "x402/replay", version);
+  if (!dataKey) throw new Error("the active KEK is missing from the keyring");
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", dataKey, iv);
+  cipher.setAAD(aad(key, version));
+  const sealed = Buffer.concat([cipher.update(body, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `${PREFIX}${version}:${iv.toString("base64url")}:${sealed.toString("base64url")}`;
+}
+
+/** The stored body in clear. Rows written before sealing existed are returned as they are. */
+export function openReplayBody(keyring: Keyring, key: PaymentKey, stored: string): string {
+  if (!stored.startsWith(PREFIX)) return stored;
+  const [versionText = "", ivText = "", sealedText = ""] = stored.slice(PREFIX.length).split(":");
+  const version = Number(versionText);
+  const dataKey = derivedKey(keyring, "x402/replay", version);
+  if (!dataKey) throw new Error(`the keyring no longer holds KEK v${version} for a stored x402 answer`);
+  const sealed = Buffer.from(sealedText, "base64url");
+  const decipher = createDecipheriv("aes-256-gcm", dataKey, Buffer.from(ivText, "base64url"));
+  decipher.setAAD(aad(key, version));
+  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+  return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(
+    "utf8",
+  );
+}
+
+const aad = (key: PaymentKey, version: number) =>
+  Buffer.from(
+    JSON.stringify(["patchbay/x402/replay", version, key.network, key.asset, key.payer, key.nonce]),
+  );

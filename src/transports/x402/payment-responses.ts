@@ -1,0 +1,153 @@
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from "@x402/core/http";
+import type { HTTPResponseInstructions } from "@x402/core/server";
+import type { Context } from "hono";
+import { AppError } from "../../errors.ts";
+import type { StoredResponse } from "../../platform/db/claim.ts";
+import { formatUsd, type Price } from "../../platform/payments/prices.ts";
+import { toProblem } from "../http/problem.ts";
+
+/** Headers of a paid answer worth replaying; the rest is regenerated per response. */
+export const replayedHeaders = ["content-type", "etag", "location", "payment-response"];
+
+/**
+ * The SDK's 402 (challenge in `PAYMENT-REQUIRED`) with a problem+json body an agent can read:
+ * `payment_required` when no payment came, `payment_invalid` with the protocol's reason code
+ * when one did and was refused. A browser keeps the SDK's paywall page.
+ */
+export function challengeResponse(
+  c: Context,
+  instructions: HTTPResponseInstructions,
+  args: {
+    price: Price;
+    paid: boolean;
+    /** What is wrong with a payment that was never sent to the facilitator (it names the field). */
+    problem?: string | undefined;
+  },
+): Response {
+  const headers = new Headers(instructions.headers);
+  if (instructions.isHtml)
+    return new Response(String(instructions.body ?? ""), { status: instructions.status, headers });
+  const reason = args.paid ? sanitizeChallenge(headers) : undefined;
+  const error = args.paid
+    ? new AppError(
+        "payment_invalid",
+        `The payment was refused (${reason ?? "invalid_payment"}${args.problem ? `: ${args.problem}` : ""}); nothing was charged. Sign a new payment for the requirements in the PAYMENT-REQUIRED header.`,
+        { reason: reason ?? "invalid_payment", price: formatUsd(args.price) },
+      )
+    : new AppError(
+        "payment_required",
+        `This call costs ${formatUsd(args.price)} in USDC via x402; the PAYMENT-REQUIRED header holds the payment requirements.`,
+        { price: formatUsd(args.price) },
+      );
+  headers.set("content-type", "application/problem+json");
+  return new Response(JSON.stringify(toProblem(error, requestIdOf(c))), {
+    status: instructions.status,
+    headers,
+  });
+}
+
+export const paymentsUnavailable = () =>
+  new AppError(
+    "payments_unavailable",
+    "Payments are unavailable on this server right now; paid routes cannot be called.",
+  );
+
+/** How long a client should wait before sending a payment again while the facilitator is away. */
+export const FACILITATOR_RETRY_AFTER_SECONDS = 2;
+
+/** The facilitator (or the chain behind it) did not answer before the handler ran: nothing moved. */
+export const facilitatorUnavailable = () =>
+  new AppError(
+    "payments_unavailable",
+    "The payment facilitator cannot be reached right now; nothing was charged. Send the same payment again after Retry-After.",
+    { retryAfterSeconds: FACILITATOR_RETRY_AFTER_SECONDS },
+  );
+
+/**
+ * Settlement's outcome is unknown (the facilitator did not answer, or the transaction is not
+ * confirmed yet) and the answer is held. The client must send the same payment again, never a
+ * new one: a new payment would run the route again and could be charged twice.
+ */
+export const settlementUnknown = () =>
+  new AppError(
+    "payments_unavailable",
+    "The payment could not be confirmed yet; the result is held. Send the same payment again after Retry-After to receive it (it is charged at most once); do not sign a new one.",
+    { retryAfterSeconds: FACILITATOR_RETRY_AFTER_SECONDS },
+  );
+
+/** Settlement did not go through: a 402 carrying the SDK's failure receipt (reason code only). */
+export function settlementFailedResponse(c: Context, receiptHeaders: Record<string, string>): Response {
+  const headers = new Headers(receiptHeaders);
+  const reason = sanitizeReceipt(headers);
+  headers.set("content-type", "application/problem+json");
+  const error = new AppError(
+    "payment_failed",
+    `The payment did not settle (${reason}); nothing was charged. The result is held: send the same payment again to receive it once it settles.`,
+    { reason },
+  );
+  return new Response(JSON.stringify(toProblem(error, requestIdOf(c))), { status: 402, headers });
+}
+
+/** A settled payment's stored answer, marked as a replay: no second charge, no second run. */
+export function replayResponse(stored: StoredResponse): Response {
+  const headers = new Headers(stored.headers);
+  headers.set("payment-replayed", "true");
+  headers.set("cache-control", "private, no-store");
+  return new Response(stored.body, { status: stored.status, headers });
+}
+
+export function pickHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Reason codes are snake_case identifiers. The SDK fills the challenge's `error` and the
+ * receipt's `errorReason` from thrown messages in some paths; anything that is not a code is
+ * replaced, so no internal text (RPC errors, addresses, URLs) reaches a client.
+ */
+const isReasonCode = (value: unknown): value is string =>
+  typeof value === "string" && /^[a-z0-9_]{1,80}$/.test(value);
+
+/** Rewrites PAYMENT-REQUIRED's `error` to a reason code if needed; returns that code. */
+function sanitizeChallenge(headers: Headers): string {
+  const header = headers.get("payment-required");
+  if (!header) return "invalid_payment";
+  try {
+    const challenge = decodePaymentRequiredHeader(header);
+    if (isReasonCode(challenge.error)) return challenge.error;
+    headers.set("payment-required", encodePaymentRequiredHeader({ ...challenge, error: "invalid_payment" }));
+  } catch {
+    headers.delete("payment-required");
+  }
+  return "invalid_payment";
+}
+
+/** Rewrites PAYMENT-RESPONSE to carry a reason code and no message; returns that code. */
+function sanitizeReceipt(headers: Headers): string {
+  const header = headers.get("payment-response");
+  if (!header) return "settlement_failed";
+  try {
+    const { errorMessage: _, ...receipt } = decodePaymentResponseHeader(header);
+    const reason = isReasonCode(receipt.errorReason) ? receipt.errorReason : "settlement_failed";
+    headers.set("payment-response", encodePaymentResponseHeader({ ...receipt, errorReason: reason }));
+    return reason;
+  } catch {
+    headers.delete("payment-response");
+    return "settlement_failed";
+  }
+}
+
+const requestIdOf = (c: Context): string => {
+  const id: unknown = c.get("requestId");
+  return typeof id === "string" ? id : "unknown";
+};

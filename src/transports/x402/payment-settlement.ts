@@ -1,0 +1,119 @@
+import type { x402HTTPResourceServer } from "@x402/core/server";
+import { FacilitatorResponseError, withPrivateCacheControl } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
+import type { Context } from "hono";
+import type { StoredResponse } from "../../platform/db/claim.ts";
+import type { Db } from "../../platform/db/client.ts";
+import type { Keyring } from "../../platform/vault/keyring.ts";
+import type { AppEnv } from "../http/env.ts";
+import { RequestAdapter } from "./http-adapter.ts";
+import type { MatchedRoute } from "./paid-routes.ts";
+import type { PaymentIdentity } from "./payment-identity.ts";
+import { markFailed, markSettled, type PaymentKey } from "./payment-lock.ts";
+import {
+  pickHeaders,
+  replayedHeaders,
+  settlementFailedResponse,
+  settlementUnknown,
+} from "./payment-responses.ts";
+
+/** What settling needs of the gate's request (the gate's own flow carries more). */
+export type SettlementFlow = {
+  c: Context<AppEnv>;
+  http: x402HTTPResourceServer;
+  args: { db: Db; keyring: Keyring; baseUrl: string };
+  matched: MatchedRoute;
+  identity: PaymentIdentity;
+};
+
+/** The SDK's reason for a transaction sent whose receipt did not come (`@x402/core`'s own constant is internal). */
+const SETTLEMENT_PENDING = "settlement_pending";
+
+/**
+ * Settles a payment whose handler answered < 400 — `live` (the response just produced) or a
+ * held `response` from an earlier attempt — and answers accordingly:
+ *
+ * - settled → the answer with the PAYMENT-RESPONSE receipt; stored for replays;
+ * - refused by the facilitator → 402 `payment_failed` with the (reason-only) receipt; the answer
+ *   is held, so the same payment sent again settles and receives it without a second run;
+ * - facilitator unreachable, or the transaction sent but not confirmed (`settlement_pending`):
+ *   the outcome is unknown, so it is not a refusal ("nothing was charged" may be false) → held
+ *   the same way, then 503 with Retry-After telling the client to send the same payment again.
+ *
+ * The answer is set on `c.res` (after the handler ran, Hono ignores a middleware's return value).
+ */
+export async function settleAndRespond(
+  flow: SettlementFlow,
+  args: {
+    key: PaymentKey;
+    claimId: string;
+    requirements: PaymentRequirements;
+    response: StoredResponse | undefined;
+    live: Response | undefined;
+    declaredExtensions?: Record<string, unknown> | undefined;
+  },
+): Promise<Response> {
+  const { c, http, identity } = flow;
+  const db = flow.args.db;
+  const live = args.live;
+  const body = live ? await live.text() : (args.response?.body ?? "");
+  const response: StoredResponse = live
+    ? { status: live.status, headers: pickHeaders(live.headers, replayedHeaders), body }
+    : (args.response ?? { status: 200, headers: {}, body });
+  const adapter = new RequestAdapter(c, flow.args.baseUrl);
+  const transport = {
+    request: { adapter, path: c.req.path, method: adapter.getMethod() },
+    responseBody: Buffer.from(body),
+    responseHeaders: response.headers,
+  };
+  let result: Awaited<ReturnType<typeof http.processSettlement>>;
+  try {
+    result = await http.processSettlement(
+      identity.payload,
+      args.requirements,
+      args.declaredExtensions ?? flow.matched.route.extensions,
+      transport,
+    );
+  } catch (error) {
+    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
+    resetResponse(c);
+    if (error instanceof FacilitatorResponseError) throw settlementUnknown();
+    throw error;
+  }
+  if (!result.success) {
+    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
+    if (result.errorReason === SETTLEMENT_PENDING) {
+      resetResponse(c);
+      throw settlementUnknown();
+    }
+    return respond(c, settlementFailedResponse(c, result.headers));
+  }
+  const receipt = result.headers;
+  await markSettled(db, flow.args.keyring, args.key, args.claimId, {
+    transaction: result.transaction,
+    response: { ...response, headers: { ...response.headers, ...lowercase(receipt) } },
+  });
+  const headers = new Headers(live ? live.headers : response.headers);
+  headers.delete("content-length");
+  headers.delete("transfer-encoding");
+  for (const [name, value] of Object.entries(receipt)) headers.set(name, value);
+  headers.set("cache-control", withPrivateCacheControl(headers.get("cache-control")));
+  return respond(c, new Response(body, { status: response.status, headers }));
+}
+
+function respond(c: Context, res: Response): Response {
+  resetResponse(c);
+  c.res = res;
+  return res;
+}
+
+/**
+ * Hono copies the previous response's headers onto a new `c.res`; dropping it first keeps a
+ * handler's headers off a 402 (the SDK's middleware does the same).
+ */
+function resetResponse(c: Context): void {
+  c.res = undefined;
+}
+
+const lowercase = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));

@@ -1,0 +1,57 @@
+import { z } from "@hono/zod-openapi";
+import type { Deps } from "../../../deps.ts";
+import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
+import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import type { RemediationSchema } from "../../../features/remediations/schemas.ts";
+
+/** The first answer of a paid start (`/x402/problems/{id}/remediations`, `/x402/resolve`). */
+export const StartedSchema = z.object({
+  remediationId: z.string(),
+  threadUrl: z.url(),
+  status: z.literal("queued"),
+  problem: z
+    .object({ id: z.string(), title: z.string(), service: z.string() })
+    .describe("The problem the run fixes"),
+  next_actions: NextActionsSchema,
+});
+export function pollAction(deps: Deps, remediationId: string): NextAction {
+  return {
+    action: "poll_remediation",
+    method: "GET",
+    href: `${deps.config.baseUrl}/x402/remediations/${remediationId}`,
+    price: "free",
+    description:
+      "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+  };
+}
+
+/** What the agent does next for a run in `status`. */
+export function remediationActions(deps: Deps, run: z.infer<typeof RemediationSchema>): NextAction[] {
+  if (run.status === "awaiting-approval" && run.approval) {
+    return [
+      {
+        action: "request_operator_approval",
+        method: "GET",
+        href: run.approval.approvalUrl,
+        price: "free",
+        description: `A human must approve: ${run.approval.message} Give them this link and keep polling.`,
+      },
+      pollAction(deps, run.remediationId),
+    ];
+  }
+  if (run.status === "awaiting-review" && run.prUrl) {
+    return [
+      {
+        action: "request_review",
+        method: "GET",
+        href: run.prUrl,
+        price: "free",
+        description:
+          "The fix is ready for a human to review and merge; patchbay never merges. Poll to see it merged or closed.",
+      },
+      pollAction(deps, run.remediationId),
+    ];
+  }
+  if (["merged", "closed", "failed", "cancelled"].includes(run.status)) return [];
+  return [pollAction(deps, run.remediationId)];
+}

@@ -1,0 +1,76 @@
+import { Hono } from "hono";
+import type { Deps } from "../../deps.ts";
+import { onboardingAssumption } from "../../features/agent-onboarding/onboarding-assumption.ts";
+import { problemAssumption } from "../../features/remediations/problem-assumption.ts";
+import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
+import type { AppEnv } from "../http/env.ts";
+import { refuseUnstorableText } from "../http/unstorable-text.ts";
+import { onboardingRoutes } from "./agent-onboarding/routes.ts";
+import { assumedStateCheck } from "./assumed-state-check.ts";
+import { buildCatalog, type Catalog } from "./catalog.ts";
+import { diagnosisRoutes } from "./diagnosis/routes.ts";
+import { llmsTxt } from "./llms-txt.ts";
+import { paidTable } from "./paid-table.ts";
+import { paymentGate } from "./payment-gate.ts";
+import { remediationRoutes } from "./remediations/routes.ts";
+import type { X402Route } from "./route.ts";
+import { resourceServerLoader } from "./server-loader.ts";
+import { telemetryRoutes } from "./telemetry/routes.ts";
+
+/** Every /x402 route, from the features that own them. */
+export const x402Routes: readonly X402Route[] = [
+  ...onboardingRoutes,
+  ...telemetryRoutes,
+  ...diagnosisRoutes,
+  ...remediationRoutes,
+];
+
+/** Subjects an `x_assumed_state` may name, by kind. */
+const assumptionKinds = { onboarding: onboardingAssumption, problem: problemAssumption };
+
+/**
+ * The agent-facing routes (DESIGN §7): `GET /x402` (the catalog, free), then per request the
+ * body limit, the stale-suggestion check (before any payment), the payment gate, and the
+ * feature's handler. Mount at `/x402`; `llms` serves `/llms.txt` from the same table.
+ */
+export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono<AppEnv> } {
+  const table = paidTable(x402Routes);
+  const loadServer = resourceServerLoader({ payments: deps.payments, routes: table, logger: deps.logger });
+  const startedAt = deps.clock();
+  let catalog: Promise<Catalog> | undefined;
+  const readCatalog = () => {
+    catalog ??= buildCatalog({ deps, routes: table, loadServer, lastUpdated: startedAt }).catch(
+      (error: unknown) => {
+        catalog = undefined;
+        throw error;
+      },
+    );
+    return catalog;
+  };
+
+  const router = new Hono<AppEnv>();
+  router.get("/", async (c) => c.json(await readCatalog()));
+  router.use(
+    "*",
+    apiBodyLimit(),
+    requireJsonBodies(),
+    refuseUnstorableText("json"),
+    assumedStateCheck(deps, assumptionKinds),
+    paymentGate({
+      payments: deps.payments,
+      routes: table,
+      db: deps.db,
+      keyring: deps.keyring,
+      logger: deps.logger,
+      baseUrl: deps.config.baseUrl,
+      clock: deps.clock,
+      loadServer,
+    }),
+  );
+  for (const route of x402Routes) router.on(route.method, route.path.slice("/x402".length), route.handle);
+
+  const text = llmsTxt({ deps, routes: x402Routes });
+  const llms = new Hono<AppEnv>();
+  llms.get("/", (c) => c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" }));
+  return { router, llms };
+}

@@ -1,0 +1,202 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Deps } from "../../../deps.ts";
+import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
+import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
+import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
+import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
+import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
+import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
+import {
+  ProblemListQuerySchema,
+  ProblemPageSchema,
+  ProblemSchema,
+} from "../../../features/telemetry/problems/schemas.ts";
+import { getServiceHealth } from "../../../features/telemetry/queries/get-service-health.ts";
+import { getTrace } from "../../../features/telemetry/queries/get-trace.ts";
+import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
+import {
+  LogPageSchema,
+  LogSearchQuerySchema,
+  ServiceHealthPageSchema,
+  ServiceHealthQuerySchema,
+  TraceParamsSchema,
+  TraceSchema,
+} from "../../../features/telemetry/queries/schemas.ts";
+import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
+import { formatUsd } from "../../../platform/payments/prices.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { validate } from "../parse-input.ts";
+import { paymentOf } from "../payment-gate.ts";
+import type { X402Route } from "../route.ts";
+
+/**
+ * Step 4 of the agent flow (spec 1B): the paid reads of the wallet organisation's telemetry —
+ * the same verbs as the REST routes, scoped by the verified payer instead of an API key. Each
+ * query takes an optional `environmentId` (default: the organisation's first environment).
+ */
+const environment = {
+  environmentId: z.uuid().optional().describe("Default: the organisation's first environment"),
+};
+const nextActions = { next_actions: NextActionsSchema };
+
+const ServicesQuery = ServiceHealthQuerySchema.extend(environment);
+const LogsQuery = LogSearchQuerySchema.extend(environment);
+const ProblemsQuery = ProblemListQuerySchema.extend(environment);
+const EnvironmentQuery = z.object(environment);
+const ProblemParams = z.object({ id: z.string().min(1).max(64) });
+
+const read = (deps: Deps) => formatUsd(deps.payments.prices.read);
+const query = (c: Context<AppEnv>) => c.req.query();
+
+function action(deps: Deps, name: string, path: string, description: string, price = read(deps)): NextAction {
+  return { action: name, method: "GET", href: `${deps.config.baseUrl}${path}`, price, description };
+}
+
+async function scoped(c: Context<AppEnv>, environmentId: string | undefined) {
+  const deps = c.get("deps");
+  return { deps, scope: await walletScope(deps, walletOf(paymentOf(c)), environmentId) };
+}
+
+/** Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at. */
+async function afterOverview(deps: Deps, environmentId: string): Promise<NextAction[]> {
+  if (!(await hasTelemetry(deps.db, environmentId))) return [sendTelemetryAction(deps)];
+  return [
+    action(
+      deps,
+      "list_problems",
+      `/x402/problems?environmentId=${environmentId}`,
+      "Problems detected in your telemetry, most recent first.",
+    ),
+  ];
+}
+
+export const telemetryRoutes: X402Route[] = [
+  {
+    method: "GET",
+    path: "/x402/services",
+    description:
+      "Service health over a window: request rate, error rate and p50/p95/p99 latency per service, and when each was last seen.",
+    paid: { price: "read", input: ServicesQuery, output: ServiceHealthPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(ServicesQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const store = deps.telemetry.store;
+      const page = await getServiceHealth({
+        store,
+        environmentId: scope.environmentId,
+        input,
+        now: deps.clock(),
+      });
+      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/logs",
+    description:
+      "Log records in a time range (default: the last hour), filtered by service, minimum severity, text and trace id; newest first, paginated.",
+    paid: { price: "read", input: LogsQuery, output: LogPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(LogsQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const store = deps.telemetry.store;
+      const page = await searchLogs({ store, environmentId: scope.environmentId, input, now: deps.clock() });
+      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/traces/:traceId",
+    description: "One trace as its span tree (depth first, each span after its parent).",
+    paid: {
+      price: "read",
+      input: EnvironmentQuery,
+      pathParams: TraceParamsSchema,
+      pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
+      output: TraceSchema.extend(nextActions),
+    },
+    async handle(c) {
+      const input = validate(EnvironmentQuery, query(c), "query");
+      const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const trace = await getTrace({
+        store: deps.telemetry.store,
+        environmentId: scope.environmentId,
+        input: { traceId },
+      });
+      return c.json({ ...trace, next_actions: await afterOverview(deps, scope.environmentId) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/problems",
+    description:
+      "Problems detected in the organisation's telemetry (exceptions and error logs grouped by fingerprint), most recently seen first; filter by status and service; paginated.",
+    paid: { price: "read", input: ProblemsQuery, output: ProblemPageSchema.extend(nextActions) },
+    async handle(c) {
+      const input = validate(ProblemsQuery, query(c), "query");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const page = await listProblems({ db: deps.db, environmentId: scope.environmentId, input });
+      const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
+      const next_actions = worst
+        ? [
+            action(
+              deps,
+              "inspect_problem",
+              `/x402/problems/${worst.id}?environmentId=${scope.environmentId}`,
+              `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
+            ),
+          ]
+        : await afterOverview(deps, scope.environmentId);
+      return c.json({ ...page, next_actions });
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/problems/:id",
+    description:
+      "One problem with its stack trace, sample trace ids (resolvable with /x402/traces/{traceId}) and remediation state.",
+    paid: {
+      price: "read",
+      input: EnvironmentQuery,
+      pathParams: ProblemParams,
+      output: ProblemSchema.extend(nextActions),
+    },
+    async handle(c) {
+      const input = validate(EnvironmentQuery, query(c), "query");
+      const { id } = validate(ProblemParams, { id: c.req.param("id") }, "path");
+      const { deps, scope } = await scoped(c, input.environmentId);
+      const problem = await getProblem({
+        db: deps.db,
+        environmentId: scope.environmentId,
+        input: { problemId: id },
+      });
+      const sample = problem.sampleTraceIds[0];
+      const next_actions: NextAction[] = [];
+      if (problem.status === "open" || problem.status === "regressed") {
+        next_actions.push(
+          remediateAction(
+            deps,
+            problem,
+            scope.environmentId,
+            "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
+          ),
+        );
+      }
+      if (sample) {
+        next_actions.push(
+          action(
+            deps,
+            "get_trace",
+            `/x402/traces/${sample}?environmentId=${scope.environmentId}`,
+            "The span tree of a trace in which this problem occurred.",
+          ),
+        );
+      }
+      return c.json({ ...problem, next_actions });
+    },
+  },
+];
