@@ -37,6 +37,7 @@ export const errorStatus = {
   connection_changed: 409,
   snapshot_limit_exceeded: 422,
   task_not_cancellable: 409,
+  task_not_running: 409,
   service_taken: 409,
   repository_taken: 409,
   repository_in_use: 409,

@@ -14,7 +14,7 @@ import { migrateDatabase } from "../../src/platform/db/migrate.ts";
 import * as schema from "../../src/platform/db/schema/index.ts";
 import type { SnapshotConnection, SnapshotTool } from "../../src/platform/db/schema/tasks.ts";
 import type { TestCa } from "../../test/lib/egress-servers.ts";
-import { readyTask, taskDeps } from "../../test/lib/task-setup.ts";
+import { markRunning, readyTask, taskDeps } from "../../test/lib/task-setup.ts";
 
 export type GateBench = {
   deps: Deps;
@@ -52,6 +52,8 @@ export async function setUpGateBench(args: {
   };
   try {
     const task = await readyTask(deps, args.endpointUrl, "bench");
+    // Its calls are made directly, not by `runTask`: mark it running as `runTask` would.
+    await markRunning(deps, task.id);
     const tool = task.snapshot.tools.find((t) => t.toolName === "echo");
     const frozen = task.snapshot.connections.find((c) => c.connectionId === tool?.connectionId);
     if (!tool || !frozen) throw new Error("the task's snapshot has no echo tool");

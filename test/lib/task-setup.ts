@@ -91,6 +91,14 @@ export async function readyTask(deps: Deps, endpointUrl: string, alias = "kb"): 
   };
 }
 
+/**
+ * Marks a queued task `running`, as `runTask` does before its loop: for code that calls the
+ * runtime's tools directly (a task's calls are gated on its task running).
+ */
+export async function markRunning(deps: Deps, taskId: string): Promise<void> {
+  await deps.db.update(tasks).set({ status: "running", startedAt: deps.clock() }).where(eq(tasks.id, taskId));
+}
+
 async function expectJson<T>(pending: Promise<Response>, status: number): Promise<T> {
   const res = await pending;
   const text = await res.text();

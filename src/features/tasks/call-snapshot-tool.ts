@@ -109,7 +109,10 @@ async function attemptCall(args: Args): Promise<Called> {
       sessions.markChecked(frozen.connectionId, session);
     } catch (error) {
       if (!isAppError(error)) throw error;
-      const refused = error.code === "connection_changed" || error.code === "manifest_changed";
+      const refused =
+        error.code === "task_not_running" ||
+        error.code === "connection_changed" ||
+        error.code === "manifest_changed";
       // Otherwise opening the session or listing tools failed: the tool was never called.
       return notSent(refused ? "refused" : "error", error);
     }
@@ -119,7 +122,9 @@ async function attemptCall(args: Args): Promise<Called> {
   try {
     callId = await openAttempt(deps.db, { task, frozen, tool, startedAt });
   } catch (error) {
-    if (isAppError(error) && error.code === "connection_changed") return notSent("refused", error);
+    if (isAppError(error) && (error.code === "task_not_running" || error.code === "connection_changed")) {
+      return notSent("refused", error);
+    }
     throw error;
   }
   const { output, errorCode } = await callRemote(session, args);

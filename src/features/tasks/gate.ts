@@ -3,7 +3,12 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections as live } from "../../platform/db/schema/mcp-connections.ts";
-import type { SnapshotConnection, SnapshotTool, TaskSnapshot } from "../../platform/db/schema/tasks.ts";
+import {
+  type SnapshotConnection,
+  type SnapshotTool,
+  type TaskSnapshot,
+  tasks,
+} from "../../platform/db/schema/tasks.ts";
 
 /** A task as the runtime runs it: its tenancy and the connections and tools it froze. */
 export type RunningTask = {
@@ -18,26 +23,55 @@ type TaskScope = Pick<RunningTask, "id" | "organizationId" | "environmentId">;
 const p = (name: string) => sql.placeholder(name);
 
 /**
- * The gate's rule (spec part 1A, task rule 2), written once: a task's call may reach a
- * connection only while the connection is still the one the task froze. The row is read in the
- * task's organisation and environment only, so a row outside them counts as deleted. Each later
- * rule is SQL over the live `mcp_connections` row; its placeholders are the frozen connection's
- * fields (`SnapshotConnection`) and the task's `taskId`, `organizationId` and `environmentId`.
- * The first rule that does not hold, in this order, names the refusal; every refusal is
- * `connection_changed`. Both statements below evaluate this same SQL — the plain read and the
- * one that records the attempt — so the two cannot disagree, and a rule is added here alone.
+ * The task rule (spec part 1A), written once: a task's call is made only while its task is
+ * `running` and nobody asked to cancel it. A cancellation requested mid-step stops the step's
+ * remaining calls at once, and a task that ended (a model still answering, a stale run) makes
+ * none: the runtime's own tools (`openOwnAttempt`) and customer tools (the first of `RULES`)
+ * test this same fragment on the task's row. `runTask` marks a task `running` before its loop
+ * starts, so a live run passes; a `queued` task has not started and is refused.
+ */
+const taskRunning = sql`${tasks.status} = 'running' and ${tasks.cancelRequestedAt} is null`;
+
+const taskNotRunning = () =>
+  new AppError(
+    "task_not_running",
+    "This task is no longer running (it ended or its cancellation was requested); this call was not made.",
+  );
+
+const connectionChanged = (frozen: SnapshotConnection, reason: string) =>
+  new AppError(
+    "connection_changed",
+    `Connection "${frozen.alias}" changed after this task started (${reason}); start a new task to use its current configuration.`,
+    { connectionId: frozen.connectionId, nextAction: "start_new_task" },
+  );
+
+/**
+ * The gate's rules for a customer call (spec part 1A, task rule 2), written once: the task rule,
+ * then the connection is still the one the task froze. The connection row is read in the
+ * task's organisation and environment only, so a row outside them counts as deleted. Each rule is
+ * SQL over the task's row (read by id) and the live `mcp_connections` row joined to it; the
+ * placeholders are the frozen connection's fields (`SnapshotConnection`) and the task's `taskId`,
+ * `organizationId` and `environmentId`. The first rule that does not hold, in this order, names
+ * the refusal. A stopped task is refused first, whatever its connections became: the model must
+ * stop, not start a new task; for a running task the connection rules keep their order and their
+ * code, `connection_changed`. Both statements below evaluate this same SQL — the plain read and
+ * the one that records the attempt — so the two cannot disagree, and a rule is added here alone.
  */
 const scope = sql`${live.id} = ${p("connectionId")}
   and ${live.organizationId} = ${p("organizationId")}
   and ${live.environmentId} = ${p("environmentId")}`;
-const DELETED = "it was deleted";
-const RULES: { refusedBecause: string; holds: SQL }[] = [
-  { refusedBecause: "it was disabled", holds: sql`${live.enabled}` },
+const RULES: { refuse: (frozen: SnapshotConnection) => AppError; holds: SQL }[] = [
+  { refuse: taskNotRunning, holds: taskRunning },
+  { refuse: (f) => connectionChanged(f, "it was deleted"), holds: sql`${live.id} is not null` },
+  { refuse: (f) => connectionChanged(f, "it was disabled"), holds: sql`${live.enabled}` },
   {
-    refusedBecause: "its approved tools changed",
+    refuse: (f) => connectionChanged(f, "its approved tools changed"),
     holds: sql`${live.approvedManifestHash} = ${p("manifestHash")}::text`,
   },
-  { refusedBecause: "its configuration changed", holds: sql`${live.revision} = ${p("revision")}::integer` },
+  {
+    refuse: (f) => connectionChanged(f, "its configuration changed"),
+    holds: sql`${live.revision} = ${p("revision")}::integer`,
+  },
 ];
 
 /**
@@ -56,20 +90,13 @@ const gateParams = (task: TaskScope, frozen: SnapshotConnection) => ({
   environmentId: task.environmentId,
 });
 
-/** Why the gate refused: the scoped read found no row, or the first rule that did not hold. */
-function refusedBecause(verdict: { refusal: number | null } | undefined): string {
-  if (!verdict) return DELETED;
+/** The gate's refusal: no task row at all (deleted with its environment) fails the task rule. */
+function refused(verdict: { refusal: number | null } | undefined, frozen: SnapshotConnection): AppError {
+  if (!verdict) return taskNotRunning();
   const rule = verdict.refusal === null ? undefined : RULES[verdict.refusal];
   // Only asked about a call that did not pass: a verdict naming no rule still refuses.
-  return rule?.refusedBecause ?? "it could not be checked";
+  return rule ? rule.refuse(frozen) : connectionChanged(frozen, "it could not be checked");
 }
-
-const connectionChanged = (frozen: SnapshotConnection, reason: string) =>
-  new AppError(
-    "connection_changed",
-    `Connection "${frozen.alias}" changed after this task started (${reason}); start a new task to use its current configuration.`,
-    { connectionId: frozen.connectionId, nextAction: "start_new_task" },
-  );
 
 /**
  * What the plain read returns besides the verdict: what opening a session needs. Never the
@@ -90,26 +117,29 @@ const columns = {
   credentialUpdatedAt: live.credentialUpdatedAt,
 };
 
+// Read from the task's row so that a stopped task is refused even when its connection is gone;
+// the left join makes a missing connection the "deleted" rule's NULL, not a missing row.
 const buildRead = (db: Db) =>
   db
-    .select({ ...columns, refusal })
-    .from(live)
-    .where(scope)
+    .select({ refusal, connection: columns })
+    .from(tasks)
+    .leftJoin(live, scope)
+    .where(sql`${tasks.id} = ${p("taskId")}`)
     .limit(1)
     .prepare("task_gate");
 
 /** One prepared statement per database handle: the gate runs before every call. */
 const reads = new WeakMap<Db, ReturnType<typeof buildRead>>();
 
-export type LiveConnection = Omit<
-  Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number],
-  "refusal"
+export type LiveConnection = NonNullable<
+  Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number]["connection"]
 >;
 
 /**
  * The gate as a plain read, for a task's first call to a connection: that call opens the
  * session from the row and checks the manifest before `openAttempt` checks again and records
- * the attempt. One primary-key read; a refusal throws `connection_changed`.
+ * the attempt. One read by primary keys; a refusal throws `task_not_running` or
+ * `connection_changed`.
  */
 export async function checkGate(
   db: Db,
@@ -122,15 +152,14 @@ export async function checkGate(
     reads.set(db, read);
   }
   const [row] = await read.execute(gateParams(task, frozen));
-  if (!row || row.refusal !== null) throw connectionChanged(frozen, refusedBecause(row));
-  const { refusal: _, ...connection } = row;
-  return connection;
+  if (!row || row.refusal !== null || !row.connection) throw refused(row, frozen);
+  return row.connection;
 }
 
 /**
  * The gate and the attempt's call record in one statement, so one round trip and one commit
  * stand between the model's call and the request leaving patchbay. The INSERT runs only when
- * the scoped connection row passes every rule; the verdict comes back either way, so a refusal
+ * the task's row and the scoped connection row pass every rule; the verdict comes back either way, so a refusal
  * can say why. The attempt is written `ambiguous` ("sent, outcome not known yet") with a
  * duration of 0: if the worker dies at any point after this statement, that row is the honest
  * record. Casts pin the parameter types: INSERT … SELECT would otherwise resolve them as text.
@@ -138,8 +167,8 @@ export async function checkGate(
 const attemptQuery = new PgDialect().sqlToQuery(sql`
   with gate as (
     select ${refusal} as refusal, ${live.revision} as revision
-    from ${live}
-    where ${scope}
+    from ${tasks} left join ${live} on ${scope}
+    where ${tasks.id} = ${p("taskId")}::text
   ), attempt as (
     insert into task_tool_calls
       (task_id, model_tool_name, connection_id, connection_revision, tool_name, started_at, duration_ms, outcome)
@@ -178,8 +207,8 @@ const attempts = new WeakMap<Db, ReturnType<typeof buildAttempt>>();
 /**
  * The fail-closed check before every call and the call's record, committed together before
  * anything leaves patchbay. Returns the call record's id, to be finished with the outcome
- * (`finishToolCalls`). A refusal writes nothing and throws `connection_changed`; the caller
- * records the refused call.
+ * (`finishToolCalls`). A refusal writes nothing and throws `task_not_running` or
+ * `connection_changed`; the caller records the refused call.
  */
 export async function openAttempt(
   db: Db,
@@ -203,5 +232,53 @@ export async function openAttempt(
     startedAt: args.startedAt.toISOString(),
   });
   if (row?.callId != null) return row.callId;
-  throw connectionChanged(frozen, refusedBecause(row));
+  throw refused(row, frozen);
+}
+
+/**
+ * The runtime's own tools (`finish`, a remediation's built-in tools) have no connection, so only
+ * the task rule gates them: the call's row is inserted `ambiguous` only while it holds, in one
+ * statement, committed before the tool runs. The task's row is selected by id, so the row
+ * exists only when the task does.
+ */
+const ownAttemptQuery = new PgDialect().sqlToQuery(sql`
+  insert into task_tool_calls (task_id, model_tool_name, tool_name, started_at, duration_ms, outcome)
+  select ${tasks.id}, ${p("modelToolName")}::text, ${p("toolName")}::text,
+    ${p("startedAt")}::timestamptz, 0, 'ambiguous'
+  from ${tasks}
+  where ${tasks.id} = ${p("taskId")}::text and ${taskRunning}
+  returning id`);
+
+const buildOwnAttempt = (db: Db) =>
+  db._.session.prepareQuery<{ execute: number[]; all: unknown; values: unknown }>(
+    ownAttemptQuery,
+    undefined,
+    "task_own_call_attempt",
+    true,
+    (rows) => rows.map(([id]) => Number(id)),
+  );
+
+const ownAttempts = new WeakMap<Db, ReturnType<typeof buildOwnAttempt>>();
+
+/**
+ * `openAttempt` for one of the runtime's own tools: returns the call record's id, or writes
+ * nothing and throws `task_not_running`; the caller records the refused call.
+ */
+export async function openOwnAttempt(
+  db: Db,
+  args: { taskId: string; toolName: string; startedAt: Date },
+): Promise<number> {
+  let statement = ownAttempts.get(db);
+  if (!statement) {
+    statement = buildOwnAttempt(db);
+    ownAttempts.set(db, statement);
+  }
+  const [id] = await statement.execute({
+    taskId: args.taskId,
+    modelToolName: args.toolName,
+    toolName: args.toolName,
+    startedAt: args.startedAt.toISOString(),
+  });
+  if (id === undefined) throw taskNotRunning();
+  return id;
 }

@@ -4,6 +4,7 @@ import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { type Client, client, problem } from "../../../test/http.ts";
 import { echoTool, type McpTestServer, slowTool, type TestTool } from "../../../test/lib/mcp-servers.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { markRunning } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
@@ -299,6 +300,8 @@ describe("task runtime", () => {
     const task = await start(api, owner.environmentId);
     const { callSnapshotTool } = await import("./call-snapshot-tool.ts");
     const { SessionPool } = await import("./session-pool.ts");
+    // Called directly, not by `runTask`: running, as `runTask` would mark it.
+    await markRunning(d, task.id);
     const [row] = await d.db.select().from(tasks).where(eq(tasks.id, task.id));
     if (!row) throw new Error("task missing");
     const sessions = new SessionPool(d);
@@ -468,7 +471,7 @@ describe("task runtime", () => {
     expect(await calls(api, owner.environmentId, task.id)).toEqual([]);
   });
 
-  test("cancel: a running task stops after its current step; no later step runs", async ({
+  test("cancel: a running task makes no call once asked to stop, and ends after its current step", async ({
     deps,
     owner,
     mcp,
@@ -493,7 +496,11 @@ describe("task runtime", () => {
     taskId = task.id;
     expect(await runTask(setup.deps, task.id)).toMatchObject({ status: "cancelled" });
     expect(script.calls).toHaveLength(1);
-    expect(server.count("tools/call", "loop")).toBe(1);
+    // The step's call came after the cancellation: the gate refused it, and it is recorded.
+    expect(server.count("tools/call", "loop")).toBe(0);
+    expect((await calls(api, owner.environmentId, task.id)).map((c) => [c.outcome, c.errorCode])).toEqual([
+      ["refused", "task_not_running"],
+    ]);
     const view = await json<TaskView>(api.get(`/environments/${owner.environmentId}/tasks/${task.id}`), 200);
     expect(view.status).toBe("cancelled");
   });

@@ -1,7 +1,8 @@
 import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import type { Deps } from "../../deps.ts";
+import { isAppError } from "../../errors.ts";
 import { callSnapshotTool, type ToolOutput } from "./call-snapshot-tool.ts";
-import type { RunningTask } from "./gate.ts";
+import { openOwnAttempt, type RunningTask } from "./gate.ts";
 import { recordToolCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
 
@@ -39,10 +40,12 @@ export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPo
 
 /**
  * The runtime's own tools (`finish`, a remediation's workspace and evidence tools): no
- * connection, so no connection gate, but the same call record as a customer tool — the attempt
- * committed `ambiguous` before the tool runs, its outcome written with the step's other calls
- * (`SessionPool.settle`) before the step's transcript. A result `{ outcome: "error", error }` is
- * recorded as an error with that code; a throw as `internal`.
+ * connection, so only the task rule gates them (`openOwnAttempt`), and the same call record as a
+ * customer tool — the attempt committed `ambiguous` before the tool runs, its outcome written
+ * with the step's other calls (`SessionPool.settle`) before the step's transcript. A result
+ * `{ outcome: "error", error }` is recorded as an error with that code; a throw as `internal`.
+ * A call the gate refuses (its task was cancelled or has ended) is recorded `refused`, as a
+ * refused customer call is, and the model is told why.
  */
 export function ownTools(
   deps: Deps,
@@ -57,24 +60,23 @@ export function ownTools(
       const recorded: Tool["execute"] = async (input, options) => {
         const refused = stopped(options);
         if (refused) return refused;
+        const startedAt = deps.clock();
         const started = performance.now();
-        const id = await recordToolCall(deps.db, {
-          taskId: task.id,
-          modelToolName: name,
-          connectionId: null,
-          connectionRevision: null,
-          toolName: name,
-          startedAt: deps.clock(),
-          durationMs: 0,
-          outcome: "ambiguous",
-          errorCode: null,
-        });
+        const elapsed = () => Math.round(performance.now() - started);
+        let id: number;
+        try {
+          id = await openOwnAttempt(deps.db, { taskId: task.id, toolName: name, startedAt });
+        } catch (error) {
+          if (!isAppError(error) || error.code !== "task_not_running") throw error;
+          sessions.track(recordRefused(deps, task, name, startedAt, elapsed(), error.code));
+          return { outcome: "refused", error: error.code, message: error.message } satisfies ToolOutput;
+        }
         const finished = (errorCode: string | null) =>
           sessions.finished({
             id,
             outcome: errorCode ? "error" : "ok",
             errorCode,
-            durationMs: Math.round(performance.now() - started),
+            durationMs: elapsed(),
           });
         // Tracked with its outcome, so a settle never finds the call answered but unrecorded.
         const call = (async () => {
@@ -95,3 +97,29 @@ export function ownTools(
     }),
   );
 }
+
+/** The refused call's row, one insert after the decision; a failure is logged, never thrown. */
+const recordRefused = (
+  deps: Deps,
+  task: RunningTask,
+  name: string,
+  startedAt: Date,
+  durationMs: number,
+  errorCode: string,
+): Promise<void> =>
+  recordToolCall(deps.db, {
+    taskId: task.id,
+    modelToolName: name,
+    connectionId: null,
+    connectionRevision: null,
+    toolName: name,
+    startedAt,
+    durationMs,
+    outcome: "refused",
+    errorCode,
+  }).then(
+    () => undefined,
+    (err: unknown) => {
+      deps.logger.warn({ err, taskId: task.id, tool: name }, "a refused tool call was not recorded");
+    },
+  );
