@@ -107,7 +107,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         }),
         clock: () => new Date(),
         authCache,
-        // Paid-route tests start their own chain (src/features/x402/*.test.ts).
+        // Paid-route tests start their own chain (src/transports/x402/*.test.ts, src/platform/payments/*.test.ts).
         payments: paymentsUnavailable("no dev chain in tests", config.x402.prices),
       });
       if (database.url) databaseUrls.set(deps, database.url);

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import {
   requireOwnerOrAdmin,
   requirePermission,
@@ -8,6 +8,7 @@ import {
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation, getRemediation } from "./get-remediation.ts";
 import { appendEvent, moveIdle } from "./run-state.ts";
@@ -15,8 +16,9 @@ import type { Remediation } from "./schemas.ts";
 
 /**
  * Cancels a run. One that no worker holds (queued, waiting for approval) is cancelled at once;
- * a working one is asked to stop and ends after the step in progress (its worker checks after
- * every model step and before every transition). A run in review is ended by closing its pull
+ * a working one is asked to stop, its agent's task with it (the gate refuses the rest of the step's
+ * tool calls), and it ends after the step in progress (its worker checks after every model step and
+ * before every transition). A run in review is ended by closing its pull
  * request, not here; finished runs cannot be cancelled.
  */
 export async function cancelRemediation(args: {
@@ -52,10 +54,16 @@ export async function cancelRemediation(args: {
         },
       );
     } else if (!row.cancelRequestedAt) {
-      await tx
-        .update(remediations)
-        .set({ cancelRequestedAt: ctx.deps.clock() })
-        .where(eq(remediations.id, row.id));
+      const now = ctx.deps.clock();
+      await tx.update(remediations).set({ cancelRequestedAt: now }).where(eq(remediations.id, row.id));
+      // The run's agent is a task: asking it to stop too makes the gate refuse the step's
+      // remaining tool calls at once, instead of letting them run until the step ends.
+      if (row.taskId) {
+        await tx
+          .update(tasks)
+          .set({ cancelRequestedAt: now })
+          .where(and(eq(tasks.id, row.taskId), isNull(tasks.cancelRequestedAt)));
+      }
       await appendEvent(tx, ctx.deps, row.id, {
         type: "cancel_requested",
         message: "Cancellation requested; the run stops after the step in progress.",

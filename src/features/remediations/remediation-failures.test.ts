@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { afterAll, vi } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
@@ -13,6 +14,8 @@ import {
   waitForRun,
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { taskToolCalls } from "../../platform/db/schema/tasks.ts";
 
 // Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -151,6 +154,17 @@ describe("remediation failure paths", () => {
     expect(done.status).toBe("cancelled");
     expect(script.calls).toHaveLength(2);
     expect(done.events.map((e) => e.type)).toEqual(expect.arrayContaining(["cancel_requested", "cancelled"]));
+    // The call the model asked for after the request did not run: the run's task was asked to
+    // stop as well, and the gate refused it.
+    const [row] = await deps.db.select().from(remediations).where(eq(remediations.id, runId));
+    const calls = await deps.db
+      .select()
+      .from(taskToolCalls)
+      .where(eq(taskToolCalls.taskId, row?.taskId ?? ""));
+    expect(calls.map((c) => [c.modelToolName, c.outcome, c.errorCode])).toEqual([
+      ["get_problem", "ok", null],
+      ["list_files", "refused", "task_not_running"],
+    ]);
   });
 
   test("a cancellation requested during validation wins over opening the pull request", async ({

@@ -10,7 +10,7 @@ const POLL_MS = 25;
 /**
  * A key claimed through one database row, so that of all callers of all instances exactly one
  * runs the work and the others get its stored answer: Idempotency-Key (below, for REST and MCP)
- * and the x402 payment lock (features/x402/payment-lock.ts) are two tables behind it.
+ * and the x402 payment lock (transports/x402/payment-lock.ts) are two tables behind it.
  */
 export type ClaimTable<Row, Claim, Answer> = {
   /** How long a caller waits for another's claim before `inFlight()`. */
