@@ -40,7 +40,7 @@ export async function syncLocalReview(deps: Deps, row: RemediationRow): Promise<
       .returning();
     if (!updated) return row;
     if (status === "merged") await resolveMergedProblems(tx, deps, [row.id]);
-    await appendEvent(tx as unknown as typeof deps.db, deps, row.id, {
+    await appendEvent(tx, deps, row.id, {
       type: status,
       status,
       message:
