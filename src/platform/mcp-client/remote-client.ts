@@ -9,7 +9,6 @@ import {
   markDuplicateNames,
 } from "./bounds.ts";
 import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
-import type { RemoteAuth } from "./remote-auth-header.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
 import { forEachToolPage } from "./tool-pages.ts";

@@ -3,7 +3,6 @@ import { z } from "zod";
 import { AppError } from "../../errors.ts";
 import { getEnvironment } from "../../features/environments/get-environment.ts";
 import { listEnvironments } from "../../features/environments/list-environments.ts";
-import type { Environment } from "../../features/environments/schemas.ts";
 import type { WebEnv } from "./env.ts";
 
 const uuid = z.uuid();
