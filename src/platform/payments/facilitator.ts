@@ -69,6 +69,8 @@ export function createLocalFacilitator(args: {
   // A settlement that did not go through may leave the nonce it took unused (never sent, or
   // dropped by the node): counted on from there, every later transaction would wait behind the
   // gap. So the next one asks the node again.
+  // This facilitator's operations, each told when one of its RPC requests goes unanswered.
+  const operation: Operations = new AsyncLocalStorage();
   const recount = () => nonceManager.reset({ address: account.address, chainId: args.chainId });
   const chain = defineChain({
     id: args.chainId,
@@ -79,7 +81,7 @@ export function createLocalFacilitator(args: {
   const client = createWalletClient({
     account,
     chain,
-    transport: watchedHttp(args.rpcUrl),
+    transport: watchedHttp(args.rpcUrl, operation),
     pollingInterval: POLLING_MS,
   }).extend(publicActions);
   // The SDK's signer interface types ABIs and typed data loosely (`readonly unknown[]`,
@@ -124,10 +126,10 @@ export function createLocalFacilitator(args: {
   );
   return {
     verify: (payload: PaymentPayload, requirements: PaymentRequirements) =>
-      watched(() => facilitator.verify(payload, requirements)),
+      watched(operation, () => facilitator.verify(payload, requirements)),
     settle: async (payload: PaymentPayload, requirements: PaymentRequirements) => {
       try {
-        const result = await watched(async () => {
+        const result = await watched(operation, async () => {
           const settled = await facilitator.settle(payload, requirements);
           if (settled.success) return settled;
           const earlier = await earlierSettlement(client, payload, requirements);
@@ -150,10 +152,10 @@ export function createLocalFacilitator(args: {
 }
 
 /** The facilitator operation an RPC request belongs to: told when a request goes unanswered. */
-const operation = new AsyncLocalStorage<{ unanswered(error: unknown): void }>();
+type Operations = AsyncLocalStorage<{ unanswered(error: unknown): void }>;
 
 /** viem's HTTP transport, bounded, reporting each request that got no answer to its operation. */
-function watchedHttp(url: string): Transport {
+function watchedHttp(url: string, operation: Operations): Transport {
   const inner = http(url, { timeout: RPC_TIMEOUT_MS, retryCount: RPC_RETRIES });
   return (params) => {
     const transport = inner(params);
@@ -181,7 +183,7 @@ const isUnanswered = (error: unknown): boolean =>
  * refusal. Whatever it still does is abandoned: a verification moves nothing, and a settlement
  * that goes through after all is found by `earlierSettlement` when the payment is sent again.
  */
-function watched<T>(run: () => Promise<T>): Promise<T> {
+function watched<T>(operation: Operations, run: () => Promise<T>): Promise<T> {
   let unanswered: (error: unknown) => void = () => {};
   const gaveUp = new Promise<never>((_, reject) => {
     unanswered = reject;
