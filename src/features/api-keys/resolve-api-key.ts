@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Actor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { isPermission } from "../../permissions.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
 import { hashApiKeySecret } from "./key-secret.ts";
@@ -33,7 +33,7 @@ const buildLookup = (db: Db) =>
     .limit(1)
     .prepare("resolve_api_key");
 
-const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+const lookups = perDatabase(buildLookup);
 
 /**
  * Turns a presented `sk_…` secret into an actor, or null. The role comes from the live
@@ -69,11 +69,7 @@ async function readApiKey(deps: Deps, secretHash: string): Promise<Actor | null>
   const cache = deps.authCache;
   const ticket = cache?.ticket() ?? 0;
   const reads = deps.database.pointReads;
-  let lookup = lookups.get(reads);
-  if (!lookup) {
-    lookup = buildLookup(reads);
-    lookups.set(reads, lookup);
-  }
+  const lookup = lookups(reads);
   const [row] = await lookup.execute({ secretHash });
   // Unknown, revoked or orphaned keys are not cached: misses cost a query, as they always did.
   if (!row) return null;

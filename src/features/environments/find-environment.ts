@@ -3,7 +3,7 @@ import { PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { type BatchReader, batchReader } from "../../platform/db/batch-reads.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 
 type EnvironmentRow = typeof environments.$inferSelect;
@@ -46,18 +46,14 @@ type Key = { environmentId: string; organizationId: string };
 
 const keyId = (environmentId: string, organizationId: string) => `${environmentId} ${organizationId}`;
 
-const batchLookups = new WeakMap<Db, ReturnType<typeof buildBatchLookup>>();
+const batchLookups = perDatabase(buildBatchLookup);
 
 /**
  * Reads many (environment, organisation) pairs in one query: a row is returned only for a pair
  * that matches it on both columns. Exported for tests; requests go through `findEnvironment`.
  */
 export function selectEnvironments(db: Db, keys: readonly Key[]): Promise<EnvironmentRow[]> {
-  let prepared = batchLookups.get(db);
-  if (!prepared) {
-    prepared = buildBatchLookup(db);
-    batchLookups.set(db, prepared);
-  }
+  const prepared = batchLookups(db);
   return prepared.execute({
     ids: keys.map((k) => k.environmentId),
     organizationIds: keys.map((k) => k.organizationId),
@@ -135,13 +131,9 @@ function select(
     .then((rows) => rows[0]);
 }
 
-const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+const lookups = perDatabase(buildLookup);
 
 function lookup(db: Db): ReturnType<typeof buildLookup> {
-  let prepared = lookups.get(db);
-  if (!prepared) {
-    prepared = buildLookup(db);
-    lookups.set(db, prepared);
-  }
+  const prepared = lookups(db);
   return prepared;
 }

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { hashPublishableKey } from "./key-value.ts";
@@ -22,7 +22,7 @@ const buildLookup = (db: Db) =>
     .limit(1)
     .prepare("resolve_publishable_key");
 
-const lookups = new WeakMap<Db, ReturnType<typeof buildLookup>>();
+const lookups = perDatabase(buildLookup);
 
 /**
  * Turns a presented `pk_…` key into its environment, or null (unknown, malformed or revoked).
@@ -34,11 +34,7 @@ export async function resolvePublishableKey(
   key: string,
 ): Promise<IngestPrincipal | null> {
   if (!/^pk_[0-9a-z]{20,80}$/.test(key)) return null;
-  let lookup = lookups.get(deps.db);
-  if (!lookup) {
-    lookup = buildLookup(deps.db);
-    lookups.set(deps.db, lookup);
-  }
+  const lookup = lookups(deps.db);
   const [row] = await lookup.execute({ keyHash: hashPublishableKey(key) });
   if (!row) return null;
   const now = deps.clock();

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { type ToolCallOutcome, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 
 export type FinishedCall = {
@@ -22,7 +22,7 @@ const buildUpdate = (db: Db) =>
     .where(sql`${taskToolCalls.id} = v.id`)
     .prepare("finish_tool_calls");
 
-const updates = new WeakMap<Db, ReturnType<typeof buildUpdate>>();
+const updates = perDatabase(buildUpdate);
 
 /**
  * Finishes attempts' call records (`openAttempt`) with what came back, in one statement. Until
@@ -30,11 +30,7 @@ const updates = new WeakMap<Db, ReturnType<typeof buildUpdate>>();
  */
 export async function finishToolCalls(db: Db, calls: FinishedCall[]): Promise<void> {
   if (calls.length === 0) return;
-  let update = updates.get(db);
-  if (!update) {
-    update = buildUpdate(db);
-    updates.set(db, update);
-  }
+  const update = updates(db);
   await update.execute({
     ids: calls.map((c) => c.id),
     outcomes: calls.map((c) => c.outcome),

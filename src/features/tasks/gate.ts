@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { AppError } from "../../errors.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { mcpConnections as live } from "../../platform/db/schema/mcp-connections.ts";
 import {
   type SnapshotConnection,
@@ -129,7 +129,7 @@ const buildRead = (db: Db) =>
     .prepare("task_gate");
 
 /** One prepared statement per database handle: the gate runs before every call. */
-const reads = new WeakMap<Db, ReturnType<typeof buildRead>>();
+const reads = perDatabase(buildRead);
 
 export type LiveConnection = NonNullable<
   Awaited<ReturnType<ReturnType<typeof buildRead>["execute"]>>[number]["connection"]
@@ -146,11 +146,7 @@ export async function checkGate(
   task: TaskScope,
   frozen: SnapshotConnection,
 ): Promise<LiveConnection> {
-  let read = reads.get(db);
-  if (!read) {
-    read = buildRead(db);
-    reads.set(db, read);
-  }
+  const read = reads(db);
   const [row] = await read.execute(gateParams(task, frozen));
   if (!row || row.refusal !== null || !row.connection) throw refused(row, frozen);
   return row.connection;
@@ -202,7 +198,7 @@ const buildAttempt = (db: Db) =>
       })),
   );
 
-const attempts = new WeakMap<Db, ReturnType<typeof buildAttempt>>();
+const attempts = perDatabase(buildAttempt);
 
 /**
  * The fail-closed check before every call and the call's record, committed together before
@@ -219,11 +215,7 @@ export async function openAttempt(
     startedAt: Date;
   },
 ): Promise<number> {
-  let statement = attempts.get(db);
-  if (!statement) {
-    statement = buildAttempt(db);
-    attempts.set(db, statement);
-  }
+  const statement = attempts(db);
   const { task, frozen, tool } = args;
   const [row] = await statement.execute({
     ...gateParams(task, frozen),
@@ -258,7 +250,7 @@ const buildOwnAttempt = (db: Db) =>
     (rows) => rows.map(([id]) => Number(id)),
   );
 
-const ownAttempts = new WeakMap<Db, ReturnType<typeof buildOwnAttempt>>();
+const ownAttempts = perDatabase(buildOwnAttempt);
 
 /**
  * `openAttempt` for one of the runtime's own tools: returns the call record's id, or writes
@@ -268,11 +260,7 @@ export async function openOwnAttempt(
   db: Db,
   args: { taskId: string; toolName: string; startedAt: Date },
 ): Promise<number> {
-  let statement = ownAttempts.get(db);
-  if (!statement) {
-    statement = buildOwnAttempt(db);
-    ownAttempts.set(db, statement);
-  }
+  const statement = ownAttempts(db);
   const [id] = await statement.execute({
     taskId: args.taskId,
     modelToolName: args.toolName,

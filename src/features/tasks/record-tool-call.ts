@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { type ToolCallOutcome, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 
 type Entry = {
@@ -32,18 +32,14 @@ const buildInsert = (db: Db) =>
     .prepare("record_tool_call");
 
 /** One prepared statement per database handle: a record is written for every call. */
-const inserts = new WeakMap<Db, ReturnType<typeof buildInsert>>();
+const inserts = perDatabase(buildInsert);
 
 /**
  * One row of the call record, committed before the call's result returns to the model (or, for
  * an attempt written `ambiguous`, before the call runs). Returns the row's id.
  */
 export async function recordToolCall(db: Db, entry: Entry): Promise<number> {
-  let insert = inserts.get(db);
-  if (!insert) {
-    insert = buildInsert(db);
-    inserts.set(db, insert);
-  }
+  const insert = inserts(db);
   const [row] = await insert.execute(entry);
   if (!row) throw new Error("insert returned no row");
   return row.id;

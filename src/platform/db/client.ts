@@ -17,6 +17,23 @@ export type Schema = typeof schema;
  */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
+/**
+ * `build` run once per database handle and kept while the handle lives: a prepared statement
+ * (named, so PostgreSQL plans it once per connection) or a reader bound to that handle. Tests
+ * open many handles in one process, so one module-level value would serve the wrong database.
+ */
+export function perDatabase<T>(build: (db: Db) => T): (db: Db) => T {
+  const built = new WeakMap<Db, T>();
+  return (db) => {
+    let value = built.get(db);
+    if (value === undefined) {
+      value = build(db);
+      built.set(db, value);
+    }
+    return value;
+  };
+}
+
 export type DatabaseTarget =
   | { kind: "pglite"; dataDir: string | "memory" }
   | { kind: "postgres"; url: string };

@@ -11,8 +11,8 @@ import type { Price } from "../../platform/payments/prices.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
 import { RequestAdapter } from "./http-adapter.ts";
-import { compileRoutes, type MatchedRoute, type PaidRoutes } from "./paid-routes.ts";
-import { hashRequest, type PaymentIdentity, readPaymentIdentity } from "./payment-identity.ts";
+import { compileRoutes, type PaidRoutes } from "./paid-routes.ts";
+import { hashRequest, readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
   findPayment,
@@ -23,7 +23,7 @@ import {
   storedResponse,
 } from "./payment-lock.ts";
 import { challengeResponse, replayResponse } from "./payment-responses.ts";
-import { settleAndRespond } from "./payment-settlement.ts";
+import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
 import { processRequest, requestContext } from "./resource-server.ts";
 import { resourceServerLoader } from "./server-loader.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
@@ -97,14 +97,11 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   };
 }
 
-export type Flow = {
-  c: Context<AppEnv>;
+/** One paid request on its way through the gate: what settling needs, and the gate's own. */
+type Flow = SettlementFlow & {
   next: () => Promise<void>;
-  http: x402HTTPResourceServer;
   args: GateArgs;
   clock: () => Date;
-  matched: MatchedRoute;
-  identity: PaymentIdentity;
   requestHash: string;
   price: Price;
 };
