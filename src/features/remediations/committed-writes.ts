@@ -3,9 +3,9 @@ import type { TranscriptEntry } from "../../platform/db/schema/tasks.ts";
 /** The writes the agent made, in order: replayed onto a fresh working copy when a run resumes. */
 export function committedWrites(entries: TranscriptEntry[]): { path: string; content: string }[] {
   const ok = new Set(
-    entries
-      .filter((e) => e.type === "tool_result" && e.tool === "write_file" && e.outcome === "ok")
-      .map((e) => (e.type === "tool_result" ? e.callId : "")),
+    entries.flatMap((e) =>
+      e.type === "tool_result" && e.tool === "write_file" && e.outcome === "ok" ? [e.callId] : [],
+    ),
   );
   const writes: { path: string; content: string }[] = [];
   for (const e of entries) {

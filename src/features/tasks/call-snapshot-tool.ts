@@ -6,7 +6,7 @@ import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
 import { validateStructuredContent } from "./output-schema.ts";
-import { recordToolCall } from "./record-tool-call.ts";
+import { recordUnsentCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
 
 /** What the model receives back: the normalised result, or a refusal it can act on. */
@@ -57,16 +57,6 @@ async function attemptCall(args: Args): Promise<Called> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const frozen = task.snapshot.connections.find((c) => c.connectionId === tool.connectionId);
-  const written = (write: Promise<unknown>) =>
-    write.then(
-      () => undefined,
-      (err: unknown) => {
-        deps.logger.warn(
-          { err, taskId: task.id, tool: tool.modelName },
-          "a refused tool call was not recorded",
-        );
-      },
-    );
   // A call that never reached the tool: recorded here, in one INSERT (the slow path).
   const notSent = (outcome: "refused" | "error", error: AppError): Called => ({
     output: {
@@ -77,19 +67,17 @@ async function attemptCall(args: Args): Promise<Called> {
         ? { nextAction: "start_new_task" }
         : {}),
     },
-    recorded: written(
-      recordToolCall(deps.db, {
-        taskId: task.id,
-        modelToolName: tool.modelName,
-        connectionId: tool.connectionId,
-        connectionRevision: frozen?.revision ?? null,
-        toolName: tool.toolName,
-        startedAt,
-        durationMs: elapsed(),
-        outcome,
-        errorCode: error.code,
-      }),
-    ),
+    recorded: recordUnsentCall(deps, {
+      taskId: task.id,
+      modelToolName: tool.modelName,
+      connectionId: tool.connectionId,
+      connectionRevision: frozen?.revision ?? null,
+      toolName: tool.toolName,
+      startedAt,
+      durationMs: elapsed(),
+      outcome,
+      errorCode: error.code,
+    }),
   });
 
   if (!frozen) {

@@ -1,5 +1,5 @@
 import { generateText, hasToolCall, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Deps } from "../../deps.ts";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
@@ -101,7 +101,19 @@ export async function runTask(
       budgetExhausted("The step or time budget was used up before the agent finished."),
     );
   }
-  await deps.db.update(tasks).set({ status: "running", startedAt }).where(eq(tasks.id, taskId));
+  const [marked] = await deps.db
+    .update(tasks)
+    .set({ status: "running", startedAt })
+    .where(
+      and(
+        eq(tasks.id, taskId),
+        inArray(tasks.status, ["queued", "running"]),
+        isNull(tasks.cancelRequestedAt),
+      ),
+    )
+    .returning({ id: tasks.id });
+  // Cancelled or settled since it was read: decided again from the row as it is now.
+  if (!marked) return runTask(deps, taskId, opts);
 
   const sessions = new SessionPool(deps);
   const transcript: TranscriptEntry[] =

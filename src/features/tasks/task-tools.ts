@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
 import { callSnapshotTool, type ToolOutput } from "./call-snapshot-tool.ts";
 import { openOwnAttempt, type RunningTask } from "./gate.ts";
-import { recordToolCall } from "./record-tool-call.ts";
+import { recordUnsentCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
 
 /**
@@ -68,7 +68,19 @@ export function ownTools(
           id = await openOwnAttempt(deps.db, { taskId: task.id, toolName: name, startedAt });
         } catch (error) {
           if (!isAppError(error) || error.code !== "task_not_running") throw error;
-          sessions.track(recordRefused(deps, task, name, startedAt, elapsed(), error.code));
+          sessions.track(
+            recordUnsentCall(deps, {
+              taskId: task.id,
+              modelToolName: name,
+              connectionId: null,
+              connectionRevision: null,
+              toolName: name,
+              startedAt,
+              durationMs: elapsed(),
+              outcome: "refused",
+              errorCode: error.code,
+            }),
+          );
           return { outcome: "refused", error: error.code, message: error.message } satisfies ToolOutput;
         }
         const finished = (errorCode: string | null) =>
@@ -97,29 +109,3 @@ export function ownTools(
     }),
   );
 }
-
-/** The refused call's row, one insert after the decision; a failure is logged, never thrown. */
-const recordRefused = (
-  deps: Deps,
-  task: RunningTask,
-  name: string,
-  startedAt: Date,
-  durationMs: number,
-  errorCode: string,
-): Promise<void> =>
-  recordToolCall(deps.db, {
-    taskId: task.id,
-    modelToolName: name,
-    connectionId: null,
-    connectionRevision: null,
-    toolName: name,
-    startedAt,
-    durationMs,
-    outcome: "refused",
-    errorCode,
-  }).then(
-    () => undefined,
-    (err: unknown) => {
-      deps.logger.warn({ err, taskId: task.id, tool: name }, "a refused tool call was not recorded");
-    },
-  );
