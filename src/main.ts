@@ -8,6 +8,7 @@ import { registerRemediationWorker } from "./features/remediations/remediation-w
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
+import type { Db } from "./platform/db/client.ts";
 import { createLogger } from "./platform/logging/logger.ts";
 import { devChainBanner } from "./platform/payments/dev-chain-banner.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
@@ -46,23 +47,20 @@ export async function runServer(config: Config): Promise<void> {
   if (deps.payments.kind === "unavailable") {
     logger.info({ reason: deps.payments.reason }, "x402 payments unavailable: paid routes answer 503");
   }
-  const chainBanner = devChainBanner(deps.payments, deps.config.baseUrl);
+  const chainBanner = devChainBanner(deps.payments, baseUrl);
   if (chainBanner.length > 0) process.stdout.write(`\n${chainBanner.join("\n")}\n`);
 
+  const sweeps: [string, (db: Db, now: Date) => Promise<unknown>][] = [
+    ["idempotency", sweepIdempotencyKeys],
+    ["x402 payment", sweepX402Payments],
+    ["web session", sweepWebSessions],
+    ["OAuth state", sweepOAuthModels],
+  ];
   const sweep = setInterval(
     () => {
-      sweepIdempotencyKeys(deps.db, deps.clock()).catch((err: unknown) =>
-        logger.warn({ err }, "idempotency sweep failed"),
-      );
-      sweepX402Payments(deps.db, deps.clock()).catch((err: unknown) =>
-        logger.warn({ err }, "x402 payment sweep failed"),
-      );
-      sweepWebSessions(deps.db, deps.clock()).catch((err: unknown) =>
-        logger.warn({ err }, "web session sweep failed"),
-      );
-      sweepOAuthModels(deps.db, deps.clock()).catch((err: unknown) =>
-        logger.warn({ err }, "OAuth state sweep failed"),
-      );
+      for (const [name, run] of sweeps) {
+        run(deps.db, deps.clock()).catch((err: unknown) => logger.warn({ err }, `${name} sweep failed`));
+      }
     },
     60 * 60 * 1000,
   );

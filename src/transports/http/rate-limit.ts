@@ -59,20 +59,21 @@ export function createRateLimits(
       const at = now();
       let waitMs = 0;
       let violated = allowed;
-      for (const p of policies) {
-        const ahead = p.quota.ahead(p.partition(actor), at);
-        if (p.quota.fits(ahead)) continue;
-        waitMs = Math.max(waitMs, p.quota.msUntilNext(ahead));
-        violated = [...violated, p.name];
-      }
+      const checked = policies.map((p) => {
+        const partition = p.partition(actor);
+        const ahead = p.quota.ahead(partition, at);
+        if (!p.quota.fits(ahead)) {
+          waitMs = Math.max(waitMs, p.quota.msUntilNext(ahead));
+          violated = [...violated, p.name];
+        }
+        return { p, partition, ahead };
+      });
       // All or nothing: a request refused by the organisation's quota costs its key nothing.
       const spend = violated.length === 0;
       let rateLimit = "";
-      for (const p of policies) {
-        const partition = p.partition(actor);
-        let ahead = p.quota.ahead(partition, at);
-        if (spend) ahead = p.quota.take(partition, at, ahead);
-        rateLimit = rateLimit === "" ? item(p, ahead) : `${rateLimit}, ${item(p, ahead)}`;
+      for (const { p, partition, ahead } of checked) {
+        const after = spend ? p.quota.take(partition, at, ahead) : ahead;
+        rateLimit = rateLimit === "" ? item(p, after) : `${rateLimit}, ${item(p, after)}`;
       }
       return { rateLimit, retryAfterSeconds: spend ? 0 : Math.max(1, Math.ceil(waitMs / 1000)), violated };
     },

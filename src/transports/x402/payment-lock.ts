@@ -143,7 +143,7 @@ const responseColumns = (keyring: Keyring, key: PaymentKey, response: StoredResp
  */
 const PREFIX = "sealed:";
 
-export function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string): string {
+function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string): string {
   const version = keyring.activeVersion;
   const dataKey = derivedKey(keyring, "x402/replay", version);
   if (!dataKey) throw new Error("the active KEK is missing from the keyring");
@@ -155,7 +155,7 @@ export function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string):
 }
 
 /** The stored body in clear. Rows written before sealing existed are returned as they are. */
-export function openReplayBody(keyring: Keyring, key: PaymentKey, stored: string): string {
+function openReplayBody(keyring: Keyring, key: PaymentKey, stored: string): string {
   if (!stored.startsWith(PREFIX)) return stored;
   const [versionText = "", ivText = "", sealedText = ""] = stored.slice(PREFIX.length).split(":");
   const version = Number(versionText);
