@@ -1,18 +1,33 @@
 import { is } from "drizzle-orm";
 import { PgTransaction } from "drizzle-orm/pg-core";
-import type { Actor } from "./actor.ts";
+import { type Actor, type MemberActor, systemActor } from "./actor.ts";
 import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { scopeForPermission } from "./oauth-resources.ts";
 import type { Permission } from "./permissions.ts";
 import type { Db } from "./platform/db/client.ts";
 
-export type ServiceContext = {
+/**
+ * What every verb receives: who is calling (resolved once by the transport), the services, and
+ * the request's id for the audit trail and the log. Signing up is the one verb whose caller is
+ * not yet an actor (a `Payer`).
+ */
+export type ServiceContext<A = Actor> = {
   deps: Deps;
-  actor: Actor;
+  actor: A;
   requestId: string;
   idempotencyKey?: string | undefined;
 };
+
+/** A job's context: the system acting for the organisation whose row the job works on. */
+export const systemContext = (
+  deps: Deps,
+  job: { name: string; id: string; organizationId: string },
+): ServiceContext => ({
+  deps,
+  actor: systemActor(job.name, job.organizationId),
+  requestId: `job:${job.name}:${job.id}`,
+});
 
 /**
  * Runs `fn` atomically: in a new transaction on a database handle, or in the open one when `on`
@@ -33,8 +48,15 @@ export function withTransaction<T>(on: ServiceContext | Db, fn: (tx: Db) => Prom
  * CLI profile made before the MCP scopes existed (spec 5.5).
  */
 export function requirePermission(ctx: ServiceContext, permission: Permission): void {
-  if (ctx.actor.permissions.has(permission)) return;
-  const oauth = ctx.actor.oauth;
+  const actor = ctx.actor;
+  if (actor.permissions.has(permission)) return;
+  if (actor.type === "onboarding_session" && actor.expired) {
+    throw new AppError(
+      "unauthorized",
+      "This session token is unknown or its session has expired; start a new onboarding session.",
+    );
+  }
+  const oauth = actor.type === "wallet" || actor.type === "onboarding_session" || actor.type === "system" ? undefined : actor.oauth;
   if (oauth) {
     const scope = scopeForPermission(oauth.resource, permission) ?? permission;
     throw new AppError(
@@ -48,11 +70,20 @@ export function requirePermission(ctx: ServiceContext, permission: Permission): 
   });
 }
 
+/** The calling member: what only a person or their credential may do (a wallet has no user). */
+export function requireMember(ctx: ServiceContext): MemberActor {
+  const actor = ctx.actor;
+  if (actor.type === "api_key" || actor.type === "web_session" || actor.type === "oauth_token") return actor;
+  throw new AppError("forbidden", "Only a member of this organisation may do this.");
+}
+
 /** Management of an organisation's resources is for its owners and admins (spec 5.4). */
-export function requireOwnerOrAdmin(ctx: ServiceContext): void {
-  if (ctx.actor.role !== "owner" && ctx.actor.role !== "admin") {
+export function requireOwnerOrAdmin(ctx: ServiceContext): MemberActor {
+  const actor = requireMember(ctx);
+  if (actor.role !== "owner" && actor.role !== "admin") {
     throw new AppError("forbidden", "Only an owner or administrator of this organisation may do this.", {
-      role: ctx.actor.role,
+      role: actor.role,
     });
   }
+  return actor;
 }

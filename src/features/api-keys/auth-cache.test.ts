@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, testPgUrl } from "../../../test/database.ts";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client } from "../../../test/http.ts";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { type DatabaseHandle, openDatabase, type Subscription } from "../../platform/db/client.ts";
@@ -180,7 +180,7 @@ describe("API key cache across instances", () => {
 });
 
 describe("API key cache bounds", () => {
-  const actor = (organizationId: string): Actor => ({
+  const actor = (organizationId: string): MemberActor => ({
     type: "api_key",
     id: `key_${organizationId}`,
     userId: "usr_x",

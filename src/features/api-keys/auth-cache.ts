@@ -1,4 +1,4 @@
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 
 /**
  * Resolved API keys, held in memory so an authenticated request needs no database round trip
@@ -20,7 +20,7 @@ export type AuthCache = {
   get(secretHash: string): CachedApiKey | undefined;
   /** Take before reading the database; `set` refuses the answer if anything changed since. */
   ticket(): number;
-  set(secretHash: string, entry: { actor: Actor; lastUsedAt: number | null }, ticket: number): void;
+  set(secretHash: string, entry: { actor: MemberActor; lastUsedAt: number | null }, ticket: number): void;
   /** Drops one organisation's entries; a notification for it arrived. */
   dropOrganization(organizationId: string): void;
   /**
@@ -43,7 +43,7 @@ export type AuthCache = {
 };
 
 export type CachedApiKey = {
-  readonly actor: Actor;
+  readonly actor: MemberActor;
   /** When `last_used_at` was last written (ms), for its once-a-minute refresh. */
   lastUsedAt: number | null;
   readonly expiresAt: number;

@@ -21,7 +21,7 @@ export async function createApiKey(args: {
   input: { name: string; permissions: Permission[] };
 }): Promise<{ apiKey: ApiKey; secret: string }> {
   requirePermission(args.ctx, "api_keys:manage");
-  requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx);
   const key = generateApiKeySecret();
   return withTransaction(args.ctx, async (tx) => {
     const [row] = await tx
@@ -29,7 +29,7 @@ export async function createApiKey(args: {
       .values({
         id: newId("key"),
         organizationId: args.ctx.actor.organizationId,
-        userId: args.ctx.actor.userId,
+        userId: member.userId,
         name: args.input.name,
         prefix: key.prefix,
         secretHash: key.hash,

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { isPermission } from "../../permissions.ts";
 import { type Db, perDatabase } from "../../platform/db/client.ts";
@@ -40,7 +40,7 @@ const lookups = perDatabase(buildLookup);
  * membership, so removing or demoting a user takes effect on their keys at once: a cached
  * answer is dropped by the change's notification (see auth-cache.ts), never merely aged out.
  */
-export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor | null> {
+export async function resolveApiKey(deps: Deps, secret: string): Promise<MemberActor | null> {
   if (!secret.startsWith("sk_") || secret.length > 128) return null;
   const secretHash = hashApiKeySecret(secret);
   const cache = deps.authCache;
@@ -56,7 +56,7 @@ export async function resolveApiKey(deps: Deps, secret: string): Promise<Actor |
  * `resolveApiKey`'s answer when the auth cache holds it, synchronously (no promise for the
  * common case of a known key); undefined when it has to be read.
  */
-export function cachedApiKey(deps: Deps, secret: string): Actor | undefined {
+export function cachedApiKey(deps: Deps, secret: string): MemberActor | undefined {
   const cache = deps.authCache;
   if (!cache || !secret.startsWith("sk_") || secret.length > 128) return undefined;
   const cached = cache.get(hashApiKeySecret(secret));
@@ -65,7 +65,7 @@ export function cachedApiKey(deps: Deps, secret: string): Actor | undefined {
   return cached.actor;
 }
 
-async function readApiKey(deps: Deps, secretHash: string): Promise<Actor | null> {
+async function readApiKey(deps: Deps, secretHash: string): Promise<MemberActor | null> {
   const cache = deps.authCache;
   const ticket = cache?.ticket() ?? 0;
   const reads = deps.database.pointReads;
@@ -73,7 +73,7 @@ async function readApiKey(deps: Deps, secretHash: string): Promise<Actor | null>
   const [row] = await lookup.execute({ secretHash });
   // Unknown, revoked or orphaned keys are not cached: misses cost a query, as they always did.
   if (!row) return null;
-  const actor: Actor = Object.freeze({
+  const actor: MemberActor = Object.freeze({
     type: "api_key",
     id: row.id,
     userId: row.userId,

@@ -20,7 +20,7 @@ export async function approveConnectionTools(args: {
   ctx: ServiceContext;
   input: ConnectionRef & { revision: number; discoveryId: string; toolNames: string[] };
 }): Promise<Connection> {
-  authorizeConnections(args.ctx, "manage");
+  const member = authorizeConnections(args.ctx, "manage");
   const { ctx, input } = args;
   const names = [...new Set(input.toolNames)];
   if (names.length > MAX_APPROVED_TOOLS) {
@@ -92,7 +92,7 @@ export async function approveConnectionTools(args: {
       row,
       {
         approvedAt: now,
-        approvedBy: ctx.actor.userId,
+        approvedBy: member.userId,
         approvedConfigVersion: row.configVersion,
         approvedManifest: manifest,
         approvedManifestHash: manifestHash,

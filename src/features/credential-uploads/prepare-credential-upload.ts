@@ -37,7 +37,7 @@ export async function prepareCredentialUpload(args: {
   };
 }): Promise<PreparedUpload> {
   const { ctx, input } = args;
-  authorizeConnections(ctx, "manage");
+  const member = authorizeConnections(ctx, "manage");
   const now = ctx.deps.clock();
   if (input.requestId) {
     const [row] = await ctx.deps.db
@@ -49,7 +49,7 @@ export async function prepareCredentialUpload(args: {
           eq(credentialUploads.organizationId, ctx.actor.organizationId),
           eq(credentialUploads.environmentId, input.environmentId),
           eq(credentialUploads.connectionId, input.connectionId),
-          eq(credentialUploads.userId, ctx.actor.userId),
+          eq(credentialUploads.userId, member.userId),
         ),
       );
     if (!row)
@@ -86,7 +86,7 @@ export async function prepareCredentialUpload(args: {
       organizationId: connection.organizationId,
       environmentId: connection.environmentId,
       connectionId: connection.id,
-      userId: ctx.actor.userId,
+      userId: member.userId,
       revision: connection.revision,
       tokenHash: hash,
       state: "pending",

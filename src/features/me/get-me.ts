@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { ServiceContext } from "../../context.ts";
+import { requireMember, type ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { users } from "../../platform/db/schema/users.ts";
@@ -7,7 +7,8 @@ import type { Me } from "./schemas.ts";
 
 /** Who the caller is: needs no permission, any valid credential may ask. */
 export async function getMe(args: { ctx: ServiceContext }): Promise<Me> {
-  const { actor, deps } = args.ctx;
+  const { deps } = args.ctx;
+  const actor = requireMember(args.ctx);
   const [row] = await deps.db
     .select({ orgName: organizations.name, orgKind: organizations.kind, email: users.email })
     .from(organizations)

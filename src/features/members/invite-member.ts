@@ -22,7 +22,7 @@ export async function inviteMember(args: {
   ctx: ServiceContext;
   input: { email: string; role: Role };
 }): Promise<{ invitation: Invitation; token: string }> {
-  requireOwner(args.ctx);
+  const inviter = requireOwner(args.ctx);
   const { ctx } = args;
   const email = normalizeEmail(args.input.email);
   if (email.length > 254 || !emailPattern.test(email)) {
@@ -60,7 +60,7 @@ export async function inviteMember(args: {
         email,
         role: args.input.role,
         tokenHash: hash,
-        invitedBy: ctx.actor.userId,
+        invitedBy: inviter.userId,
         createdAt: now,
         expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
       })

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import {
@@ -28,7 +28,7 @@ export async function resolveAccessToken(
   deps: Pick<Deps, "db" | "config">,
   token: string,
   resource: ResourceName,
-): Promise<Actor | null> {
+): Promise<MemberActor | null> {
   if (!tokenShape.test(token)) return null;
   const stored = await createOAuthAdapter(deps.db, "AccessToken").find(token);
   if (stored?.kind !== "AccessToken") return null;

@@ -23,7 +23,7 @@ export async function createPublishableKey(args: {
   input: { environmentId: string; name: string };
 }): Promise<{ publishableKey: PublishableKey; key: string }> {
   requirePermission(args.ctx, "publishable_keys:manage");
-  requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx);
   const generated = generatePublishableKey();
   return withTransaction(args.ctx, async (tx) => {
     const env = await findEnvironment(tx, args.ctx, args.input.environmentId, { forUpdate: true });
@@ -48,7 +48,7 @@ export async function createPublishableKey(args: {
         name: args.input.name,
         prefix: generated.prefix,
         keyHash: generated.hash,
-        createdBy: args.ctx.actor.userId,
+        createdBy: member.userId,
         createdAt: args.ctx.deps.clock(),
       })
       .returning();

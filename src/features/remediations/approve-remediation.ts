@@ -22,7 +22,7 @@ export async function approveRemediation(args: {
 }): Promise<Remediation> {
   const { ctx, input } = args;
   requirePermission(ctx, "remediations:manage");
-  requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx);
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const scope = { organizationId: ctx.actor.organizationId, ...input };
   await withTransaction(ctx, async (tx) => {
@@ -42,8 +42,8 @@ export async function approveRemediation(args: {
       ctx.deps,
       row,
       "validating",
-      { approval: { ...row.approval, grantedAt: now.toISOString(), grantedBy: ctx.actor.userId } },
-      { type: "approval_granted", message: "A human approved the change.", data: { by: ctx.actor.userId } },
+      { approval: { ...row.approval, grantedAt: now.toISOString(), grantedBy: member.userId } },
+      { type: "approval_granted", message: "A human approved the change.", data: { by: member.userId } },
     );
     await recordAudit(tx, ctx, {
       action: "remediation.approved",

@@ -16,14 +16,14 @@ export async function createRemediation(args: {
 }): Promise<Remediation> {
   const { ctx, input } = args;
   requirePermission(ctx, "remediations:manage");
-  requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx);
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const started = await startRemediation({
     deps: ctx.deps,
     organizationId: ctx.actor.organizationId,
     environmentId: input.environmentId,
     problemId: input.problemId,
-    requestedBy: ctx.actor.userId,
+    requestedBy: member.userId,
     budgets: input.budgets,
     alsoInTransaction: (tx, result) =>
       recordAudit(tx, ctx, {

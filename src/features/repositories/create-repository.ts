@@ -29,7 +29,7 @@ export async function createRepository(args: {
 }): Promise<Repository> {
   const { ctx, input } = args;
   requirePermission(ctx, "repositories:manage");
-  requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx);
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const services = ctx.deps.remediation;
   const settings = ctx.deps.config.remediation;
@@ -106,7 +106,7 @@ export async function createRepository(args: {
         ...location,
         testCommand: input.testCommand,
         services: input.services,
-        createdBy: ctx.actor.userId,
+        createdBy: member.userId,
         createdAt: ctx.deps.clock(),
       })
       .returning();

@@ -29,7 +29,7 @@ export async function createTask(args: {
 }): Promise<Task> {
   const { ctx, input } = args;
   requirePermission(ctx, "tasks:manage");
-  requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx);
   if (!ctx.deps.languageModel) {
     throw new AppError(
       "model_not_configured",
@@ -55,7 +55,7 @@ export async function createTask(args: {
         budgets: { ...DEFAULT_BUDGETS, ...input.budgets },
         usage: { steps: 0, inputTokens: 0, outputTokens: 0 },
         transcript: [],
-        createdBy: ctx.actor.userId,
+        createdBy: member.userId,
         createdAt: now,
       })
       .returning();

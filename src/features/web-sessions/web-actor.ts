@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import { type Permission, permissions } from "../../permissions.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
@@ -28,7 +28,7 @@ export async function resolveWebActor(
   db: Db,
   user: WebUser,
   organizationId: string,
-): Promise<{ actor: Actor; organization: WebOrganization } | null> {
+): Promise<{ actor: MemberActor; organization: WebOrganization } | null> {
   const [row] = await db
     .select({ role: memberships.role, name: organizations.name })
     .from(memberships)
@@ -36,7 +36,7 @@ export async function resolveWebActor(
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, user.userId)))
     .limit(1);
   if (!row) return null;
-  const actor: Actor = Object.freeze({
+  const actor: MemberActor = Object.freeze({
     type: "web_session",
     id: user.sessionId,
     userId: user.userId,

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { cachedApiKey, resolveApiKey } from "../../features/api-keys/resolve-api-key.ts";
@@ -20,7 +20,7 @@ export async function resolveBearerActor(
   deps: Deps,
   header: string | undefined,
   resource: ResourceName,
-): Promise<Actor> {
+): Promise<MemberActor> {
   if (!header) throw new AppError("unauthorized", "Send Authorization: Bearer <API key or access token>.");
   const match = bearer.exec(header);
   if (!match?.[1]) throw new AppError("unauthorized", "The Authorization header must be: Bearer <token>.");
@@ -65,7 +65,7 @@ async function authenticateSlowly(
     );
     return problemResponse(c, error, { "www-authenticate": bearerChallenge(deps.config.baseUrl, "api") });
   }
-  let actor: Actor;
+  let actor: MemberActor;
   try {
     actor = await resolveBearerActor(deps, header, "api");
   } catch (error) {

@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, Hono } from "hono";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { MCP_PATH } from "../../oauth-resources.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
@@ -80,7 +80,7 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
 }
 
 /** The same bearer credentials as /api/v1 (tokens for the /mcp audience); a 401 points at the RFC 9728 metadata. */
-async function authenticateMcp(c: Context<AppEnv>): Promise<Actor | Response> {
+async function authenticateMcp(c: Context<AppEnv>): Promise<MemberActor | Response> {
   const header = c.req.header("authorization");
   const baseUrl = c.get("deps").config.baseUrl;
   try {

@@ -5,6 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import type { MemberActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
@@ -16,7 +17,7 @@ import { ERROR_META_KEY } from "./tool-errors.ts";
 async function serve(deps: Deps, apiKey: string, tools: RegistrableTool[]) {
   const actor = await resolveApiKey(deps, apiKey);
   if (!actor) throw new Error("bootstrap key did not resolve");
-  const ctx: ServiceContext = { deps, actor, requestId: "req_tooltest" };
+  const ctx: ServiceContext<MemberActor> = { deps, actor, requestId: "req_tooltest" };
   const server = new McpServer({ name: "t", version: "1" });
   for (const tool of tools) tool.register(server, { ctx, access: { read: true, write: true } });
   const [a, b] = InMemoryTransport.createLinkedPair();

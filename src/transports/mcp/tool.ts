@@ -1,3 +1,4 @@
+import type { MemberActor } from "../../actor.ts";
 import { createHash, randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
@@ -17,7 +18,7 @@ import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
 
 /** One `/mcp` request: who calls (as the verbs see them) and what they may do. */
-export type McpSession = { ctx: ServiceContext; access: McpAccess };
+export type McpSession = { ctx: ServiceContext<MemberActor>; access: McpAccess };
 
 /** What a tool's `run` returns: a concise line for the model and the structured result. */
 export type ToolAnswer<O> = { text: string; data: O };

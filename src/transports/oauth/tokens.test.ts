@@ -10,7 +10,7 @@ import {
   type Tokens,
 } from "../../../test/lib/oauth.ts";
 import { signedInBrowser } from "../../../test/web.ts";
-import type { Actor } from "../../actor.ts";
+import type { MemberActor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { removeMember } from "../../features/members/remove-member.ts";
 import { CLI_CLIENT_ID } from "../../features/oauth/cli-client.ts";
@@ -223,7 +223,7 @@ describe("device-flow tokens on /api/v1", () => {
       { scope: CLI_SCOPE },
     );
     expect((await app.request("/api/v1/me", bearer(tokens.access_token))).status).toBe(200);
-    const ownerActor: Actor = {
+    const ownerActor: MemberActor = {
       type: "web_session",
       id: "wss_test",
       userId: owner.userId,

@@ -1,11 +1,18 @@
 import type { Context } from "hono";
 import type { ZodType } from "zod";
+import type { Payer, SessionActor, WalletActor } from "../../actor.ts";
+import type { ServiceContext } from "../../context.ts";
 import type { PriceKey } from "../../platform/payments/prices.ts";
 import type { AppEnv } from "../http/env.ts";
 
+type Handler<A> = (c: Context<AppEnv>, ctx: ServiceContext<A>) => Promise<Response>;
+
 /**
- * One route under /x402, declared by its feature (like an MCP tool in `tools.ts`): the x402
- * router mounts it, gates it when `paid`, and lists it in the catalog and /llms.txt.
+ * One route under /x402: the x402 router mounts it, gates it when `paid`, resolves its caller
+ * once into the context it hands the handler, and lists it in the catalog and /llms.txt.
+ * - `wallet`: a paid call by a wallet with an organisation (`signup_required` otherwise);
+ * - `payer`: a paid call by any wallet (signing up);
+ * - `session`: a free call with an onboarding session's token.
  */
 export type X402Route = {
   method: "GET" | "POST";
@@ -26,5 +33,8 @@ export type X402Route = {
   };
   /** How a free route authenticates, for the docs (`Authorization: Bearer <session token>`). */
   auth?: string;
-  handle(c: Context<AppEnv>): Promise<Response>;
-};
+} & (
+  | { caller: "wallet"; handle: Handler<WalletActor> }
+  | { caller: "payer"; handle: Handler<Payer> }
+  | { caller: "session"; handle: Handler<SessionActor> }
+);

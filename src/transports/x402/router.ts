@@ -1,5 +1,6 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
+import { payerOf, resolveSessionActor, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
 import { onboardingAssumption } from "../../features/agent-onboarding/onboarding-assumption.ts";
 import { problemAssumption } from "../../features/remediations/problem-assumption.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
@@ -11,7 +12,7 @@ import { buildCatalog, type Catalog } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
 import { llmsTxt } from "./llms-txt.ts";
 import { paidTable } from "./paid-table.ts";
-import { paymentGate } from "./payment-gate.ts";
+import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { remediationRoutes } from "./remediations/routes.ts";
 import type { X402Route } from "./route.ts";
 import { resourceServerLoader } from "./server-loader.ts";
@@ -24,6 +25,24 @@ export const x402Routes: readonly X402Route[] = [
   ...diagnosisRoutes,
   ...remediationRoutes,
 ];
+
+/** Resolves the route's caller once and hands the handler its context. */
+async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response> {
+  const deps = c.get("deps");
+  const requestId = c.get("requestId");
+  switch (route.caller) {
+    case "payer":
+      return route.handle(c, { deps, requestId, actor: payerOf(paymentOf(c)) });
+    case "wallet":
+      return route.handle(c, { deps, requestId, actor: await resolveWalletActor(deps, payerOf(paymentOf(c))) });
+    case "session":
+      return route.handle(c, {
+        deps,
+        requestId,
+        actor: await resolveSessionActor(deps, c.req.header("authorization")),
+      });
+  }
+}
 
 /** Subjects an `x_assumed_state` may name, by kind. */
 const assumptionKinds = { onboarding: onboardingAssumption, problem: problemAssumption };
@@ -67,7 +86,9 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
       loadServer,
     }),
   );
-  for (const route of x402Routes) router.on(route.method, route.path.slice("/x402".length), route.handle);
+  for (const route of x402Routes) {
+    router.on(route.method, route.path.slice("/x402".length), (c) => dispatch(c, route));
+  }
 
   const text = llmsTxt({ deps, routes: x402Routes });
   const llms = new Hono<AppEnv>();

@@ -58,7 +58,7 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
   const invitations = isOwner ? await listInvitations({ ctx }) : [];
   const memberRows = members.map(
     (m) => html`<tr>
-    <td>${m.email}${when(m.userId === ctx.actor.userId, () => html` <span class="muted">(you)</span>`)}</td>
+    <td>${m.email}${when(m.userId === c.get("webUser")?.userId, () => html` <span class="muted">(you)</span>`)}</td>
     <td>${
       isOwner
         ? postForm(c, {

@@ -23,7 +23,8 @@ export const onboardingRoutes: X402Route[] = [
     description:
       "Create a wallet-backed organisation for the paying wallet, with a first environment and a publishable key for OpenTelemetry. One organisation per wallet.",
     paid: { price: "signup", input: SignupInputSchema, output: SignupResultSchema },
-    async handle(c) {
+    caller: "payer",
+    async handle(c, ctx) {
       const input = await parseJsonBody(c, SignupInputSchema);
       const result = await signUpWallet({
         deps: c.get("deps"),
@@ -40,7 +41,8 @@ export const onboardingRoutes: X402Route[] = [
     description:
       "Start a guided onboarding session for the paying wallet's organisation. Returns the session token once; poll GET /x402/onboard/{sessionId} with it for free.",
     paid: { price: "onboard", input: OnboardInputSchema, output: StartedOnboardingSchema },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = await parseJsonBody(c, OnboardInputSchema);
       const result = await startOnboarding({
         deps: c.get("deps"),
@@ -57,7 +59,8 @@ export const onboardingRoutes: X402Route[] = [
     description:
       "Poll an onboarding session: its state, the approval link while a human is needed, next_actions.",
     auth: "Authorization: Bearer <session token>",
-    async handle(c) {
+    caller: "session",
+    async handle(c, ctx) {
       const sessionId = c.req.param("sessionId") ?? "";
       const token = bearerToken(c.req.header("authorization"));
       const session = await readOnboardingSession({ deps: c.get("deps"), sessionId, token });

@@ -126,7 +126,8 @@ export const diagnosisRoutes: X402Route[] = [
       inputExample: { description: "checkout returns 500 on GET /orders/:id since the last deploy" },
       output: DiagnosisSchema.extend({ next_actions: NextActionsSchema }),
     },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const deps = c.get("deps");
       const input = await parseJsonBody(c, DiagnoseInputSchema);
       const scope = await walletScope(deps, walletOf(paymentOf(c)), input.environmentId);

@@ -46,7 +46,8 @@ export const instrumentationRoute: X402Route = {
     inputExample: { service: "checkout" },
     output: StartedSchema,
   },
-  async handle(c) {
+  caller: "wallet",
+  async handle(c, ctx) {
     const deps = c.get("deps");
     const input = await parseJsonBody(c, InstrumentationInput);
     const payment = paymentOf(c);

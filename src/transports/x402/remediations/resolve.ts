@@ -61,7 +61,8 @@ export const resolveRoute: X402Route = {
   description:
     "Shortcut once telemetry is flowing: start a remediation of the most pressing open problem (or the one named) — investigation, a fix in a sandbox, the tests, a pull request for a human. Returns remediationId, threadUrl, status and the problem chosen.",
   paid: { price: "remediation", input: ResolveInput, output: StartedSchema },
-  async handle(c) {
+  caller: "wallet",
+  async handle(c, ctx) {
     const deps = c.get("deps");
     const input = await parseJsonBody(c, ResolveInput);
     const payment = paymentOf(c);

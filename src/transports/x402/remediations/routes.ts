@@ -31,7 +31,8 @@ export const remediationRoutes: X402Route[] = [
     description:
       "Start an asynchronous remediation of a problem: investigation, a fix in a sandbox, the repository's tests, and a pull request for a human. Returns remediationId, threadUrl and status.",
     paid: { price: "remediation", input: StartInput, pathParams: ProblemParams, output: StartedSchema },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const deps = c.get("deps");
       const input = await parseJsonBody(c, StartInput);
       const payment = paymentOf(c);
@@ -52,7 +53,8 @@ export const remediationRoutes: X402Route[] = [
     description:
       "Poll a remediation: status, progress events, the approval link while a human is needed, prUrl when ready.",
     auth: "Authorization: Bearer <session token>",
-    async handle(c) {
+    caller: "session",
+    async handle(c, ctx) {
       const deps = c.get("deps");
       const organizationId = await sessionOrganization(deps, bearerToken(c.req.header("authorization")));
       const run = await getRemediation({ deps, organizationId, remediationId: c.req.param("id") ?? "" });

@@ -80,7 +80,8 @@ export const telemetryRoutes: X402Route[] = [
     description:
       "Service health over a window: request rate, error rate and p50/p95/p99 latency per service, and when each was last seen.",
     paid: { price: "read", input: ServicesQuery, output: ServiceHealthPageSchema.extend(nextActions) },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = validate(ServicesQuery, query(c), "query");
       const { deps, scope } = await scoped(c, input.environmentId);
       const store = deps.telemetry.store;
@@ -99,7 +100,8 @@ export const telemetryRoutes: X402Route[] = [
     description:
       "Log records in a time range (default: the last hour), filtered by service, minimum severity, text and trace id; newest first, paginated.",
     paid: { price: "read", input: LogsQuery, output: LogPageSchema.extend(nextActions) },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = validate(LogsQuery, query(c), "query");
       const { deps, scope } = await scoped(c, input.environmentId);
       const store = deps.telemetry.store;
@@ -118,7 +120,8 @@ export const telemetryRoutes: X402Route[] = [
       pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
       output: TraceSchema.extend(nextActions),
     },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = validate(EnvironmentQuery, query(c), "query");
       const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
       const { deps, scope } = await scoped(c, input.environmentId);
@@ -136,7 +139,8 @@ export const telemetryRoutes: X402Route[] = [
     description:
       "Problems detected in the organisation's telemetry (exceptions and error logs grouped by fingerprint), most recently seen first; filter by status and service; paginated.",
     paid: { price: "read", input: ProblemsQuery, output: ProblemPageSchema.extend(nextActions) },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = validate(ProblemsQuery, query(c), "query");
       const { deps, scope } = await scoped(c, input.environmentId);
       const page = await listProblems({ db: deps.db, environmentId: scope.environmentId, input });
@@ -165,7 +169,8 @@ export const telemetryRoutes: X402Route[] = [
       pathParams: ProblemParams,
       output: ProblemSchema.extend(nextActions),
     },
-    async handle(c) {
+    caller: "wallet",
+    async handle(c, ctx) {
       const input = validate(EnvironmentQuery, query(c), "query");
       const { id } = validate(ProblemParams, { id: c.req.param("id") }, "path");
       const { deps, scope } = await scoped(c, input.environmentId);

@@ -1,0 +1,82 @@
+import { and, asc, eq } from "drizzle-orm";
+import {
+  type Payer,
+  type SessionActor,
+  sessionPermissions,
+  type Wallet,
+  type WalletActor,
+  walletPermissions,
+} from "../../actor.ts";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
+import { organizations } from "../../platform/db/schema/organizations.ts";
+import { signupRequired } from "./signup-required.ts";
+import { hashSessionToken } from "./session-token.ts";
+
+/** Addresses are stored lowercase so a checksummed and a plain spelling are one wallet. */
+export const payerOf = (payment: { payer: string; network: string }): Payer => {
+  const wallet: Wallet = { address: payment.payer.toLowerCase(), network: payment.network };
+  return { type: "wallet", id: wallet.address, wallet };
+};
+
+/**
+ * The actor of a paid call: the verified payer acting for its wallet-backed organisation, with
+ * that organisation's first environment as the default of environment-scoped calls. A wallet
+ * without an organisation is `signup_required`, a refusal, so the payment is not taken.
+ */
+export async function resolveWalletActor(deps: Deps, payer: Payer): Promise<WalletActor> {
+  const [row] = await deps.db
+    .select({ organizationId: organizations.id, environmentId: environments.id })
+    .from(organizations)
+    .innerJoin(environments, eq(environments.organizationId, organizations.id))
+    .where(
+      and(
+        eq(organizations.kind, "wallet"),
+        eq(organizations.walletNetwork, payer.wallet.network),
+        eq(organizations.walletAddress, payer.wallet.address),
+      ),
+    )
+    .orderBy(asc(environments.createdAt), asc(environments.id))
+    .limit(1);
+  if (!row) throw signupRequired(deps);
+  return { ...payer, ...row, permissions: walletPermissions };
+}
+
+/**
+ * The actor of a free polling route (spec 4D rule 1): the onboarding session whose token is
+ * presented. The token never pays for anything; an expired session may still read its own state
+ * and nothing else (`sessionPermissions`).
+ */
+export async function resolveSessionActor(deps: Deps, authorization: string | undefined): Promise<SessionActor> {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
+  if (!token) {
+    throw new AppError(
+      "unauthorized",
+      "Send the session token from POST /x402/onboard as `Authorization: Bearer <token>`.",
+    );
+  }
+  const [row] = await deps.db
+    .select({
+      id: onboardingSessions.id,
+      organizationId: onboardingSessions.organizationId,
+      expiresAt: onboardingSessions.expiresAt,
+    })
+    .from(onboardingSessions)
+    .where(eq(onboardingSessions.tokenHash, hashSessionToken(token)));
+  if (!row) {
+    throw new AppError(
+      "unauthorized",
+      "This session token is unknown or its session has expired; start a new onboarding session.",
+    );
+  }
+  const expired = row.expiresAt.getTime() <= deps.clock().getTime();
+  return {
+    type: "onboarding_session",
+    id: row.id,
+    organizationId: row.organizationId,
+    expired,
+    permissions: sessionPermissions(expired),
+  };
+}
