@@ -12,8 +12,8 @@ import { AppError } from "../../errors.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
-import { signupRequired } from "./signup-required.ts";
 import { hashSessionToken } from "./session-token.ts";
+import { signupRequired } from "./signup-required.ts";
 
 /** Addresses are stored lowercase so a checksummed and a plain spelling are one wallet. */
 export const payerOf = (payment: { payer: string; network: string }): Payer => {
@@ -49,7 +49,10 @@ export async function resolveWalletActor(deps: Deps, payer: Payer): Promise<Wall
  * presented. The token never pays for anything; an expired session may still read its own state
  * and nothing else (`sessionPermissions`).
  */
-export async function resolveSessionActor(deps: Deps, authorization: string | undefined): Promise<SessionActor> {
+export async function resolveSessionActor(
+  deps: Deps,
+  authorization: string | undefined,
+): Promise<SessionActor> {
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1];
   if (!token) {
     throw new AppError(

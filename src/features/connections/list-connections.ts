@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
@@ -13,20 +13,15 @@ export async function listConnections(args: {
   input: { environmentId: string; pageSize: number; cursor?: string | undefined };
 }): Promise<{ items: Connection[]; nextCursor: string | null }> {
   authorizeConnections(args.ctx, "read");
-  const db = args.ctx.deps.db;
-  await findEnvironment(db, args.ctx, args.input.environmentId);
-  const rows = await db
-    .select()
-    .from(mcpConnections)
-    .where(
-      and(
-        eq(mcpConnections.environmentId, args.input.environmentId),
-        eq(mcpConnections.organizationId, args.ctx.actor.organizationId),
-        afterCursor(mcpConnections.createdAt, mcpConnections.id, decodeCursor(args.input.cursor)),
-      ),
-    )
-    .orderBy(asc(mcpConnections.createdAt), asc(mcpConnections.id))
-    .limit(args.input.pageSize + 1);
+  const { ctx, input } = args;
+  const db = ctx.deps.db;
+  await findEnvironment(db, ctx, input.environmentId);
+  const scope = and(
+    eq(mcpConnections.environmentId, input.environmentId),
+    eq(mcpConnections.organizationId, ctx.actor.organizationId),
+  );
+  const page = await readPage(db, mcpConnections, scope, input, (row) => row);
+  const rows = page.items;
   const discoveryIds = rows.flatMap((r) => (r.latestDiscoveryId ? [r.latestDiscoveryId] : []));
   const discoveries = discoveryIds.length
     ? await db
@@ -40,7 +35,10 @@ export async function listConnections(args: {
         .where(inArray(mcpDiscoveries.id, discoveryIds))
     : [];
   const byId = new Map(discoveries.map((d) => [d.id, d]));
-  return toPage(rows, args.input.pageSize, (row) =>
-    toConnection(row, row.latestDiscoveryId ? byId.get(row.latestDiscoveryId) : null),
-  );
+  return {
+    items: rows.map((row) =>
+      toConnection(row, row.latestDiscoveryId ? byId.get(row.latestDiscoveryId) : null),
+    ),
+    nextCursor: page.nextCursor,
+  };
 }

@@ -143,7 +143,10 @@ function lookup(db: Db): ReturnType<typeof buildLookup> {
  * first (the agent flow's default), checked against the caller's organisation like
  * `findEnvironment`. Returns its id.
  */
-export async function callerEnvironment(ctx: ServiceContext, environmentId: string | undefined): Promise<string> {
+export async function callerEnvironment(
+  ctx: ServiceContext,
+  environmentId: string | undefined,
+): Promise<string> {
   const id = environmentId ?? (ctx.actor.type === "wallet" ? ctx.actor.environmentId : undefined);
   if (!id) throw new AppError("invalid_request", "Name the environment: environmentId is required.");
   if (id === environmentId || ctx.actor.type !== "wallet") await findEnvironment(ctx.deps.db, ctx, id);

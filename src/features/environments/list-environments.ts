@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import type { Environment } from "./schemas.ts";
 import { toEnvironment } from "./to-environment.ts";
@@ -10,17 +10,7 @@ export async function listEnvironments(args: {
   input: { pageSize: number; cursor?: string | undefined };
 }): Promise<{ items: Environment[]; nextCursor: string | null }> {
   requirePermission(args.ctx, "environments:read");
-  const cursor = decodeCursor(args.input.cursor);
-  const rows = await args.ctx.deps.db
-    .select()
-    .from(environments)
-    .where(
-      and(
-        eq(environments.organizationId, args.ctx.actor.organizationId),
-        afterCursor(environments.createdAt, environments.id, cursor),
-      ),
-    )
-    .orderBy(asc(environments.createdAt), asc(environments.id))
-    .limit(args.input.pageSize + 1);
-  return toPage(rows, args.input.pageSize, toEnvironment);
+  const { ctx, input } = args;
+  const scope = eq(environments.organizationId, ctx.actor.organizationId);
+  return readPage(ctx.deps.db, environments, scope, input, toEnvironment);
 }

@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { PublishableKey } from "./schemas.ts";
@@ -12,18 +12,13 @@ export async function listPublishableKeys(args: {
   input: { environmentId: string; pageSize: number; cursor?: string | undefined };
 }): Promise<{ items: PublishableKey[]; nextCursor: string | null }> {
   requirePermission(args.ctx, "publishable_keys:read");
-  const db = args.ctx.deps.db;
-  const env = await findEnvironment(db, args.ctx, args.input.environmentId);
-  const rows = await db
-    .select()
-    .from(publishableKeys)
-    .where(
-      and(
-        eq(publishableKeys.environmentId, env.id),
-        afterCursor(publishableKeys.createdAt, publishableKeys.id, decodeCursor(args.input.cursor)),
-      ),
-    )
-    .orderBy(asc(publishableKeys.createdAt), asc(publishableKeys.id))
-    .limit(args.input.pageSize + 1);
-  return toPage(rows, args.input.pageSize, toPublishableKey);
+  const { ctx, input } = args;
+  const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
+  return readPage(
+    ctx.deps.db,
+    publishableKeys,
+    eq(publishableKeys.environmentId, env.id),
+    input,
+    toPublishableKey,
+  );
 }

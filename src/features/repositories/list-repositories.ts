@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import type { Repository } from "./schemas.ts";
@@ -12,18 +12,7 @@ export async function listRepositories(args: {
   input: { environmentId: string; pageSize: number; cursor?: string | undefined };
 }): Promise<{ items: Repository[]; nextCursor: string | null }> {
   requirePermission(args.ctx, "repositories:read");
-  const db = args.ctx.deps.db;
-  const env = await findEnvironment(db, args.ctx, args.input.environmentId);
-  const rows = await db
-    .select()
-    .from(repositories)
-    .where(
-      and(
-        eq(repositories.environmentId, env.id),
-        afterCursor(repositories.createdAt, repositories.id, decodeCursor(args.input.cursor)),
-      ),
-    )
-    .orderBy(asc(repositories.createdAt), asc(repositories.id))
-    .limit(args.input.pageSize + 1);
-  return toPage(rows, args.input.pageSize, toRepository);
+  const { ctx, input } = args;
+  const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
+  return readPage(ctx.deps.db, repositories, eq(repositories.environmentId, env.id), input, toRepository);
 }

@@ -1,6 +1,7 @@
-import { type SQL, sql } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
+import { and, asc, type SQL, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { AppError } from "../../errors.ts";
+import type { Db } from "./client.ts";
 
 /** Keyset cursor over (createdAt, id): stable under inserts, O(page) per request. */
 export type Cursor = { createdAt: Date; id: string };
@@ -38,4 +39,27 @@ export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | 
   if (!cursor) return undefined;
   // sql.param with the column as encoder: postgres-js under drizzle does not encode a bare Date.
   return sql`(${createdAt}, ${id}) > (${sql.param(cursor.createdAt, createdAt)}, ${cursor.id})`;
+}
+
+/** A table listed a page at a time in creation order (every such table has these two columns). */
+type ListedTable = PgTable & { createdAt: PgColumn; id: PgColumn };
+
+/**
+ * One page of `table`'s rows matching `where`, oldest first, after `input.cursor`: the keyset
+ * query every list verb makes. The verb authorises and scopes (`where`) before calling it.
+ */
+export async function readPage<T extends ListedTable, U>(
+  db: Db,
+  table: T,
+  where: SQL | undefined,
+  input: { pageSize: number; cursor?: string | undefined },
+  map: (row: T["$inferSelect"]) => U,
+): Promise<{ items: U[]; nextCursor: string | null }> {
+  const rows = (await db
+    .select()
+    .from(table as PgTable)
+    .where(and(where, afterCursor(table.createdAt, table.id, decodeCursor(input.cursor))))
+    .orderBy(asc(table.createdAt), asc(table.id))
+    .limit(input.pageSize + 1)) as (T["$inferSelect"] & Cursor)[];
+  return toPage(rows, input.pageSize, map);
 }
