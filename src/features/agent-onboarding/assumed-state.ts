@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { Deps } from "../../deps.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
-import type { NextAction } from "./next-action.ts";
+import type { NextAction } from "./schemas.ts";
 
 /** How long a suggestion's assumption stays usable: long enough to pay, short enough to be fresh. */
-export const ASSUMED_STATE_TTL_MS = 15 * 60_000;
+const ASSUMED_STATE_TTL_MS = 15 * 60_000;
 
 /**
  * What a suggestion assumed: a subject (`onboarding:org_…`, `problem:prb_…`) and a digest of
@@ -28,13 +28,9 @@ export function readAssumedState(keyring: Keyring, token: string, now: Date): Re
   const payload = verifyToken(keyring, "x402/assumed-state", token) as
     | { s?: unknown; d?: unknown; e?: unknown }
     | undefined;
-  if (
-    !payload ||
-    typeof payload.s !== "string" ||
-    typeof payload.d !== "string" ||
-    typeof payload.e !== "number"
-  )
+  if (typeof payload?.s !== "string" || typeof payload.d !== "string" || typeof payload.e !== "number") {
     return undefined;
+  }
   return { subject: payload.s, digest: payload.d, expired: payload.e * 1000 <= now.getTime() };
 }
 

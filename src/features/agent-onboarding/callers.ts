@@ -9,11 +9,12 @@ import {
 } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
-import { hashSessionToken } from "./session-token.ts";
-import { signupRequired } from "./signup-required.ts";
+import { formatUsd } from "../../platform/payments/prices.ts";
+import { hashSessionToken } from "./sessions.ts";
 
 /** Addresses are stored lowercase so a checksummed and a plain spelling are one wallet. */
 export const payerOf = (payment: { payer: string; network: string }): Payer => {
@@ -27,21 +28,32 @@ export const payerOf = (payment: { payer: string; network: string }): Payer => {
  * without an organisation is `signup_required`, a refusal, so the payment is not taken.
  */
 export async function resolveWalletActor(deps: Deps, payer: Payer): Promise<WalletActor> {
-  const [row] = await deps.db
-    .select({ organizationId: organizations.id, environmentId: environments.id })
+  const org = await findWalletOrganization(deps.db, payer.wallet);
+  if (!org?.environmentId) throw signupRequired(deps);
+  return {
+    ...payer,
+    organizationId: org.id,
+    environmentId: org.environmentId,
+    permissions: walletPermissions,
+  };
+}
+
+/** The wallet's organisation, if it signed up, and that organisation's first environment. */
+export async function findWalletOrganization(db: Db, wallet: Wallet) {
+  const [row] = await db
+    .select({ id: organizations.id, environmentId: environments.id })
     .from(organizations)
-    .innerJoin(environments, eq(environments.organizationId, organizations.id))
+    .leftJoin(environments, eq(environments.organizationId, organizations.id))
     .where(
       and(
         eq(organizations.kind, "wallet"),
-        eq(organizations.walletNetwork, payer.wallet.network),
-        eq(organizations.walletAddress, payer.wallet.address),
+        eq(organizations.walletNetwork, wallet.network),
+        eq(organizations.walletAddress, wallet.address),
       ),
     )
     .orderBy(asc(environments.createdAt), asc(environments.id))
     .limit(1);
-  if (!row) throw signupRequired(deps);
-  return { ...payer, ...row, permissions: walletPermissions };
+  return row;
 }
 
 /**
@@ -82,4 +94,25 @@ export async function resolveSessionActor(
     expired,
     permissions: sessionPermissions(expired),
   };
+}
+
+/** A paid call from a wallet without an organisation: refused (so not charged), pointing at signup. */
+export function signupRequired(deps: Pick<Deps, "config" | "payments">): AppError {
+  return new AppError(
+    "signup_required",
+    "This wallet has no organisation yet; sign up first. Nothing was charged.",
+    {
+      next_actions: [
+        {
+          action: "sign_up",
+          method: "POST",
+          href: `${deps.config.baseUrl}/x402/signup`,
+          price: formatUsd(deps.payments.prices.signup),
+          description:
+            "Create a wallet-backed organisation with a first environment and a publishable telemetry key.",
+          body: {},
+        },
+      ],
+    },
+  );
 }

@@ -1,24 +1,30 @@
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
-import type { OnboardingState } from "../../platform/db/schema/onboarding-sessions.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
+import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
 import { assumeProblem } from "../remediations/problem-assumption.ts";
-import { assumeState, stateDigest } from "./assumed-state.ts";
-import type { NextAction } from "./next-action.ts";
-import { activeSessions, type OperatorStep } from "./organization-progress.ts";
+import { approvalUrl } from "./approval.ts";
+import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
+import type { NextAction, OnboardingSession } from "./schemas.ts";
 
 type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;
 
 const priceOf = (deps: ActionDeps, key: PriceKey) => formatUsd(deps.payments.prices[key]);
 
-/** Subject of the assumption behind "start onboarding": the organisation's open sessions. */
-export const onboardingSubject = (organizationId: string) => `onboarding:${organizationId}`;
-
 /** The facts "start onboarding" rests on: which sessions are open (a new one makes it stale). */
-export async function onboardingDigest(deps: ActionDeps, organizationId: string): Promise<string> {
+async function onboardingDigest(deps: ActionDeps, organizationId: string): Promise<string> {
   const open = await activeSessions(deps.db, organizationId, deps.clock());
   return stateDigest(open.map((s) => s.id));
 }
+
+/** `onboarding:<organisation id>`: "start onboarding" assumed the organisation's open sessions. */
+export const onboardingAssumption: AssumptionKind = {
+  digest: onboardingDigest,
+  nextActions: organizationActions,
+};
 
 export function sendTelemetryAction(deps: ActionDeps): NextAction {
   return {
@@ -46,13 +52,13 @@ export async function startOnboardingAction(
     body: { environmentId },
     x_assumed_state: assumeState(
       deps.keyring,
-      { subject: onboardingSubject(organizationId), digest: await onboardingDigest(deps, organizationId) },
+      { subject: `onboarding:${organizationId}`, digest: await onboardingDigest(deps, organizationId) },
       deps.clock(),
     ),
   };
 }
 
-export function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextAction {
+function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextAction {
   return {
     action: "poll_onboarding",
     method: "GET",
@@ -63,92 +69,92 @@ export function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextA
   };
 }
 
-function operatorRequest(steps: OperatorStep[] | undefined): string {
-  const claimed = steps?.find((s) => s.step === "claim_organization")?.done ?? false;
-  return claimed
-    ? "A human must connect a repository: give this link to your operator. They install the source-hosting app and select the repository (or register it) so patchbay can propose fixes; keep polling meanwhile."
-    : "A human must approve: give this link to your operator. They sign in to patchbay, claim the organisation and connect a repository; keep polling meanwhile.";
-}
-
-/** The next steps of an onboarding session in `state`, best first. */
+/** The next steps of an onboarding session as it stands, best first. */
 export async function sessionActions(
   deps: ActionDeps,
-  session: {
-    id: string;
-    organizationId: string;
-    environmentId: string;
-    approvalUrl: string;
-    operatorSteps?: OperatorStep[] | undefined;
-  },
-  state: OnboardingState,
+  session: Omit<OnboardingSession, "next_actions">,
 ): Promise<NextAction[]> {
-  switch (state) {
+  const base = deps.config.baseUrl;
+  switch (session.state) {
     case "awaiting-telemetry":
-      return [sendTelemetryAction(deps), pollOnboardingAction(deps, session.id)];
-    case "awaiting-operator":
+      return [sendTelemetryAction(deps), pollOnboardingAction(deps, session.sessionId)];
+    case "awaiting-operator": {
+      const claimed = session.operatorSteps?.find((s) => s.step === "claim_organization")?.done ?? false;
       return [
         {
           action: "request_operator_approval",
           method: "GET",
-          href: session.approvalUrl,
+          href: approvalUrl(deps, session.sessionId),
           price: "free",
-          description: operatorRequest(session.operatorSteps),
+          description: claimed
+            ? "A human must connect a repository: give this link to your operator. They install the source-hosting app and select the repository (or register it) so patchbay can propose fixes; keep polling meanwhile."
+            : "A human must approve: give this link to your operator. They sign in to patchbay, claim the organisation and connect a repository; keep polling meanwhile.",
         },
-        pollOnboardingAction(deps, session.id),
+        pollOnboardingAction(deps, session.sessionId),
       ];
-    case "ready":
+    }
+    case "ready": {
+      const ready: NextAction[] = [
+        {
+          action: "check_health",
+          method: "GET",
+          href: `${base}/x402/services?environmentId=${session.environmentId}`,
+          price: priceOf(deps, "read"),
+          description: "Health of your services: request rate, error rate and latency percentiles.",
+        },
+        {
+          action: "list_problems",
+          method: "GET",
+          href: `${base}/x402/problems?environmentId=${session.environmentId}`,
+          price: priceOf(deps, "read"),
+          description: "Problems detected in your telemetry, most recent first.",
+        },
+      ];
+      // The shortcut for the problem `POST /x402/resolve` would pick, assuming that problem's state.
+      const problem = await chooseProblem(deps.db, session.environmentId);
+      if (!problem) return ready;
       return [
-        ...readyActions(deps, session.environmentId),
-        ...(await resolveActions(deps, session.environmentId)),
+        ...ready,
+        {
+          action: "resolve",
+          method: "POST",
+          href: `${base}/x402/resolve`,
+          price: priceOf(deps, "remediation"),
+          description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
+          body: { environmentId: session.environmentId, problemId: problem.id },
+          x_assumed_state: assumeProblem(deps, problem),
+        },
       ];
+    }
     case "expired":
       return [await startOnboardingAction(deps, session.organizationId, session.environmentId)];
   }
 }
 
-function readyActions(deps: ActionDeps, environmentId: string): NextAction[] {
-  return [
-    {
-      action: "check_health",
-      method: "GET",
-      href: `${deps.config.baseUrl}/x402/services?environmentId=${environmentId}`,
-      price: priceOf(deps, "read"),
-      description: "Health of your services: request rate, error rate and latency percentiles.",
-    },
-    {
-      action: "list_problems",
-      method: "GET",
-      href: `${deps.config.baseUrl}/x402/problems?environmentId=${environmentId}`,
-      price: priceOf(deps, "read"),
-      description: "Problems detected in your telemetry, most recent first.",
-    },
-  ];
-}
-
-/** The shortcut (`POST /x402/resolve`) for the problem it would pick, assuming that problem's state. */
-async function resolveActions(deps: ActionDeps, environmentId: string): Promise<NextAction[]> {
-  const problem = await chooseProblem(deps.db, environmentId);
-  if (!problem) return [];
-  return [
-    {
-      action: "resolve",
-      method: "POST",
-      href: `${deps.config.baseUrl}/x402/resolve`,
-      price: priceOf(deps, "remediation"),
-      description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
-      body: { environmentId, problemId: problem.id },
-      x_assumed_state: assumeProblem(deps, problem),
-    },
-  ];
-}
-
 /** What a wallet organisation should do next when no particular session is in view. */
-export async function organizationActions(
-  deps: ActionDeps,
-  org: { id: string; environmentId: string },
-): Promise<NextAction[]> {
-  const open = await activeSessions(deps.db, org.id, deps.clock());
-  const latest = open.at(-1);
+export async function organizationActions(deps: ActionDeps, organizationId: string): Promise<NextAction[]> {
+  const latest = (await activeSessions(deps.db, organizationId, deps.clock())).at(-1);
   if (latest) return [pollOnboardingAction(deps, latest.id), sendTelemetryAction(deps)];
-  return [await startOnboardingAction(deps, org.id, org.environmentId), sendTelemetryAction(deps)];
+  const environmentId = await firstEnvironmentId(deps.db, organizationId);
+  if (!environmentId) return [];
+  return [await startOnboardingAction(deps, organizationId, environmentId), sendTelemetryAction(deps)];
+}
+
+/** Sessions of the organisation that have not expired, oldest first. */
+function activeSessions(db: Db, organizationId: string, now: Date) {
+  return db
+    .select({ id: onboardingSessions.id })
+    .from(onboardingSessions)
+    .where(and(eq(onboardingSessions.organizationId, organizationId), gt(onboardingSessions.expiresAt, now)))
+    .orderBy(onboardingSessions.createdAt, onboardingSessions.id);
+}
+
+export async function firstEnvironmentId(db: Db, organizationId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ id: environments.id })
+    .from(environments)
+    .where(eq(environments.organizationId, organizationId))
+    .orderBy(asc(environments.createdAt), asc(environments.id))
+    .limit(1);
+  return row?.id;
 }

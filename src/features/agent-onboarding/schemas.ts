@@ -2,8 +2,12 @@ import { z } from "zod";
 import { onboardingStates } from "../../platform/db/schema/onboarding-sessions.ts";
 import { singleLineText } from "../../schemas.ts";
 
-/** Shared by every /x402 answer: the suggested next calls, best first (DESIGN §7). */
-export const NextActionSchema = z.object({
+/**
+ * A suggested next call (DESIGN §7), shared by every /x402 answer, best first in every
+ * `next_actions` list. `x_assumed_state`, when present, is echoed back so a suggestion made for a
+ * state that has since changed is refused before any payment.
+ */
+const NextActionSchema = z.object({
   action: z.string().describe("What the call does, e.g. start_onboarding"),
   method: z.enum(["GET", "POST"]),
   href: z.url(),
@@ -18,6 +22,7 @@ export const NextActionSchema = z.object({
     ),
 });
 export const NextActionsSchema = z.array(NextActionSchema);
+export type NextAction = z.infer<typeof NextActionSchema>;
 
 /** The optional echo of a suggestion's assumed state; checked before payment, ignored after. */
 const assumedState = z.string().max(8192).optional();

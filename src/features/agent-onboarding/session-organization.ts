@@ -2,7 +2,7 @@ import { and, eq, gt } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
-import { hashSessionToken } from "./session-token.ts";
+import { hashSessionToken } from "./sessions.ts";
 
 /**
  * The organisation a session token speaks for, on the free polling routes (spec 4D rule 1).

@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
+import type { Wallet } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
-import { firstEnvironmentId } from "./sign-up-wallet.ts";
-import { signupRequired } from "./signup-required.ts";
-import { findWalletOrganization, type Wallet } from "./wallet.ts";
+import { findWalletOrganization, signupRequired } from "./callers.ts";
+import { firstEnvironmentId } from "./next-actions.ts";
 
 export type WalletScope = { organizationId: string; environmentId: string };
 

@@ -162,7 +162,9 @@ describe("onboarding sessions", () => {
         headers: token ? { authorization: `Bearer ${token}` } : {},
       });
     expect((await poll()).status).toBe(401);
-    expect((await poll("obt_not-the-token")).status).toBe(404);
+    const unknown = await poll("obt_not-the-token");
+    expect(unknown.status).toBe(401);
+    expect((await unknown.json()).code).toBe("unauthorized");
     const polled = await poll(session.sessionToken);
     expect(polled.status).toBe(200);
     expect(polled.headers.get("payment-response")).toBeNull();
@@ -279,7 +281,7 @@ describe("onboarding sessions", () => {
     expect((await forged.json()).code).toBe("invalid_assumed_state");
   });
 
-  test("a session token never pays: a paid route still answers 402", async ({ paid, chain }) => {
+  test("a session token never pays, and reads only its own session", async ({ paid, chain }) => {
     const payer = await chain.fundedPayer(9, "1");
     await signUp(paid, chain, payer.privateKey);
     const pay = payingFetch(paid.app, chain.payments, payer.privateKey);
@@ -290,6 +292,15 @@ describe("onboarding sessions", () => {
     });
     expect(res.status).toBe(402);
     expect((await res.json()).code).toBe("payment_required");
+
+    // A valid token of another session (even of the same organisation) does not open this one.
+    const other = await (await pay(`${paid.base}/x402/onboard`, json({}))).json();
+    const read = (id: string, token: string) =>
+      paid.app.request(`/x402/onboard/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await read(other.sessionId, other.sessionToken)).status).toBe(200);
+    const crossed = await read(session.sessionId, other.sessionToken);
+    expect(crossed.status).toBe(404);
+    expect((await crossed.json()).code).toBe("not_found");
   });
 
   test("onboarding without an organisation is signup_required and costs nothing", async ({ paid, chain }) => {

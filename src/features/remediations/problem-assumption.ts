@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
-import type { NextAction } from "../agent-onboarding/next-action.ts";
+import type { NextAction } from "../agent-onboarding/schemas.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 
 /** Subject of "remediate this problem": `problem:<problem id>`. */

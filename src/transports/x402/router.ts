@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { payerOf, resolveSessionActor, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
-import { onboardingAssumption } from "../../features/agent-onboarding/onboarding-assumption.ts";
+import { onboardingAssumption } from "../../features/agent-onboarding/next-actions.ts";
 import { problemAssumption } from "../../features/remediations/problem-assumption.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -34,7 +34,11 @@ async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response>
     case "payer":
       return route.handle(c, { deps, requestId, actor: payerOf(paymentOf(c)) });
     case "wallet":
-      return route.handle(c, { deps, requestId, actor: await resolveWalletActor(deps, payerOf(paymentOf(c))) });
+      return route.handle(c, {
+        deps,
+        requestId,
+        actor: await resolveWalletActor(deps, payerOf(paymentOf(c))),
+      });
     case "session":
       return route.handle(c, {
         deps,

@@ -1,8 +1,5 @@
 import type { Hono } from "hono";
-import {
-  claimOrganization,
-  readApprovalLink,
-} from "../../../features/agent-onboarding/claim-organization.ts";
+import { claimOrganization, readApprovalLink } from "../../../features/agent-onboarding/approval.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, postForm, readForm } from "../forms.ts";
 import { html } from "../html.ts";
@@ -19,7 +16,8 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     const token = c.req.query("token") ?? "";
     const user = c.get("webUser");
     if (!user) return c.redirect("/login", 303);
-    const link = await readApprovalLink({ deps: c.get("deps"), token, userId: user.userId });
+    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    const link = await readApprovalLink({ ctx, input: { token } });
     const facts = html`<dl>
     <dt>Organisation</dt><dd>${link.organizationName} <code>${link.organizationId}</code></dd>
     <dt>Agent wallet</dt><dd><code>${link.wallet}</code></dd>
@@ -71,12 +69,8 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     const user = c.get("webUser");
     if (!user) return c.redirect("/login", 303);
     const token = formString(form, "token");
-    await claimOrganization({
-      deps: c.get("deps"),
-      token,
-      userId: user.userId,
-      requestId: c.get("requestId"),
-    });
+    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    await claimOrganization({ ctx, input: { token } });
     return c.redirect(`/approve?token=${encodeURIComponent(token)}`, 303);
   });
 }

@@ -1,16 +1,12 @@
-import { readOnboardingSession } from "../../../features/agent-onboarding/read-onboarding-session.ts";
 import {
   OnboardInputSchema,
   SignupInputSchema,
   SignupResultSchema,
   StartedOnboardingSchema,
 } from "../../../features/agent-onboarding/schemas.ts";
-import { bearerToken } from "../../../features/agent-onboarding/session-organization.ts";
-import { signUpWallet } from "../../../features/agent-onboarding/sign-up-wallet.ts";
-import { startOnboarding } from "../../../features/agent-onboarding/start-onboarding.ts";
-import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
+import { readOnboardingSession, startOnboarding } from "../../../features/agent-onboarding/sessions.ts";
+import { signUpWallet } from "../../../features/agent-onboarding/sign-up.ts";
 import { parseJsonBody } from "../parse-input.ts";
-import { paymentOf } from "../payment-gate.ts";
 import type { X402Route } from "../route.ts";
 
 // Answers carry what is shown once (a publishable key, a session token): never cached.
@@ -26,13 +22,7 @@ export const onboardingRoutes: X402Route[] = [
     caller: "payer",
     async handle(c, ctx) {
       const input = await parseJsonBody(c, SignupInputSchema);
-      const result = await signUpWallet({
-        deps: c.get("deps"),
-        wallet: walletOf(paymentOf(c)),
-        input,
-        requestId: c.get("requestId"),
-      });
-      return c.json(result, 201, noStore);
+      return c.json(await signUpWallet({ ctx, input }), 201, noStore);
     },
   },
   {
@@ -44,13 +34,7 @@ export const onboardingRoutes: X402Route[] = [
     caller: "wallet",
     async handle(c, ctx) {
       const input = await parseJsonBody(c, OnboardInputSchema);
-      const result = await startOnboarding({
-        deps: c.get("deps"),
-        wallet: walletOf(paymentOf(c)),
-        input,
-        requestId: c.get("requestId"),
-      });
-      return c.json(result, 201, noStore);
+      return c.json(await startOnboarding({ ctx, input }), 201, noStore);
     },
   },
   {
@@ -61,10 +45,8 @@ export const onboardingRoutes: X402Route[] = [
     auth: "Authorization: Bearer <session token>",
     caller: "session",
     async handle(c, ctx) {
-      const sessionId = c.req.param("sessionId") ?? "";
-      const token = bearerToken(c.req.header("authorization"));
-      const session = await readOnboardingSession({ deps: c.get("deps"), sessionId, token });
-      return c.json(session, 200, noStore);
+      const input = { sessionId: c.req.param("sessionId") ?? "" };
+      return c.json(await readOnboardingSession({ ctx, input }), 200, noStore);
     },
   },
 ];

@@ -1,6 +1,6 @@
 import type { Deps } from "../../../deps.ts";
-import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
 import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";

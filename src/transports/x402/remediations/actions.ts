@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
-import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
+import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import type { RemediationSchema } from "../../../features/remediations/schemas.ts";
 

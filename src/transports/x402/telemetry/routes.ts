@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Deps } from "../../../deps.ts";
-import type { NextAction } from "../../../features/agent-onboarding/next-action.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
 import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
