@@ -22,7 +22,8 @@ export function withServices(base: BaseDeps): Deps {
   const remediation = createRemediationServices({
     config: base.config,
     logger: base.logger,
-    evidence: telemetryEvidence({ db: base.db, clock: base.clock, store: telemetry.store }),
+    evidence: telemetryEvidence(() => deps),
   });
-  return { ...base, telemetry, remediation };
+  const deps: Deps = { ...base, telemetry, remediation };
+  return deps;
 }

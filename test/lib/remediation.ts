@@ -172,7 +172,7 @@ export async function telemetryHarness(
   turns: Parameters<typeof scriptedModel>[0],
 ): Promise<Harness> {
   const h = await remediationHarness(base);
-  h.services.evidence = telemetryEvidence({ ...h.deps, store: h.deps.telemetry.store });
+  h.services.evidence = telemetryEvidence(() => h.deps);
   h.setModel(scriptedModel(turns).model);
   return h;
 }

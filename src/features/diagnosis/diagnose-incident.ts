@@ -1,9 +1,9 @@
-import type { Db } from "../../platform/db/client.ts";
+import { requirePermission } from "../../context.ts";
 import { listProblems } from "../telemetry/problems/list-problems.ts";
 import type { ProblemSummary } from "../telemetry/problems/schemas.ts";
 import { getServiceHealth, windowMs } from "../telemetry/queries/get-service-health.ts";
+import type { EnvironmentRead } from "../telemetry/queries/schemas.ts";
 import { searchLogs } from "../telemetry/queries/search-logs.ts";
-import type { TelemetryStore } from "../telemetry/telemetry-store.ts";
 import { incidentTerms } from "./incident-terms.ts";
 import type { DiagnoseInput, Diagnosis } from "./schemas.ts";
 
@@ -55,33 +55,19 @@ function confidenceOf(top: Scored<unknown> | undefined, second: Scored<unknown> 
  * Reads an incident description against the environment's own telemetry — problems, error logs
  * and service health of the window — and says what the evidence points at. Deterministic and
  * bounded (no model): it ranks what is stored; the caller turns the result into the cheapest next
- * step. Tenancy: everything is read for `environmentId` only.
+ * step. Tenancy: the reads are the caller's, of the one environment it names (or its default).
  */
-export async function diagnoseIncident(args: {
-  db: Db;
-  store: TelemetryStore;
-  environmentId: string;
-  input: DiagnoseInput;
-  now: Date;
-}): Promise<Diagnosis> {
-  const { input, environmentId } = args;
+export async function diagnoseIncident({ ctx, input }: EnvironmentRead<DiagnoseInput>): Promise<Diagnosis> {
+  requirePermission(ctx, "telemetry:read");
+  const { environmentId, service, window } = input;
   const terms = incidentTerms(input.description);
-  const to = args.now.toISOString();
-  const from = new Date(args.now.getTime() - windowMs[input.window]).toISOString();
+  const now = ctx.deps.clock();
+  const to = now.toISOString();
+  const from = new Date(now.getTime() - windowMs[window]).toISOString();
   const [problemPage, logPage, health] = await Promise.all([
-    listProblems({ db: args.db, environmentId, input: { pageSize: PROBLEMS_READ, service: input.service } }),
-    searchLogs({
-      store: args.store,
-      environmentId,
-      input: { from, to, service: input.service, severity: "error", pageSize: LOGS_READ },
-      now: args.now,
-    }),
-    getServiceHealth({
-      store: args.store,
-      environmentId,
-      input: { window: input.window, pageSize: 200 },
-      now: args.now,
-    }),
+    listProblems({ ctx, input: { environmentId, pageSize: PROBLEMS_READ, service } }),
+    searchLogs({ ctx, input: { environmentId, from, to, service, severity: "error", pageSize: LOGS_READ } }),
+    getServiceHealth({ ctx, input: { environmentId, window, pageSize: 200 } }),
   ]);
 
   const problems = best(
@@ -98,17 +84,17 @@ export async function diagnoseIncident(args: {
     5,
   ).sort((a, b) => b.item.time.localeCompare(a.item.time));
   const services = health.items
-    .filter((s) => s.errorCount > 0 && (!input.service || s.service === input.service))
+    .filter((s) => s.errorCount > 0 && (!service || s.service === service))
     .sort((a, b) => (b.errorRate ?? 0) - (a.errorRate ?? 0))
     .slice(0, 3);
 
   const top = problems[0];
   const confidence = confidenceOf(top ?? logs[0], top ? problems[1] : logs[1]);
   return {
-    summary: summarize({ top: top?.item, log: logs[0]?.item, service: services[0], window: input.window }),
+    summary: summarize({ top: top?.item, log: logs[0]?.item, service: services[0], window }),
     confidence,
     terms,
-    window: input.window,
+    window,
     evidence: {
       problems: problems.map(({ item, matched }) => ({
         id: item.id,

@@ -139,16 +139,15 @@ function lookup(db: Db): ReturnType<typeof buildLookup> {
 }
 
 /**
- * The environment a call is about: the one named, or for a paying wallet its organisation's
- * first (the agent flow's default), checked against the caller's organisation like
- * `findEnvironment`. Returns its id.
+ * The environment a call is about: the one named, checked against the caller's organisation like
+ * `findEnvironment`, or for a paying wallet its organisation's first (the agent flow's default).
+ * Returns its id as stored, so links built from it read the same however the caller spelt it.
  */
 export async function callerEnvironment(
   ctx: ServiceContext,
   environmentId: string | undefined,
 ): Promise<string> {
-  const id = environmentId ?? (ctx.actor.type === "wallet" ? ctx.actor.environmentId : undefined);
-  if (!id) throw new AppError("invalid_request", "Name the environment: environmentId is required.");
-  if (id === environmentId || ctx.actor.type !== "wallet") await findEnvironment(ctx.deps.db, ctx, id);
-  return id;
+  if (environmentId) return (await findEnvironment(ctx.deps.db, ctx, environmentId)).id;
+  if (ctx.actor.type === "wallet") return ctx.actor.environmentId;
+  throw new AppError("invalid_request", "Name the environment: environmentId is required.");
 }

@@ -1,29 +1,28 @@
+import { systemContext } from "../../context.ts";
+import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
-import type { Db } from "../../platform/db/client.ts";
 import { getProblem } from "../telemetry/problems/get-problem.ts";
 import { getTrace } from "../telemetry/queries/get-trace.ts";
 import { searchLogs } from "../telemetry/queries/search-logs.ts";
-import type { TelemetryStore } from "../telemetry/telemetry-store.ts";
-import type { RemediationEvidence } from "./evidence.ts";
+import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
 
 /** How far back an investigation searches logs: the default retention. */
 const LOG_LOOKBACK_MS = 7 * 24 * 60 * 60_000;
 
 /**
  * The evidence a remediation reads, from the telemetry store: the problem, its logs and traces,
- * through the same verbs as the REST and x402 reads. Scoped by environment (which belongs to the
- * run's organisation: the run was started for it).
+ * through the same verbs as the REST and x402 reads, as the system acting for the scope's
+ * organisation: whoever asks (the run's job, or a person starting or listing runs) has already
+ * been authorised for the remediation, and the verbs still hold the environment to that
+ * organisation. `deps` is read at each call: the evidence is built with the deps it belongs to.
  */
-export function telemetryEvidence(deps: {
-  db: Db;
-  clock: () => Date;
-  store: TelemetryStore;
-}): RemediationEvidence {
+export function telemetryEvidence(deps: () => Deps): RemediationEvidence {
+  const as = ({ organizationId, environmentId }: EvidenceScope) =>
+    systemContext(deps(), { name: "remediation-evidence", id: environmentId, organizationId });
   return {
     async getProblem(scope, problemId) {
-      const problem = await orUndefined(
-        getProblem({ db: deps.db, environmentId: scope.environmentId, input: { problemId } }),
-      );
+      const { environmentId } = scope;
+      const problem = await orUndefined(getProblem({ ctx: as(scope), input: { environmentId, problemId } }));
       if (!problem) return undefined;
       return {
         id: problem.id,
@@ -41,16 +40,15 @@ export function telemetryEvidence(deps: {
       };
     },
     async searchLogs(scope, query) {
-      const now = deps.clock();
+      const ctx = as(scope);
       const page = await searchLogs({
-        store: deps.store,
-        environmentId: scope.environmentId,
+        ctx,
         input: {
+          environmentId: scope.environmentId,
           q: query.query.slice(0, 200) || undefined,
-          from: new Date(now.getTime() - LOG_LOOKBACK_MS).toISOString(),
+          from: new Date(ctx.deps.clock().getTime() - LOG_LOOKBACK_MS).toISOString(),
           pageSize: Math.max(1, Math.min(200, query.limit)),
         },
-        now,
       });
       return page.items.map((r) => ({
         timestamp: r.time,
@@ -64,13 +62,8 @@ export function telemetryEvidence(deps: {
     },
     async getTrace(scope, traceId) {
       if (!/^[0-9a-f]{32}$/i.test(traceId)) return undefined;
-      const trace = await orUndefined(
-        getTrace({
-          store: deps.store,
-          environmentId: scope.environmentId,
-          input: { traceId: traceId.toLowerCase() },
-        }),
-      );
+      const input = { environmentId: scope.environmentId, traceId: traceId.toLowerCase() };
+      const trace = await orUndefined(getTrace({ ctx: as(scope), input }));
       if (!trace) return undefined;
       return {
         traceId: trace.traceId,

@@ -67,8 +67,6 @@ export const isBefore = (a: Nanos, b: Nanos): boolean =>
 /** b − a in nanoseconds (exact below 2^53 ns, i.e. 104 days). */
 export const nanosBetween = (a: Nanos, b: Nanos): number => (b.micros - a.micros) * 1000 + (b.rest - a.rest);
 
-export const dateToMicros = (date: Date): Nanos => ({ micros: date.getTime() * 1000, rest: 0 });
-
 // The last whole second formatted: the spans of one batch mostly share their seconds, and
 // Date#toISOString is the dearest step of turning a timestamp into text.
 let cachedSecond = Number.NaN;

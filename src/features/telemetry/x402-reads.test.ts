@@ -109,10 +109,18 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
     expect(logs.status).toBe(200);
     expect((await logs.json()).items).toEqual(expect.any(Array));
 
-    // health ×n (polling) + problems ×m + problem + trace + logs: every call paid exactly $0.01.
+    // Naming the environment, in any spelling, reads it and links it as stored.
+    const environmentId = signup.environment.id as string;
+    const named = await (
+      await pay(`${paid.base}/x402/services?environmentId=${environmentId.toUpperCase()}`)
+    ).json();
+    expect(named.items[0]).toMatchObject({ service: "checkout" });
+    expect(named.next_actions[0].href).toBe(`${paid.base}/x402/problems?environmentId=${environmentId}`);
+
+    // health ×n (polling) + problems ×m + problem + trace + logs + health: every call paid exactly $0.01.
     const spent = before - (await chain.balanceOf(payer.address));
     expect(spent % READ).toBe(0n);
-    expect(spent).toBeGreaterThanOrEqual(READ * 5n);
+    expect(spent).toBeGreaterThanOrEqual(READ * 6n);
   });
 
   test("tenancy: another wallet's problem and environment are not_found, and cost nothing", async ({

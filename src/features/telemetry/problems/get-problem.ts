@@ -1,21 +1,21 @@
 import { and, eq } from "drizzle-orm";
+import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
-import type { Db } from "../../../platform/db/client.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
+import { callerEnvironment } from "../../environments/find-environment.ts";
+import type { EnvironmentRead } from "../queries/schemas.ts";
 import { problemColumns } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
 import { toProblem } from "./to-problem.ts";
 
 /** One problem of the environment with its stack trace, sample trace ids and remediation state. */
-export async function getProblem(args: {
-  db: Db;
-  environmentId: string;
-  input: { problemId: string };
-}): Promise<Problem> {
-  const [row] = await args.db
+export async function getProblem({ ctx, input }: EnvironmentRead<{ problemId: string }>): Promise<Problem> {
+  requirePermission(ctx, "telemetry:read");
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  const [row] = await ctx.deps.db
     .select(problemColumns)
     .from(problems)
-    .where(and(eq(problems.id, args.input.problemId), eq(problems.environmentId, args.environmentId)));
-  if (!row) throw new AppError("not_found", `Problem ${args.input.problemId} was not found.`);
+    .where(and(eq(problems.id, input.problemId), eq(problems.environmentId, environmentId)));
+  if (!row) throw new AppError("not_found", `Problem ${input.problemId} was not found.`);
   return toProblem(row);
 }

@@ -1,6 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Db } from "../../../platform/db/client.ts";
+import { requirePermission } from "../../../context.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
+import { callerEnvironment } from "../../environments/find-environment.ts";
+import type { EnvironmentRead } from "../queries/schemas.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
 import { problemColumns } from "./problem-columns.ts";
 import type { ProblemListQueryInput, ProblemPage } from "./schemas.ts";
@@ -11,22 +13,22 @@ import { toProblemSummary } from "./to-problem.ts";
  * cursor is the last item's (last seen, id): a problem that recurs while someone pages moves to
  * the front, so it may be missed by that walk — the next first page has it.
  */
-export async function listProblems(args: {
-  db: Db;
-  environmentId: string;
-  input: ProblemListQueryInput;
-}): Promise<ProblemPage> {
-  const { input } = args;
+export async function listProblems({
+  ctx,
+  input,
+}: EnvironmentRead<ProblemListQueryInput>): Promise<ProblemPage> {
+  requirePermission(ctx, "telemetry:read");
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
   const before = decodeCursor(input.cursor, ([time, id]) => {
     const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
     return Number.isFinite(ms) && typeof id === "string" ? { time: new Date(ms), id } : undefined;
   });
-  const rows = await args.db
+  const rows = await ctx.deps.db
     .select(problemColumns)
     .from(problems)
     .where(
       and(
-        eq(problems.environmentId, args.environmentId),
+        eq(problems.environmentId, environmentId),
         input.status ? eq(problems.status, input.status) : undefined,
         input.service ? eq(problems.serviceName, input.service) : undefined,
         before

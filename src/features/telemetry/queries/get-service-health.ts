@@ -1,5 +1,11 @@
-import type { TelemetryStore } from "../telemetry-store.ts";
-import type { ServiceHealthPage, ServiceHealthQueryInput, ServiceHealthWindow } from "./schemas.ts";
+import { requirePermission } from "../../../context.ts";
+import { callerEnvironment } from "../../environments/find-environment.ts";
+import type {
+  EnvironmentRead,
+  ServiceHealthPage,
+  ServiceHealthQueryInput,
+  ServiceHealthWindow,
+} from "./schemas.ts";
 import { decodeCursor, encodeCursor } from "./telemetry-cursor.ts";
 
 const MINUTE = 60_000;
@@ -20,18 +26,18 @@ const ms = (ns: number) => Math.round(ns / 1_000) / 1_000;
  * when it was last seen. Services come in name order, a page at a time; a service that sent
  * telemetry earlier but nothing in the window is listed with zero requests.
  */
-export async function getServiceHealth(args: {
-  store: TelemetryStore;
-  environmentId: string;
-  input: ServiceHealthQueryInput;
-  now: Date;
-}): Promise<ServiceHealthPage> {
-  const { input } = args;
+export async function getServiceHealth({
+  ctx,
+  input,
+}: EnvironmentRead<ServiceHealthQueryInput>): Promise<ServiceHealthPage> {
+  requirePermission(ctx, "telemetry:read");
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
   const span = windowMs[input.window];
-  const to = args.now.toISOString();
-  const from = new Date(args.now.getTime() - span).toISOString();
+  const now = ctx.deps.clock();
+  const to = now.toISOString();
+  const from = new Date(now.getTime() - span).toISOString();
   const after = decodeCursor(input.cursor, ([name]) => (typeof name === "string" ? name : undefined));
-  const rows = await args.store.serviceHealth(args.environmentId, {
+  const rows = await ctx.deps.telemetry.store.serviceHealth(environmentId, {
     from,
     to,
     after,

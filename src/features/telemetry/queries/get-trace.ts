@@ -1,10 +1,12 @@
+import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
+import { callerEnvironment } from "../../environments/find-environment.ts";
 import { microsToIso, toNanos } from "../otlp-scalars.ts";
-import type { StoredSpan, TelemetryStore } from "../telemetry-store.ts";
-import { spanKindName, statusName, type Trace, type TraceSpan } from "./schemas.ts";
+import type { StoredSpan } from "../telemetry-store.ts";
+import { type EnvironmentRead, spanKindName, statusName, type Trace, type TraceSpan } from "./schemas.ts";
 
 /** Spans in one answer: enough for any ordinary trace, bounded for pathological ones. */
-export const MAX_TRACE_SPANS = 2_000;
+const MAX_TRACE_SPANS = 2_000;
 
 /** Microseconds since the epoch of a stored ISO timestamp (`…T10:00:00.123456Z`). */
 const isoMicros = (iso: string): number =>
@@ -15,13 +17,11 @@ const isoMicros = (iso: string): number =>
  * A span whose parent was never stored (not yet arrived, dropped, or in another service's export)
  * is shown as a root. `not_found` when the environment has no span of the trace.
  */
-export async function getTrace(args: {
-  store: TelemetryStore;
-  environmentId: string;
-  input: { traceId: string };
-}): Promise<Trace> {
-  const { traceId } = args.input;
-  const stored = await args.store.traceSpans(args.environmentId, traceId, MAX_TRACE_SPANS + 1);
+export async function getTrace({ ctx, input }: EnvironmentRead<{ traceId: string }>): Promise<Trace> {
+  requirePermission(ctx, "telemetry:read");
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  const { traceId } = input;
+  const stored = await ctx.deps.telemetry.store.traceSpans(environmentId, traceId, MAX_TRACE_SPANS + 1);
   if (stored.length === 0) {
     throw new AppError("not_found", `Trace ${traceId} was not found (or has passed the retention period).`);
   }

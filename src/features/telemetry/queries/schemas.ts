@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { ServiceContext } from "../../../context.ts";
 
 import { PageQuery } from "../../../schemas.ts";
 import { severityNames } from "./severity.ts";
@@ -8,6 +9,12 @@ import { severityNames } from "./severity.ts";
  * caller's route supplies it), so the REST routes and the paid x402 routes share them — also as
  * the x402 Bazaar input and output schemas.
  */
+
+/**
+ * A read verb's arguments. The input names the environment: a path parameter on REST, optional
+ * for a paying wallet (its organisation's first by default).
+ */
+export type EnvironmentRead<I> = { ctx: ServiceContext; input: I & { environmentId?: string | undefined } };
 
 const iso = z.iso.datetime({ offset: true });
 const traceId = z

@@ -1,6 +1,7 @@
+import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
-import type { TelemetryStore } from "../telemetry-store.ts";
-import type { LogPage, LogSearchQueryInput } from "./schemas.ts";
+import { callerEnvironment } from "../../environments/find-environment.ts";
+import type { EnvironmentRead, LogPage, LogSearchQueryInput } from "./schemas.ts";
 import { minSeverityNumber, severityName } from "./severity.ts";
 import { decodeCursor, encodeCursor, isIsoTime } from "./telemetry-cursor.ts";
 
@@ -10,14 +11,10 @@ const DEFAULT_RANGE_MS = 60 * 60 * 1000;
  * Log records of an environment in a time range (default: the last hour), newest first, filtered
  * by service, minimum severity, body text and trace id, a page at a time.
  */
-export async function searchLogs(args: {
-  store: TelemetryStore;
-  environmentId: string;
-  input: LogSearchQueryInput;
-  now: Date;
-}): Promise<LogPage> {
-  const { input } = args;
-  const toMs = input.to ? Date.parse(input.to) : args.now.getTime();
+export async function searchLogs({ ctx, input }: EnvironmentRead<LogSearchQueryInput>): Promise<LogPage> {
+  requirePermission(ctx, "telemetry:read");
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  const toMs = input.to ? Date.parse(input.to) : ctx.deps.clock().getTime();
   const fromMs = input.from ? Date.parse(input.from) : toMs - DEFAULT_RANGE_MS;
   if (!(fromMs < toMs)) {
     throw new AppError("invalid_request", "from must be before to.", { parameter: "from" });
@@ -25,7 +22,7 @@ export async function searchLogs(args: {
   const before = decodeCursor(input.cursor, ([time, id]) =>
     isIsoTime(time) && typeof id === "number" && Number.isSafeInteger(id) ? { time, id } : undefined,
   );
-  const rows = await args.store.searchLogs(args.environmentId, {
+  const rows = await ctx.deps.telemetry.store.searchLogs(environmentId, {
     // The caller's own text when given: it may carry microseconds a Date would drop.
     from: input.from ?? new Date(fromMs).toISOString(),
     to: input.to ?? new Date(toMs).toISOString(),

@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
-import { authorizeTelemetryRead } from "../../../features/telemetry/authorize-read.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
@@ -70,16 +69,11 @@ const update = createRoute({
 
 export function registerProblemRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(list, async (c) => {
-    const ctx = c.get("ctx");
-    const { environmentId } = c.req.valid("param");
-    await authorizeTelemetryRead(ctx, environmentId);
-    return c.json(await listProblems({ db: ctx.deps.db, environmentId, input: c.req.valid("query") }), 200);
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await listProblems({ ctx: c.get("ctx"), input }), 200);
   });
   app.openapi(get, async (c) => {
-    const ctx = c.get("ctx");
-    const { environmentId, problemId } = c.req.valid("param");
-    await authorizeTelemetryRead(ctx, environmentId);
-    const problem = await getProblem({ db: ctx.deps.db, environmentId, input: { problemId } });
+    const problem = await getProblem({ ctx: c.get("ctx"), input: c.req.valid("param") });
     c.header("etag", etag(problem.revision));
     return c.json(problem, 200);
   });

@@ -1,6 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
-import { authorizeTelemetryRead } from "../../../features/telemetry/authorize-read.ts";
 import { getServiceHealth } from "../../../features/telemetry/queries/get-service-health.ts";
 import { getTrace } from "../../../features/telemetry/queries/get-trace.ts";
 import {
@@ -54,26 +53,14 @@ const trace = createRoute({
 
 export function registerQueryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(services, async (c) => {
-    const ctx = c.get("ctx");
-    const { environmentId } = c.req.valid("param");
-    await authorizeTelemetryRead(ctx, environmentId);
-    const store = ctx.deps.telemetry.store;
-    const input = c.req.valid("query");
-    return c.json(await getServiceHealth({ store, environmentId, input, now: ctx.deps.clock() }), 200);
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await getServiceHealth({ ctx: c.get("ctx"), input }), 200);
   });
   app.openapi(logs, async (c) => {
-    const ctx = c.get("ctx");
-    const { environmentId } = c.req.valid("param");
-    await authorizeTelemetryRead(ctx, environmentId);
-    const store = ctx.deps.telemetry.store;
-    const input = c.req.valid("query");
-    return c.json(await searchLogs({ store, environmentId, input, now: ctx.deps.clock() }), 200);
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await searchLogs({ ctx: c.get("ctx"), input }), 200);
   });
-  app.openapi(trace, async (c) => {
-    const ctx = c.get("ctx");
-    const { environmentId, traceId } = c.req.valid("param");
-    await authorizeTelemetryRead(ctx, environmentId);
-    const store = ctx.deps.telemetry.store;
-    return c.json(await getTrace({ store, environmentId, input: { traceId } }), 200);
-  });
+  app.openapi(trace, async (c) =>
+    c.json(await getTrace({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+  );
 }

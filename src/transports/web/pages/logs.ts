@@ -8,7 +8,6 @@ import { errorSummary, type FieldErrors, inputField, selectField } from "../form
 import { type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import {
-  authorizeRead,
   environmentPath,
   filterRefusal,
   firstPageLink,
@@ -100,7 +99,6 @@ function filterForm(c: Context<WebEnv>, values: Record<string, string>, fields: 
 }
 
 async function logsPage(c: Context<WebEnv>): Promise<Response> {
-  await authorizeRead(c);
   const values = queryValues(c, fieldNames);
   const filters = parseFilters(LogFiltersSchema, values);
   const ctx = c.get("ctx");
@@ -110,12 +108,7 @@ async function logsPage(c: Context<WebEnv>): Promise<Response> {
         const { range, ...input } = filters.input;
         const to = input.to ? Date.parse(input.to) : now.getTime();
         const from = input.from ?? new Date(to - ranges[range]).toISOString();
-        return searchLogs({
-          store: ctx.deps.telemetry.store,
-          environmentId: c.get("environment").current.id,
-          input: { ...input, from },
-          now,
-        });
+        return searchLogs({ ctx, input: { ...input, environmentId: c.get("environment").current.id, from } });
       })().then(
         (page) => ({ ok: true as const, page }),
         (error: unknown) => filterRefusal(error),

@@ -14,7 +14,7 @@ import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { parseWith } from "../validate.ts";
 import { problemStatusBadge, remediationStateText } from "./problem-view.ts";
-import { authorizeRead, environmentPath, mayManage } from "./telemetry-view.ts";
+import { environmentPath, mayManage } from "./telemetry-view.ts";
 
 type ProblemState = { status?: ContentfulStatusCode; error?: string | undefined; flash?: string | undefined };
 
@@ -77,13 +77,9 @@ function remediationForm(c: Context<WebEnv>, problem: Problem): Html {
 }
 
 async function problemPage(c: Context<WebEnv>, state: ProblemState = {}): Promise<Response> {
-  await authorizeRead(c);
   const { problemId } = parseWith(ProblemParams, { problemId: c.req.param("problemId") });
-  const problem = await getProblem({
-    db: c.get("ctx").deps.db,
-    environmentId: c.get("environment").current.id,
-    input: { problemId },
-  });
+  const environmentId = c.get("environment").current.id;
+  const problem = await getProblem({ ctx: c.get("ctx"), input: { environmentId, problemId } });
   const manage = mayManage(c);
   const frames = problem.frames;
   const body = html`${notice(state.flash)}${errorSummary(state.error)}

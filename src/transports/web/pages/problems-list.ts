@@ -8,7 +8,6 @@ import { formatTime, type Html, html, join } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { problemStatusBadge, remediationStateText } from "./problem-view.ts";
 import {
-  authorizeRead,
   environmentPath,
   filterRefusal,
   firstPageLink,
@@ -46,15 +45,13 @@ function filterForm(c: Context<WebEnv>, values: Record<string, string>, fields: 
 }
 
 async function problemsPage(c: Context<WebEnv>): Promise<Response> {
-  await authorizeRead(c);
   const values = queryValues(c, ["status", "service", "cursor"]);
   const filters = parseFilters(ProblemListQuerySchema, values);
   const ctx = c.get("ctx");
   const result = filters.ok
     ? await listProblems({
-        db: ctx.deps.db,
-        environmentId: c.get("environment").current.id,
-        input: filters.input,
+        ctx,
+        input: { ...filters.input, environmentId: c.get("environment").current.id },
       }).then(
         (page) => ({ ok: true as const, page }),
         (error: unknown) => filterRefusal(error),

@@ -10,7 +10,6 @@ import { errorSummary, selectField } from "../forms.ts";
 import { formatTime, type Html, html, join } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import {
-  authorizeRead,
   environmentPath,
   filterRefusal,
   firstPageLink,
@@ -57,19 +56,13 @@ OTEL_EXPORTER_OTLP_HEADERS="authorization=Bearer pk_…"</pre>
 </div>`;
 
 async function servicesPage(c: Context<WebEnv>): Promise<Response> {
-  await authorizeRead(c);
   const values = queryValues(c, ["window", "cursor"]);
   const path = environmentPath(c, "services");
   const filters = parseFilters(ServiceHealthQuerySchema, values);
   const ctx = c.get("ctx");
   const environmentId = c.get("environment").current.id;
   const result = filters.ok
-    ? await getServiceHealth({
-        store: ctx.deps.telemetry.store,
-        environmentId,
-        input: filters.input,
-        now: ctx.deps.clock(),
-      }).then(
+    ? await getServiceHealth({ ctx, input: { ...filters.input, environmentId } }).then(
         (page) => ({ ok: true as const, page }),
         (error: unknown) => filterRefusal(error),
       )

@@ -1,7 +1,6 @@
 import type { Context } from "hono";
 import type { ZodType } from "zod";
 import { isAppError } from "../../../errors.ts";
-import { authorizeTelemetryRead } from "../../../features/telemetry/authorize-read.ts";
 import type { WebEnv } from "../env.ts";
 import { type FieldErrors, fieldErrorsOf, refusalMessage } from "../forms.ts";
 import { type Html, html, nothing } from "../html.ts";
@@ -18,13 +17,6 @@ export const environmentPath = (c: Context<WebEnv>, rest: EnvironmentSection | s
  * member's hand-crafted form.
  */
 export const mayManage = (c: Context<WebEnv>): boolean => c.get("org").role !== "member";
-
-/**
- * The REST routes' read check for the query verbs (which trust the environment id they get):
- * `telemetry:read` and the environment in the caller's organisation.
- */
-export const authorizeRead = (c: Context<WebEnv>): Promise<void> =>
-  authorizeTelemetryRead(c.get("ctx"), c.get("environment").current.id);
 
 /** Query parameters as the form sent them, empty fields left out (a blank filter is no filter). */
 export function queryValues(c: Context<WebEnv>, names: readonly string[]): Record<string, string> {

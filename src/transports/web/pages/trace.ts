@@ -11,7 +11,7 @@ import { type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { parseWith } from "../validate.ts";
 import { formatInstant } from "./logs.ts";
-import { authorizeRead, environmentPath, formatDuration, jsonText } from "./telemetry-view.ts";
+import { environmentPath, formatDuration, jsonText } from "./telemetry-view.ts";
 
 /** Indentation steps the stylesheet has classes for; deeper spans say their depth instead. */
 const MAX_INDENT = 12;
@@ -95,14 +95,10 @@ function spanItem(trace: Trace, span: TraceSpan): Html {
 }
 
 async function tracePage(c: Context<WebEnv>): Promise<Response> {
-  await authorizeRead(c);
   const { traceId } = parseWith(TraceParamsSchema, { traceId: c.req.param("traceId") });
   const ctx = c.get("ctx");
-  const trace = await getTrace({
-    store: ctx.deps.telemetry.store,
-    environmentId: c.get("environment").current.id,
-    input: { traceId },
-  });
+  const environmentId = c.get("environment").current.id;
+  const trace = await getTrace({ ctx, input: { environmentId, traceId } });
   // The trace's own time, with an hour's margin either side for records logged around it.
   const margin = 3_600_000;
   const logs = `${environmentPath(c, "logs")}?${new URLSearchParams({

@@ -2,17 +2,15 @@ import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
-import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
-import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
 import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
+import { callerEnvironment } from "../../../features/environments/find-environment.ts";
 import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
 import { workingStatuses } from "../../../features/remediations/run-state.ts";
 import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
-import { formatUsd } from "../../../platform/payments/prices.ts";
 import { parseJsonBody } from "../parse-input.ts";
-import { paymentOf } from "../payment-gate.ts";
 import type { X402Route } from "../route.ts";
+import { readAction } from "../telemetry/routes.ts";
 
 /** A run in one of these still works toward a fix: poll it rather than pay for another. */
 const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
@@ -28,16 +26,9 @@ const query = (params: Record<string, string | undefined>) =>
  * then the paid remediation — with `x_assumed_state`, so it is refused for free if the problem
  * moved on in the meantime.
  */
-async function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): Promise<NextAction[]> {
-  const base = deps.config.baseUrl;
-  const read = formatUsd(deps.payments.prices.read);
-  const get = (action: string, path: string, description: string): NextAction => ({
-    action,
-    method: "GET",
-    href: `${base}${path}`,
-    price: read,
-    description,
-  });
+function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction[] {
+  const get = (action: string, path: string, description: string) =>
+    readAction(deps, action, path, description);
   const [problem] = d.evidence.problems;
   if (problem) {
     const actions: NextAction[] = [];
@@ -45,7 +36,7 @@ async function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): Prom
       actions.push({
         action: "poll_remediation",
         method: "GET",
-        href: `${base}/x402/remediations/${problem.remediationId}`,
+        href: `${deps.config.baseUrl}/x402/remediations/${problem.remediationId}`,
         price: "free",
         description: `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
       });
@@ -128,27 +119,14 @@ export const diagnosisRoutes: X402Route[] = [
     },
     caller: "wallet",
     async handle(c, ctx) {
-      const deps = c.get("deps");
       const input = await parseJsonBody(c, DiagnoseInputSchema);
-      const scope = await walletScope(deps, walletOf(paymentOf(c)), input.environmentId);
-      const diagnosis = await diagnoseIncident({
-        db: deps.db,
-        store: deps.telemetry.store,
-        environmentId: scope.environmentId,
-        input,
-        now: deps.clock(),
-      });
-      const nothing = diagnosis.confidence === "none" && !(await hasTelemetry(deps.db, scope.environmentId));
-      const next_actions = nothing
-        ? [sendTelemetryAction(deps)]
-        : await actionsFor(deps, scope.environmentId, diagnosis);
-      return c.json({
-        ...diagnosis,
-        ...(nothing
-          ? { summary: "No telemetry has arrived in this environment yet: there is no evidence to read." }
-          : {}),
-        next_actions,
-      });
+      const diagnosis = await diagnoseIncident({ ctx, input });
+      const environmentId = await callerEnvironment(ctx, input.environmentId);
+      if (diagnosis.confidence === "none" && !(await hasTelemetry(ctx.deps.db, environmentId))) {
+        const summary = "No telemetry has arrived in this environment yet: there is no evidence to read.";
+        return c.json({ ...diagnosis, summary, next_actions: [sendTelemetryAction(ctx.deps)] });
+      }
+      return c.json({ ...diagnosis, next_actions: actionsFor(ctx.deps, environmentId, diagnosis) });
     },
   },
 ];

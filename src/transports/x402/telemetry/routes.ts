@@ -1,16 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { ServiceContext } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
-import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
-import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
+import { callerEnvironment } from "../../../features/environments/find-environment.ts";
 import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
+  type Problem,
   ProblemListQuerySchema,
+  type ProblemPage,
   ProblemPageSchema,
   ProblemSchema,
 } from "../../../features/telemetry/problems/schemas.ts";
@@ -27,9 +28,7 @@ import {
 } from "../../../features/telemetry/queries/schemas.ts";
 import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
 import { formatUsd } from "../../../platform/payments/prices.ts";
-import type { AppEnv } from "../../http/env.ts";
 import { validate } from "../parse-input.ts";
-import { paymentOf } from "../payment-gate.ts";
 import type { X402Route } from "../route.ts";
 
 /**
@@ -48,29 +47,70 @@ const ProblemsQuery = ProblemListQuerySchema.extend(environment);
 const EnvironmentQuery = z.object(environment);
 const ProblemParams = z.object({ id: z.string().min(1).max(64) });
 
-const read = (deps: Deps) => formatUsd(deps.payments.prices.read);
-const query = (c: Context<AppEnv>) => c.req.query();
-
-function action(deps: Deps, name: string, path: string, description: string, price = read(deps)): NextAction {
+/** A paid read the agent may call next, at the read price. */
+export function readAction(deps: Deps, name: string, path: string, description: string): NextAction {
+  const price = formatUsd(deps.payments.prices.read);
   return { action: name, method: "GET", href: `${deps.config.baseUrl}${path}`, price, description };
 }
 
-async function scoped(c: Context<AppEnv>, environmentId: string | undefined) {
-  const deps = c.get("deps");
-  return { deps, scope: await walletScope(deps, walletOf(paymentOf(c)), environmentId) };
-}
-
-/** Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at. */
-async function afterOverview(deps: Deps, environmentId: string): Promise<NextAction[]> {
-  if (!(await hasTelemetry(deps.db, environmentId))) return [sendTelemetryAction(deps)];
+/**
+ * Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at.
+ * `named` is the query's environment, which the read has already checked.
+ */
+async function afterOverview(ctx: ServiceContext, named: string | undefined): Promise<NextAction[]> {
+  const environmentId = await callerEnvironment(ctx, named);
+  if (!(await hasTelemetry(ctx.deps.db, environmentId))) return [sendTelemetryAction(ctx.deps)];
   return [
-    action(
-      deps,
+    readAction(
+      ctx.deps,
       "list_problems",
       `/x402/problems?environmentId=${environmentId}`,
       "Problems detected in your telemetry, most recent first.",
     ),
   ];
+}
+
+/** The worst live problem of the page is the next thing to inspect. */
+async function afterProblems(ctx: ServiceContext, named: string | undefined, page: ProblemPage) {
+  const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
+  if (!worst) return afterOverview(ctx, named);
+  const environmentId = await callerEnvironment(ctx, named);
+  return [
+    readAction(
+      ctx.deps,
+      "inspect_problem",
+      `/x402/problems/${worst.id}?environmentId=${environmentId}`,
+      `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
+    ),
+  ];
+}
+
+/** A live problem can be remediated; a sample trace shows where it happened. */
+async function afterProblem(ctx: ServiceContext, named: string | undefined, problem: Problem) {
+  const environmentId = await callerEnvironment(ctx, named);
+  const sample = problem.sampleTraceIds[0];
+  const next_actions: NextAction[] = [];
+  if (problem.status === "open" || problem.status === "regressed") {
+    next_actions.push(
+      remediateAction(
+        ctx.deps,
+        problem,
+        environmentId,
+        "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
+      ),
+    );
+  }
+  if (sample) {
+    next_actions.push(
+      readAction(
+        ctx.deps,
+        "get_trace",
+        `/x402/traces/${sample}?environmentId=${environmentId}`,
+        "The span tree of a trace in which this problem occurred.",
+      ),
+    );
+  }
+  return next_actions;
 }
 
 export const telemetryRoutes: X402Route[] = [
@@ -82,16 +122,9 @@ export const telemetryRoutes: X402Route[] = [
     paid: { price: "read", input: ServicesQuery, output: ServiceHealthPageSchema.extend(nextActions) },
     caller: "wallet",
     async handle(c, ctx) {
-      const input = validate(ServicesQuery, query(c), "query");
-      const { deps, scope } = await scoped(c, input.environmentId);
-      const store = deps.telemetry.store;
-      const page = await getServiceHealth({
-        store,
-        environmentId: scope.environmentId,
-        input,
-        now: deps.clock(),
-      });
-      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+      const input = validate(ServicesQuery, c.req.query(), "query");
+      const page = await getServiceHealth({ ctx, input });
+      return c.json({ ...page, next_actions: await afterOverview(ctx, input.environmentId) });
     },
   },
   {
@@ -102,11 +135,9 @@ export const telemetryRoutes: X402Route[] = [
     paid: { price: "read", input: LogsQuery, output: LogPageSchema.extend(nextActions) },
     caller: "wallet",
     async handle(c, ctx) {
-      const input = validate(LogsQuery, query(c), "query");
-      const { deps, scope } = await scoped(c, input.environmentId);
-      const store = deps.telemetry.store;
-      const page = await searchLogs({ store, environmentId: scope.environmentId, input, now: deps.clock() });
-      return c.json({ ...page, next_actions: await afterOverview(deps, scope.environmentId) });
+      const input = validate(LogsQuery, c.req.query(), "query");
+      const page = await searchLogs({ ctx, input });
+      return c.json({ ...page, next_actions: await afterOverview(ctx, input.environmentId) });
     },
   },
   {
@@ -122,15 +153,10 @@ export const telemetryRoutes: X402Route[] = [
     },
     caller: "wallet",
     async handle(c, ctx) {
-      const input = validate(EnvironmentQuery, query(c), "query");
+      const { environmentId } = validate(EnvironmentQuery, c.req.query(), "query");
       const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
-      const { deps, scope } = await scoped(c, input.environmentId);
-      const trace = await getTrace({
-        store: deps.telemetry.store,
-        environmentId: scope.environmentId,
-        input: { traceId },
-      });
-      return c.json({ ...trace, next_actions: await afterOverview(deps, scope.environmentId) });
+      const trace = await getTrace({ ctx, input: { environmentId, traceId } });
+      return c.json({ ...trace, next_actions: await afterOverview(ctx, environmentId) });
     },
   },
   {
@@ -141,21 +167,9 @@ export const telemetryRoutes: X402Route[] = [
     paid: { price: "read", input: ProblemsQuery, output: ProblemPageSchema.extend(nextActions) },
     caller: "wallet",
     async handle(c, ctx) {
-      const input = validate(ProblemsQuery, query(c), "query");
-      const { deps, scope } = await scoped(c, input.environmentId);
-      const page = await listProblems({ db: deps.db, environmentId: scope.environmentId, input });
-      const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
-      const next_actions = worst
-        ? [
-            action(
-              deps,
-              "inspect_problem",
-              `/x402/problems/${worst.id}?environmentId=${scope.environmentId}`,
-              `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
-            ),
-          ]
-        : await afterOverview(deps, scope.environmentId);
-      return c.json({ ...page, next_actions });
+      const input = validate(ProblemsQuery, c.req.query(), "query");
+      const page = await listProblems({ ctx, input });
+      return c.json({ ...page, next_actions: await afterProblems(ctx, input.environmentId, page) });
     },
   },
   {
@@ -171,37 +185,10 @@ export const telemetryRoutes: X402Route[] = [
     },
     caller: "wallet",
     async handle(c, ctx) {
-      const input = validate(EnvironmentQuery, query(c), "query");
+      const { environmentId } = validate(EnvironmentQuery, c.req.query(), "query");
       const { id } = validate(ProblemParams, { id: c.req.param("id") }, "path");
-      const { deps, scope } = await scoped(c, input.environmentId);
-      const problem = await getProblem({
-        db: deps.db,
-        environmentId: scope.environmentId,
-        input: { problemId: id },
-      });
-      const sample = problem.sampleTraceIds[0];
-      const next_actions: NextAction[] = [];
-      if (problem.status === "open" || problem.status === "regressed") {
-        next_actions.push(
-          remediateAction(
-            deps,
-            problem,
-            scope.environmentId,
-            "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
-          ),
-        );
-      }
-      if (sample) {
-        next_actions.push(
-          action(
-            deps,
-            "get_trace",
-            `/x402/traces/${sample}?environmentId=${scope.environmentId}`,
-            "The span tree of a trace in which this problem occurred.",
-          ),
-        );
-      }
-      return c.json({ ...problem, next_actions });
+      const problem = await getProblem({ ctx, input: { environmentId, problemId: id } });
+      return c.json({ ...problem, next_actions: await afterProblem(ctx, environmentId, problem) });
     },
   },
 ];
