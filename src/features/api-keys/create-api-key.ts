@@ -1,9 +1,4 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { newId } from "../../ids.ts";
 import type { Permission } from "../../permissions.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
@@ -20,8 +15,7 @@ export async function createApiKey(args: {
   ctx: ServiceContext;
   input: { name: string; permissions: Permission[] };
 }): Promise<{ apiKey: ApiKey; secret: string }> {
-  requirePermission(args.ctx, "api_keys:manage");
-  const member = requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx, "api_keys:manage");
   const key = generateApiKeySecret();
   return withTransaction(args.ctx, async (tx) => {
     const [row] = await tx

@@ -1,10 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
-import { authorizeConnections } from "../connections/authorize.ts";
 import { assertRevision, findConnection } from "../connections/find-connection.ts";
 import { UPLOAD_TTL_MS, type UploadStatus, uploadStatus } from "./upload-status.ts";
 import { generateUploadToken, uploadUrl } from "./upload-token.ts";
@@ -37,7 +36,7 @@ export async function prepareCredentialUpload(args: {
   };
 }): Promise<PreparedUpload> {
   const { ctx, input } = args;
-  const member = authorizeConnections(ctx, "manage");
+  const member = requireOwnerOrAdmin(ctx, "mcp_connections:manage");
   const now = ctx.deps.clock();
   if (input.requestId) {
     const [row] = await ctx.deps.db

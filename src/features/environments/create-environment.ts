@@ -1,9 +1,4 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { newUuid } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
@@ -15,8 +10,7 @@ export async function createEnvironment(args: {
   ctx: ServiceContext;
   input: { name: string };
 }): Promise<Environment> {
-  requirePermission(args.ctx, "environments:manage");
-  requireOwnerOrAdmin(args.ctx);
+  requireOwnerOrAdmin(args.ctx, "environments:manage");
   const now = args.ctx.deps.clock();
   return withTransaction(args.ctx, async (tx) => {
     const [row] = await tx

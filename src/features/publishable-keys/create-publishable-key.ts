@@ -1,10 +1,5 @@
 import { and, count, eq, isNull } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
@@ -22,8 +17,7 @@ export async function createPublishableKey(args: {
   ctx: ServiceContext;
   input: { environmentId: string; name: string };
 }): Promise<{ publishableKey: PublishableKey; key: string }> {
-  requirePermission(args.ctx, "publishable_keys:manage");
-  const member = requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx, "publishable_keys:manage");
   const generated = generatePublishableKey();
   return withTransaction(args.ctx, async (tx) => {
     const env = await findEnvironment(tx, args.ctx, args.input.environmentId, { forUpdate: true });

@@ -1,10 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
@@ -28,8 +23,7 @@ export async function createRepository(args: {
   input: { environmentId: string } & CreateRepositoryInput;
 }): Promise<Repository> {
   const { ctx, input } = args;
-  requirePermission(ctx, "repositories:manage");
-  const member = requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx, "repositories:manage");
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const services = ctx.deps.remediation;
   const settings = ctx.deps.config.remediation;

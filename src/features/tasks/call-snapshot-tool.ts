@@ -2,12 +2,11 @@ import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { SnapshotTool, ToolCallOutcome } from "../../platform/db/schema/tasks.ts";
 import type { RemoteSession } from "../../platform/mcp-client/remote-session.ts";
+import { recordUnsentCall } from "./call-record.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
-import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
-import { validateStructuredContent } from "./output-schema.ts";
-import { recordUnsentCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
+import { type NormalizedResult, normalizeResult, validateStructuredContent } from "./tool-result.ts";
 
 /** What the model receives back: the normalised result, or a refusal it can act on. */
 export type ToolOutput = {

@@ -5,8 +5,8 @@ import { AppError } from "../../../errors.ts";
 import { createGithubInstallLink } from "../../../features/source-hosting/github/install-link.ts";
 import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { idempotent } from "../../http/idempotency.ts";
-import { idempotencyKeyParam, jsonResponse, problemResponses } from "../../http/openapi.ts";
+import { jsonResponse, problemResponses } from "../../http/openapi.ts";
+import { idempotentChange } from "../operation.ts";
 
 const tags = ["Source hosting"];
 
@@ -25,8 +25,7 @@ const create = createRoute({
   operationId: "createGithubInstallLink",
   tags,
   summary: "A link for a person to install patchbay's GitHub App for this organisation",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   responses: { 201: jsonResponse(InstallLinkSchema, "The link (one hour)."), ...problemResponses(503) },
 });
 
