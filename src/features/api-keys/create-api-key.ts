@@ -4,8 +4,7 @@ import type { Permission } from "../../permissions.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { generateApiKeySecret } from "./key-secret.ts";
-import type { ApiKey } from "./schemas.ts";
-import { toApiKey } from "./to-api-key.ts";
+import { type ApiKey, toApiKey } from "./schemas.ts";
 
 /**
  * Creates a key for the calling user. Owners and admins only; this is where the MCP connection

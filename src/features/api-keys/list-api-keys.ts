@@ -2,8 +2,7 @@ import { eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
-import type { ApiKey } from "./schemas.ts";
-import { toApiKey } from "./to-api-key.ts";
+import { type ApiKey, toApiKey } from "./schemas.ts";
 
 export async function listApiKeys(args: {
   ctx: ServiceContext;

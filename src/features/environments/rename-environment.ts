@@ -3,10 +3,9 @@ import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../..
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
+import { rethrowNameTaken } from "./create-environment.ts";
 import { findEnvironment } from "./find-environment.ts";
-import type { Environment } from "./schemas.ts";
-import { toEnvironment } from "./to-environment.ts";
-import { rethrowNameTaken } from "./unique-name.ts";
+import { type Environment, toEnvironment } from "./schemas.ts";
 
 /**
  * Renames an environment. The row lock plus the revision compare make concurrent PATCHes with

@@ -5,9 +5,10 @@ import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { generatePublishableKey, newPublishableKeyId } from "./key-value.ts";
-import { MAX_ACTIVE_PUBLISHABLE_KEYS } from "./limits.ts";
-import type { PublishableKey } from "./schemas.ts";
-import { toPublishableKey } from "./to-publishable-key.ts";
+import { type PublishableKey, toPublishableKey } from "./schemas.ts";
+
+/** Live (unrevoked) keys per environment: enough to rotate per app, few enough to audit. */
+export const MAX_ACTIVE_PUBLISHABLE_KEYS = 20;
 
 /**
  * Creates a publishable key for one environment. The key is returned once and stored only
