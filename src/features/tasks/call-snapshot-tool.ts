@@ -114,8 +114,13 @@ async function attemptCall(args: Args): Promise<Called> {
     }
     throw error;
   }
-  const { output, errorCode } = await callRemote(session, args);
-  sessions.finished({ id: callId, outcome: output.outcome, errorCode, durationMs: elapsed() });
+  const output = await callRemote(session, args);
+  sessions.finished({
+    id: callId,
+    outcome: output.outcome,
+    errorCode: output.error ?? null,
+    durationMs: elapsed(),
+  });
   return { output };
 }
 
@@ -123,7 +128,7 @@ async function attemptCall(args: Args): Promise<Called> {
 async function callRemote(
   session: RemoteSession,
   args: Args,
-): Promise<{ output: ToolOutput & { outcome: "ok" | "error" | "ambiguous" }; errorCode: string | null }> {
+): Promise<ToolOutput & { outcome: "ok" | "error" | "ambiguous" }> {
   const { tool } = args;
   try {
     const result = await session.callTool(
@@ -133,36 +138,25 @@ async function callRemote(
     );
     const normalized = normalizeResult(result);
     const invalid = validateStructuredContent(tool, result.structuredContent);
-    if (invalid) {
-      return {
-        output: { outcome: "error", error: "invalid_tool_result", message: invalid },
-        errorCode: "invalid_tool_result",
-      };
-    }
+    if (invalid) return { outcome: "error", error: "invalid_tool_result", message: invalid };
     if (normalized.isError) {
       return {
-        output: {
-          outcome: "error",
-          error: "tool_error",
-          message: "The tool reported an error.",
-          result: normalized,
-        },
-        errorCode: "tool_error",
+        outcome: "error",
+        error: "tool_error",
+        message: "The tool reported an error.",
+        result: normalized,
       };
     }
-    return { output: { outcome: "ok", result: normalized }, errorCode: null };
+    return { outcome: "ok", result: normalized };
   } catch (error) {
     if (!isAppError(error)) throw error;
     const ambiguous = error.details?.ambiguous === true;
     return {
-      output: {
-        outcome: ambiguous ? "ambiguous" : "error",
-        error: error.code,
-        message: ambiguous
-          ? `${error.message} The call may or may not have taken effect; patchbay does not retry it.`
-          : error.message,
-      },
-      errorCode: error.code,
+      outcome: ambiguous ? "ambiguous" : "error",
+      error: error.code,
+      message: ambiguous
+        ? `${error.message} The call may or may not have taken effect; patchbay does not retry it.`
+        : error.message,
     };
   }
 }
