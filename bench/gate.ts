@@ -256,7 +256,7 @@ async function measure(): Promise<void> {
     "../src/features/tasks/call-snapshot-tool.ts"
   );
   const { checkGate, openAttempt } = await import("../src/features/tasks/gate.ts");
-  const { recordToolCall } = await import("../src/features/tasks/record-tool-call.ts");
+  const { recordToolCall } = await import("../src/features/tasks/call-record.ts");
   const { SessionPool } = await import("../src/features/tasks/session-pool.ts");
   const { setUpGateBench } = await import("./lib/gate-setup.ts");
   const { splitCall } = await import("./lib/gate-variants.ts");

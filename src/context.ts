@@ -56,7 +56,10 @@ export function requirePermission(ctx: ServiceContext, permission: Permission): 
       "This session token is unknown or its session has expired; start a new onboarding session.",
     );
   }
-  const oauth = actor.type === "wallet" || actor.type === "onboarding_session" || actor.type === "system" ? undefined : actor.oauth;
+  const oauth =
+    actor.type === "wallet" || actor.type === "onboarding_session" || actor.type === "system"
+      ? undefined
+      : actor.oauth;
   if (oauth) {
     const scope = scopeForPermission(oauth.resource, permission) ?? permission;
     throw new AppError(
@@ -77,8 +80,12 @@ export function requireMember(ctx: ServiceContext): MemberActor {
   throw new AppError("forbidden", "Only a member of this organisation may do this.");
 }
 
-/** Management of an organisation's resources is for its owners and admins (spec 5.4). */
-export function requireOwnerOrAdmin(ctx: ServiceContext): MemberActor {
+/**
+ * Management of an organisation's resources is for its owners and admins (spec 5.4), holding
+ * the operation's permission when one is named (checked first).
+ */
+export function requireOwnerOrAdmin(ctx: ServiceContext, permission?: Permission): MemberActor {
+  if (permission) requirePermission(ctx, permission);
   const actor = requireMember(ctx);
   if (actor.role !== "owner" && actor.role !== "admin") {
     throw new AppError("forbidden", "Only an owner or administrator of this organisation may do this.", {

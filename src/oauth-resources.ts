@@ -35,7 +35,7 @@ export function resourceNamed(baseUrl: string, indicator: string): ResourceName 
 /**
  * What a token's scopes let its holder do, as the permissions the verbs check. On `/mcp` the
  * write scope carries both connection permissions and the read scope the read one, so the
- * server's read/write levels (src/transports/mcp/access.ts) work for tokens as they do for keys.
+ * server's read/write levels (src/transports/mcp/routes.ts) work for tokens as they do for keys.
  */
 export function permissionsForScopes(name: ResourceName, scopes: Iterable<string>): Set<Permission> {
   const granted = new Set<Permission>();

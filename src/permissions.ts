@@ -2,7 +2,7 @@
  * Every permission an API key (or, later, an OAuth scope) can carry. `telemetry:read` opens
  * services, logs, traces and problems; `problems:manage` changes a problem's status. On `/mcp`,
  * `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
- * (src/transports/mcp/access.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
+ * (src/transports/mcp/routes.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
  */
 export const permissions = [
   "environments:read",

@@ -4,12 +4,12 @@
  * here the finishing write is awaited inside the call, where the runtime defers it to the end of
  * the step.
  */
+
+import { finishToolCalls } from "../../src/features/tasks/call-record.ts";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../../src/features/tasks/call-snapshot-tool.ts";
-import { finishToolCalls } from "../../src/features/tasks/finish-tool-calls.ts";
 import { openAttempt } from "../../src/features/tasks/gate.ts";
-import { normalizeResult } from "../../src/features/tasks/normalize-result.ts";
-import { validateStructuredContent } from "../../src/features/tasks/output-schema.ts";
 import type { SessionPool } from "../../src/features/tasks/session-pool.ts";
+import { normalizeResult, validateStructuredContent } from "../../src/features/tasks/tool-result.ts";
 import type { GateBench } from "./gate-setup.ts";
 
 /** Milliseconds spent in each step of one call. */

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Deps } from "../../deps.ts";
 import type { DatabaseHandle, Db, Subscription } from "../../platform/db/client.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
@@ -8,7 +9,8 @@ import type { AuthCache } from "./auth-cache.ts";
 /** The PostgreSQL channel on which every instance hears about changes to access. */
 export const AUTH_CHANGED_CHANNEL = "patchbay_auth_changed";
 
-type AuthChange = { organizationId: string; token: string };
+const AuthChangeSchema = z.object({ organizationId: z.string(), token: z.string() });
+type AuthChange = z.infer<typeof AuthChangeSchema>;
 
 /** What `notifyAuthChanged` hands back; await `delivered()` once the transaction committed. */
 export type AuthChangeReceipt = { delivered(): Promise<void> };
@@ -85,19 +87,8 @@ export function listenForAuthChanges(
 
 function parseChange(payload: string): AuthChange | undefined {
   try {
-    const value: unknown = JSON.parse(payload);
-    if (
-      typeof value === "object" &&
-      value !== null &&
-      "organizationId" in value &&
-      typeof value.organizationId === "string" &&
-      "token" in value &&
-      typeof value.token === "string"
-    ) {
-      return { organizationId: value.organizationId, token: value.token };
-    }
+    return AuthChangeSchema.parse(JSON.parse(payload));
   } catch {
-    // fall through: unreadable
+    return undefined;
   }
-  return undefined;
 }

@@ -1,16 +1,10 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { newId } from "../../ids.ts";
 import type { Permission } from "../../permissions.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { generateApiKeySecret } from "./key-secret.ts";
-import type { ApiKey } from "./schemas.ts";
-import { toApiKey } from "./to-api-key.ts";
+import { type ApiKey, toApiKey } from "./schemas.ts";
 
 /**
  * Creates a key for the calling user. Owners and admins only; this is where the MCP connection
@@ -20,8 +14,7 @@ export async function createApiKey(args: {
   ctx: ServiceContext;
   input: { name: string; permissions: Permission[] };
 }): Promise<{ apiKey: ApiKey; secret: string }> {
-  requirePermission(args.ctx, "api_keys:manage");
-  const member = requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx, "api_keys:manage");
   const key = generateApiKeySecret();
   return withTransaction(args.ctx, async (tx) => {
     const [row] = await tx

@@ -42,14 +42,7 @@ const lookups = perDatabase(buildLookup);
  */
 export async function resolveApiKey(deps: Deps, secret: string): Promise<MemberActor | null> {
   if (!secret.startsWith("sk_") || secret.length > 128) return null;
-  const secretHash = hashApiKeySecret(secret);
-  const cache = deps.authCache;
-  const cached = cache?.get(secretHash);
-  if (cached) {
-    cached.lastUsedAt = touch(deps, cached.actor.id, cached.lastUsedAt);
-    return cached.actor;
-  }
-  return readApiKey(deps, secretHash);
+  return cachedApiKey(deps, secret) ?? readApiKey(deps, hashApiKeySecret(secret));
 }
 
 /**

@@ -1,10 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
@@ -15,8 +10,7 @@ export async function revokeApiKey(args: {
   ctx: ServiceContext;
   input: { apiKeyId: string };
 }): Promise<void> {
-  requirePermission(args.ctx, "api_keys:manage");
-  requireOwnerOrAdmin(args.ctx);
+  requireOwnerOrAdmin(args.ctx, "api_keys:manage");
   const change = await withTransaction(args.ctx, async (tx) => {
     const scope = and(
       eq(apiKeys.id, args.input.apiKeyId),

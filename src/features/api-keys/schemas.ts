@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { permissions } from "../../permissions.ts";
+import { isPermission, permissions } from "../../permissions.ts";
+import type { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { singleLineText } from "../../schemas.ts";
 
 export const PermissionSchema = z.enum(permissions).openapi("Permission");
@@ -49,4 +50,16 @@ export const ApiKeyParams = z.object({
     .string()
     .max(64)
     .openapi({ param: { name: "apiKeyId", in: "path" } }),
+});
+
+/** The public view of a key: never the secret or its hash. */
+export const toApiKey = (row: typeof apiKeys.$inferSelect): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  userId: row.userId,
+  permissions: row.permissions.filter(isPermission),
+  createdAt: row.createdAt.toISOString(),
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
 });

@@ -1,15 +1,14 @@
 import { and, eq } from "drizzle-orm";
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { canonicalTool, hashManifest } from "../../platform/mcp-client/tool-hash.ts";
-import { authorizeConnections } from "./authorize.ts";
-import { bumpRevision } from "./bump-revision.ts";
-import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { assertEnvironmentRoom, MAX_APPROVED_TOOLS } from "./limits.ts";
 import type { Connection } from "./schemas.ts";
+import { viewConnection } from "./view-connection.ts";
 
 /**
  * Approves a subset of a discovery made under the current configuration. The approved manifest
@@ -20,7 +19,7 @@ export async function approveConnectionTools(args: {
   ctx: ServiceContext;
   input: ConnectionRef & { revision: number; discoveryId: string; toolNames: string[] };
 }): Promise<Connection> {
-  const member = authorizeConnections(args.ctx, "manage");
+  const member = requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   const names = [...new Set(input.toolNames)];
   if (names.length > MAX_APPROVED_TOOLS) {

@@ -1,5 +1,4 @@
-import type { ServiceContext } from "../../context.ts";
-import { withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
@@ -7,10 +6,9 @@ import { isUniqueViolation } from "../../platform/db/errors.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
-import { authorizeConnections } from "./authorize.ts";
-import { assertHeaderName } from "./header-name.ts";
+import { assertHeaderName } from "./remote-auth.ts";
 import type { AuthInputValue, Connection } from "./schemas.ts";
-import { toConnection } from "./to-connection.ts";
+import { toConnection } from "./view-connection.ts";
 
 /** Spec part 3: a new connection is disabled, has no credential, and starts at revision 1. */
 export async function createConnection(args: {
@@ -23,7 +21,7 @@ export async function createConnection(args: {
     auth: AuthInputValue;
   };
 }): Promise<Connection> {
-  authorizeConnections(args.ctx, "manage");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { input, ctx } = args;
   const endpoint = validateEndpointUrl(input.endpointUrl, ctx.deps.config.egress);
   if (input.auth.kind === "api_key") assertHeaderName(input.auth.headerName);

@@ -1,11 +1,10 @@
 import { eq } from "drizzle-orm";
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
-import { authorizeConnections } from "./authorize.ts";
 import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { remoteAuthFor } from "./remote-auth.ts";
 import type { Discovery } from "./schemas.ts";
@@ -20,7 +19,7 @@ export async function discoverConnectionTools(args: {
   ctx: ServiceContext;
   input: ConnectionRef & { revision: number };
 }): Promise<Discovery> {
-  authorizeConnections(args.ctx, "manage");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   const db = ctx.deps.db;
   const row = await findConnection(db, ctx, input);

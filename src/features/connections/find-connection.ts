@@ -1,45 +1,30 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
-import type { Connection } from "./schemas.ts";
-import { toConnection } from "./to-connection.ts";
+import { findInEnvironment } from "../environments/find-environment.ts";
 
 export type ConnectionRow = typeof mcpConnections.$inferSelect;
 export type ConnectionRef = { environmentId: string; connectionId: string };
 
 /**
- * The tenancy gate for a connection: environment of the caller's organisation (else 404), and
- * the connection inside exactly that environment (else 404) — a connection is invisible from
- * every other environment. `forUpdate` locks the row for the rest of the transaction;
- * `lockEnvironment` locks the environment row first (verbs that check environment-wide limits).
+ * The tenancy gate for a connection (`findInEnvironment`): another organisation's or another
+ * environment's connection is 404. `lockEnvironment` is for verbs that check environment-wide limits.
  */
-export async function findConnection(
+export const findConnection = (
   db: Db,
   ctx: ServiceContext,
   ref: ConnectionRef,
   opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
-): Promise<ConnectionRow> {
-  await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
-  const query = db
-    .select()
-    .from(mcpConnections)
-    .where(
-      and(
-        eq(mcpConnections.id, ref.connectionId),
-        eq(mcpConnections.environmentId, ref.environmentId),
-        eq(mcpConnections.organizationId, ctx.actor.organizationId),
-      ),
-    )
-    .limit(1);
-  const [row] = opts.forUpdate ? await query.for("update") : await query;
-  if (!row)
-    throw new AppError("not_found", `MCP connection ${ref.connectionId} was not found in this environment.`);
-  return row;
-}
+): Promise<ConnectionRow> =>
+  findInEnvironment(
+    db,
+    ctx,
+    mcpConnections,
+    { environmentId: ref.environmentId, id: ref.connectionId, what: "MCP connection" },
+    opts,
+  );
 
 /** 412 with the current revision when the caller's If-Match is out of date. */
 export function assertRevision(row: ConnectionRow, revision: number): void {
@@ -52,18 +37,22 @@ export function assertRevision(row: ConnectionRow, revision: number): void {
   }
 }
 
-/** The public view, with the latest discovery's summary. */
-export async function viewConnection(db: Db, row: ConnectionRow): Promise<Connection> {
-  if (!row.latestDiscoveryId) return toConnection(row, null);
-  const [discovery] = await db
-    .select({
-      id: mcpDiscoveries.id,
-      discoveredAt: mcpDiscoveries.discoveredAt,
-      toolCount: mcpDiscoveries.toolCount,
-      manifestHash: mcpDiscoveries.manifestHash,
-    })
-    .from(mcpDiscoveries)
-    .where(eq(mcpDiscoveries.id, row.latestDiscoveryId))
-    .limit(1);
-  return toConnection(row, discovery);
+type Patch = Partial<
+  Omit<ConnectionRow, "id" | "organizationId" | "environmentId" | "alias" | "revision" | "createdAt">
+>;
+
+/** Applies a change and increments the revision; the row must be locked by the caller. */
+export async function bumpRevision(
+  tx: Db,
+  row: ConnectionRow,
+  patch: Patch,
+  now: Date,
+): Promise<ConnectionRow> {
+  const [next] = await tx
+    .update(mcpConnections)
+    .set({ ...patch, revision: sql`${mcpConnections.revision} + 1`, updatedAt: now })
+    .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.revision, row.revision)))
+    .returning();
+  if (!next) throw new Error("locked connection row changed under its lock");
+  return next;
 }

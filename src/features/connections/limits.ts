@@ -2,7 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { deriveReadiness } from "./readiness.ts";
+import { deriveReadiness } from "./view-connection.ts";
 
 /** Spec part 8. */
 export const MAX_READY_CONNECTIONS = 8;

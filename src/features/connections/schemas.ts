@@ -188,6 +188,7 @@ export const DeletionPreviewSchema = z
     }),
   })
   .openapi("McpDeletionPreview");
+export type DeletionPreview = z.infer<typeof DeletionPreviewSchema>;
 
 export const ConnectionParams = EnvironmentParams.extend({
   connectionId: z

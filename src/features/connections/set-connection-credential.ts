@@ -1,13 +1,12 @@
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
 import { storeCredential } from "../../platform/vault/credential-store.ts";
-import { authorizeConnections } from "./authorize.ts";
-import { bumpRevision } from "./bump-revision.ts";
-import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { candidateAuth } from "./remote-auth.ts";
 import type { Connection } from "./schemas.ts";
+import { viewConnection } from "./view-connection.ts";
 
 /**
  * Sets or rotates the credential. The candidate is tried against the server through egress
@@ -19,7 +18,7 @@ export async function setConnectionCredential(args: {
   ctx: ServiceContext;
   input: ConnectionRef & { revision: number; value: string };
 }): Promise<Connection> {
-  authorizeConnections(args.ctx, "manage");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   const row = await findConnection(ctx.deps.db, ctx, input);
   assertRevision(row, input.revision);

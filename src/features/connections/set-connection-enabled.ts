@@ -1,12 +1,16 @@
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
-import { authorizeConnections } from "./authorize.ts";
-import { bumpRevision } from "./bump-revision.ts";
-import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
+import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { assertEnvironmentRoom } from "./limits.ts";
-import { approvalIsStale, hasApproval, hasCredential, needsCredential } from "./readiness.ts";
 import type { Connection } from "./schemas.ts";
+import {
+  approvalIsStale,
+  hasApproval,
+  hasCredential,
+  needsCredential,
+  viewConnection,
+} from "./view-connection.ts";
 
 /**
  * Enables or disables a connection. Enabling needs a current approval, a credential when the
@@ -17,7 +21,7 @@ export async function setConnectionEnabled(args: {
   ctx: ServiceContext;
   input: ConnectionRef & { revision: number; enabled: boolean };
 }): Promise<Connection> {
-  authorizeConnections(args.ctx, "manage");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   return withTransaction(ctx, async (tx) => {
     const row = await findConnection(tx, ctx, input, { forUpdate: true, lockEnvironment: true });

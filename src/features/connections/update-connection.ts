@@ -1,14 +1,12 @@
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
 import { destroyCredential } from "../../platform/vault/credential-store.ts";
-import { authorizeConnections } from "./authorize.ts";
-import { bumpRevision } from "./bump-revision.ts";
-import { assertRevision, type ConnectionRef, findConnection, viewConnection } from "./find-connection.ts";
-import { assertHeaderName } from "./header-name.ts";
-import { hasApproval } from "./readiness.ts";
+import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
+import { assertHeaderName } from "./remote-auth.ts";
 import type { AuthInputValue, Connection } from "./schemas.ts";
+import { hasApproval, viewConnection } from "./view-connection.ts";
 
 /**
  * Partial update (alias is immutable). Changing the endpoint or the auth configuration needs a
@@ -26,7 +24,7 @@ export async function updateConnection(args: {
     auth?: AuthInputValue | undefined;
   };
 }): Promise<Connection> {
-  authorizeConnections(args.ctx, "manage");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   const endpoint =
     input.endpointUrl === undefined

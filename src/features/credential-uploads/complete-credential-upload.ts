@@ -6,8 +6,7 @@ import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { setConnectionCredential } from "../connections/set-connection-credential.ts";
 import type { WebUser } from "../web-sessions/resolve-web-session.ts";
 import { resolveWebActor } from "../web-sessions/web-actor.ts";
-import { type UploadRow, uploadStatus } from "./upload-status.ts";
-import { hashUploadToken } from "./upload-token.ts";
+import { hashUploadToken, type UploadRow, uploadStatus } from "./prepare-credential-upload.ts";
 
 export type OpenUpload = {
   row: UploadRow;

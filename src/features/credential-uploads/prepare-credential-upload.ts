@@ -1,13 +1,37 @@
+import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { type ServiceContext, withTransaction } from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { newId } from "../../ids.ts";
+import { newId, randomToken } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
-import { authorizeConnections } from "../connections/authorize.ts";
 import { assertRevision, findConnection } from "../connections/find-connection.ts";
-import { UPLOAD_TTL_MS, type UploadStatus, uploadStatus } from "./upload-status.ts";
-import { generateUploadToken, uploadUrl } from "./upload-token.ts";
+
+/** `pcu_` + 192 random bits; only the SHA-256 is stored. */
+function generateUploadToken(): { token: string; hash: string } {
+  const token = `pcu_${randomToken(24)}`;
+  return { token, hash: hashUploadToken(token) };
+}
+
+export const hashUploadToken = (token: string): string => createHash("sha256").update(token).digest("hex");
+
+/** The browser link; the token rides in the query, which the access log never records. */
+const uploadUrl = (baseUrl: string, token: string): string =>
+  `${baseUrl}/credential-uploads?token=${encodeURIComponent(token)}`;
+
+export type UploadRow = typeof credentialUploads.$inferSelect;
+
+/** What the MCP client sees: `in_progress` is still `pending` to it, and time expires a link. */
+export type UploadStatus = "pending" | "completed" | "failed" | "expired";
+
+const UPLOAD_TTL_MS = 10 * 60_000;
+
+export function uploadStatus(row: UploadRow, now: Date): UploadStatus {
+  if (row.state === "completed" || row.state === "failed" || row.state === "expired") return row.state;
+  // An upload the owner submitted in time finishes even if it crosses the deadline.
+  if (row.state === "pending" && row.expiresAt.getTime() <= now.getTime()) return "expired";
+  return "pending";
+}
 
 export type PreparedUpload = {
   requestId: string;
@@ -37,7 +61,7 @@ export async function prepareCredentialUpload(args: {
   };
 }): Promise<PreparedUpload> {
   const { ctx, input } = args;
-  const member = authorizeConnections(ctx, "manage");
+  const member = requireOwnerOrAdmin(ctx, "mcp_connections:manage");
   const now = ctx.deps.clock();
   if (input.requestId) {
     const [row] = await ctx.deps.db

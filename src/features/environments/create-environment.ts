@@ -1,22 +1,16 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
+import { AppError } from "../../errors.ts";
 import { newUuid } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { isUniqueViolation } from "../../platform/db/errors.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
-import type { Environment } from "./schemas.ts";
-import { toEnvironment } from "./to-environment.ts";
-import { rethrowNameTaken } from "./unique-name.ts";
+import { type Environment, toEnvironment } from "./schemas.ts";
 
 export async function createEnvironment(args: {
   ctx: ServiceContext;
   input: { name: string };
 }): Promise<Environment> {
-  requirePermission(args.ctx, "environments:manage");
-  requireOwnerOrAdmin(args.ctx);
+  requireOwnerOrAdmin(args.ctx, "environments:manage");
   const now = args.ctx.deps.clock();
   return withTransaction(args.ctx, async (tx) => {
     const [row] = await tx
@@ -39,4 +33,12 @@ export async function createEnvironment(args: {
     });
     return toEnvironment(row);
   });
+}
+
+/** Maps the (organisation, name) unique violation to a clear 409; rethrows anything else. */
+export function rethrowNameTaken(error: unknown, name: string): never {
+  if (isUniqueViolation(error)) {
+    throw new AppError("name_taken", `An environment named "${name}" already exists in this organisation.`);
+  }
+  throw error;
 }

@@ -1,5 +1,5 @@
 import { and, eq, is, sql } from "drizzle-orm";
-import { PgTransaction } from "drizzle-orm/pg-core";
+import { type PgColumn, type PgTable, PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { type BatchReader, batchReader } from "../../platform/db/batch-reads.ts";
@@ -63,7 +63,7 @@ export function selectEnvironments(db: Db, keys: readonly Key[]): Promise<Enviro
 const buildReader = (db: Db): BatchReader<Key, EnvironmentRow> =>
   batchReader<Key, EnvironmentRow>({
     id: (key) => keyId(key.environmentId, key.organizationId),
-    readOne: async (key) => (await lookup(db).execute(key))[0],
+    readOne: async (key) => (await lookups(db).execute(key))[0],
     readMany: async (keys) =>
       (await selectEnvironments(db, keys)).map((row) => [keyId(row.id, row.organizationId), row] as const),
   });
@@ -87,55 +87,67 @@ export async function findEnvironment(
   environmentId: string,
   opts: { forUpdate?: boolean } = {},
 ): Promise<EnvironmentRow> {
-  const organizationId = ctx.actor.organizationId;
-  const row = await select(
-    db,
-    ctx.deps.database.pointReads,
-    environmentId,
-    organizationId,
-    opts.forUpdate === true,
-  );
+  const key = { environmentId, organizationId: ctx.actor.organizationId };
+  const row = await select(db, ctx.deps.database.pointReads, key, opts.forUpdate === true);
   if (!row) throw new AppError("not_found", `Environment ${environmentId} was not found.`);
   return row;
 }
 
-function select(
-  db: Db,
-  pointReads: Db,
-  environmentId: string,
-  organizationId: string,
-  forUpdate: boolean,
-): Promise<EnvironmentRow | undefined> {
-  // Only database handles are ever in `readers`, so a hit needs no further check. Ids that are
-  // not canonical UUIDs are read on their own: the batch answers by the id as stored.
-  const reader = forUpdate ? undefined : readers.get(db);
-  if (reader && CANONICAL_UUID.test(environmentId)) return reader.load({ environmentId, organizationId });
+async function select(db: Db, pointReads: Db, key: Key, forUpdate: boolean) {
   // A prepared statement runs on the client it was built for, never inside someone's
   // transaction: transactions (and row locks) take the dynamic query.
   if (forUpdate || is(db, PgTransaction)) {
     const query = db
       .select()
       .from(environments)
-      .where(and(eq(environments.id, environmentId), eq(environments.organizationId, organizationId)))
+      .where(and(eq(environments.id, key.environmentId), eq(environments.organizationId, key.organizationId)))
       .limit(1);
-    return (forUpdate ? query.for("update") : query).then((rows) => rows[0]);
+    return (await (forUpdate ? query.for("update") : query))[0];
   }
-  let created = reader;
-  if (!created) {
-    created = buildReader(pointReads);
-    readers.set(db, created);
+  // Ids that are not canonical UUIDs are read on their own: the batch answers by the id as stored.
+  if (!CANONICAL_UUID.test(key.environmentId)) return (await lookups(pointReads).execute(key))[0];
+  let reader = readers.get(db);
+  if (!reader) {
+    reader = buildReader(pointReads);
+    readers.set(db, reader);
   }
-  if (CANONICAL_UUID.test(environmentId)) return created.load({ environmentId, organizationId });
-  return lookup(pointReads)
-    .execute({ environmentId, organizationId })
-    .then((rows) => rows[0]);
+  return reader.load(key);
 }
 
 const lookups = perDatabase(buildLookup);
 
-function lookup(db: Db): ReturnType<typeof buildLookup> {
-  const prepared = lookups(db);
-  return prepared;
+/** A table whose rows each live in one environment of one organisation. */
+type EnvironmentScoped = PgTable & { id: PgColumn; environmentId: PgColumn; organizationId: PgColumn };
+
+/**
+ * The tenancy gate for a row under an environment (a task, a connection, a repository): the
+ * environment of the caller's organisation (else 404), and the row inside exactly that
+ * environment (else 404, naming it `what`), so a row is invisible from every other environment.
+ * `forUpdate` locks the row for the rest of the transaction; `lockEnvironment` locks the
+ * environment row first (verbs that check environment-wide limits).
+ */
+export async function findInEnvironment<T extends EnvironmentScoped>(
+  db: Db,
+  ctx: ServiceContext,
+  table: T,
+  ref: { environmentId: string; id: string; what: string },
+  opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
+): Promise<T["$inferSelect"]> {
+  await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
+  const query = db
+    .select()
+    .from(table as PgTable)
+    .where(
+      and(
+        eq(table.id, ref.id),
+        eq(table.environmentId, ref.environmentId),
+        eq(table.organizationId, ctx.actor.organizationId),
+      ),
+    )
+    .limit(1);
+  const [row] = opts.forUpdate ? await query.for("update") : await query;
+  if (!row) throw new AppError("not_found", `${ref.what} ${ref.id} was not found in this environment.`);
+  return row as T["$inferSelect"];
 }
 
 /**

@@ -1,7 +1,6 @@
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { findEnvironment } from "./find-environment.ts";
-import type { Environment } from "./schemas.ts";
-import { toEnvironment } from "./to-environment.ts";
+import { type Environment, toEnvironment } from "./schemas.ts";
 
 export async function getEnvironment(args: {
   ctx: ServiceContext;

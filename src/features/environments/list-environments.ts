@@ -2,8 +2,7 @@ import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
-import type { Environment } from "./schemas.ts";
-import { toEnvironment } from "./to-environment.ts";
+import { type Environment, toEnvironment } from "./schemas.ts";
 
 export async function listEnvironments(args: {
   ctx: ServiceContext;

@@ -1,17 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
+import { rethrowNameTaken } from "./create-environment.ts";
 import { findEnvironment } from "./find-environment.ts";
-import type { Environment } from "./schemas.ts";
-import { toEnvironment } from "./to-environment.ts";
-import { rethrowNameTaken } from "./unique-name.ts";
+import { type Environment, toEnvironment } from "./schemas.ts";
 
 /**
  * Renames an environment. The row lock plus the revision compare make concurrent PATCHes with
@@ -21,8 +15,7 @@ export async function renameEnvironment(args: {
   ctx: ServiceContext;
   input: { environmentId: string; revision: number; name: string };
 }): Promise<Environment> {
-  requirePermission(args.ctx, "environments:manage");
-  requireOwnerOrAdmin(args.ctx);
+  requireOwnerOrAdmin(args.ctx, "environments:manage");
   return withTransaction(args.ctx, async (tx) => {
     const current = await findEnvironment(tx, args.ctx, args.input.environmentId, { forUpdate: true });
     if (current.revision !== args.input.revision) {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { environments } from "../../platform/db/schema/environments.ts";
 import { singleLineText } from "../../schemas.ts";
 
 const name = singleLineText(64).openapi({ example: "production" });
@@ -31,4 +32,13 @@ export const EnvironmentParams = z.object({
   environmentId: z
     .uuid()
     .openapi({ param: { name: "environmentId", in: "path" }, description: "Environment UUID." }),
+});
+
+export const toEnvironment = (row: typeof environments.$inferSelect): Environment => ({
+  id: row.id,
+  organizationId: row.organizationId,
+  name: row.name,
+  revision: row.revision,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
 });

@@ -4,7 +4,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { type Role, users } from "../../platform/db/schema/users.ts";
-import { hashInvitationToken } from "./invitation-token.ts";
+import { hashInvitationToken } from "./invite-member.ts";
 
 export type OpenInvitation = {
   id: string;

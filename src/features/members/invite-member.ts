@@ -1,17 +1,28 @@
+import { createHash } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { newId } from "../../ids.ts";
+import { newId, randomToken } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
 import { memberships, type Role, users } from "../../platform/db/schema/users.ts";
 import { normalizeEmail } from "../web-sessions/sign-in.ts";
-import { requireOwner } from "./authorize.ts";
-import { INVITATION_TTL_MS, newInvitationToken } from "./invitation-token.ts";
-import { toInvitation } from "./list-invitations.ts";
-import type { Invitation } from "./types.ts";
+import { type Invitation, toInvitation } from "./list-invitations.ts";
+import { requireOwner } from "./owners.ts";
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An invitation link works for seven days, once. */
+const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** `pbi_` + 200 random bits; only the SHA-256 is stored. */
+function newInvitationToken(): { token: string; hash: string } {
+  const token = `pbi_${randomToken(25)}`;
+  return { token, hash: hashInvitationToken(token) };
+}
+
+export const hashInvitationToken = (token: string): string =>
+  createHash("sha256").update(token).digest("hex");
 
 /**
  * Invites an email address to the organisation with a role. Returns the single-use token once:

@@ -1,8 +1,17 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
-import { requireOwner } from "./authorize.ts";
-import type { Invitation } from "./types.ts";
+import type { Role } from "../../platform/db/schema/users.ts";
+import { requireOwner } from "./owners.ts";
+
+export type Invitation = {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+};
 
 export const toInvitation = (row: typeof invitations.$inferSelect): Invitation => ({
   id: row.id,

@@ -1,7 +1,14 @@
 import { asc, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { memberships, users } from "../../platform/db/schema/users.ts";
-import type { Member } from "./types.ts";
+import { memberships, type Role, users } from "../../platform/db/schema/users.ts";
+
+export type Member = {
+  userId: string;
+  email: string;
+  displayName: string | null;
+  role: Role;
+  joinedAt: string;
+};
 
 /** The organisation's members; every member may see who else belongs. */
 export async function listMembers(args: { ctx: ServiceContext }): Promise<Member[]> {

@@ -5,8 +5,7 @@ import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
 import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
 import { revokeMemberGrants } from "../oauth/revoke-member-grants.ts";
-import { requireOwner } from "./authorize.ts";
-import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";
+import { assertNotLastOwner, lockMembership, membershipScope, requireOwner } from "./owners.ts";
 
 /**
  * Removes a member. Their API keys and OAuth grants for this organisation are revoked too: both

@@ -3,7 +3,7 @@ import { type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
-import { requireOwner } from "./authorize.ts";
+import { requireOwner } from "./owners.ts";
 
 /** Withdraws an open invitation; its link stops working. Revoking a used or revoked one is a no-op. */
 export async function revokeInvitation(args: {

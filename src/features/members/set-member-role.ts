@@ -2,8 +2,7 @@ import { type ServiceContext, withTransaction } from "../../context.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { memberships, type Role } from "../../platform/db/schema/users.ts";
 import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
-import { requireOwner } from "./authorize.ts";
-import { assertNotLastOwner, lockMembership, membershipScope } from "./lock-membership.ts";
+import { assertNotLastOwner, lockMembership, membershipScope, requireOwner } from "./owners.ts";
 
 /**
  * Changes a member's role. Their API keys act with the new role at once: every instance drops

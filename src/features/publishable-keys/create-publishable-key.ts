@@ -1,18 +1,14 @@
 import { and, count, eq, isNull } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { generatePublishableKey, newPublishableKeyId } from "./key-value.ts";
-import { MAX_ACTIVE_PUBLISHABLE_KEYS } from "./limits.ts";
-import type { PublishableKey } from "./schemas.ts";
-import { toPublishableKey } from "./to-publishable-key.ts";
+import { type PublishableKey, toPublishableKey } from "./schemas.ts";
+
+/** Live (unrevoked) keys per environment: enough to rotate per app, few enough to audit. */
+export const MAX_ACTIVE_PUBLISHABLE_KEYS = 20;
 
 /**
  * Creates a publishable key for one environment. The key is returned once and stored only
@@ -22,8 +18,7 @@ export async function createPublishableKey(args: {
   ctx: ServiceContext;
   input: { environmentId: string; name: string };
 }): Promise<{ publishableKey: PublishableKey; key: string }> {
-  requirePermission(args.ctx, "publishable_keys:manage");
-  const member = requireOwnerOrAdmin(args.ctx);
+  const member = requireOwnerOrAdmin(args.ctx, "publishable_keys:manage");
   const generated = generatePublishableKey();
   return withTransaction(args.ctx, async (tx) => {
     const env = await findEnvironment(tx, args.ctx, args.input.environmentId, { forUpdate: true });

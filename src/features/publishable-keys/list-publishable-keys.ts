@@ -3,8 +3,7 @@ import { requirePermission, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
-import type { PublishableKey } from "./schemas.ts";
-import { toPublishableKey } from "./to-publishable-key.ts";
+import { type PublishableKey, toPublishableKey } from "./schemas.ts";
 
 /** The environment's keys, revoked ones included (with `revokedAt`), oldest first. Never the keys. */
 export async function listPublishableKeys(args: {

@@ -7,7 +7,7 @@ import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
 import { generateApiKeySecret } from "../api-keys/key-secret.ts";
-import { MAX_ACTIVE_PUBLISHABLE_KEYS } from "./limits.ts";
+import { MAX_ACTIVE_PUBLISHABLE_KEYS } from "./create-publishable-key.ts";
 
 type Created = { publishableKey: { id: string; prefix: string; environmentId: string }; key: string };
 type Page = {

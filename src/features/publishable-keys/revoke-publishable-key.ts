@@ -1,10 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
@@ -18,8 +13,7 @@ export async function revokePublishableKey(args: {
   ctx: ServiceContext;
   input: { environmentId: string; keyId: string };
 }): Promise<void> {
-  requirePermission(args.ctx, "publishable_keys:manage");
-  requireOwnerOrAdmin(args.ctx);
+  requireOwnerOrAdmin(args.ctx, "publishable_keys:manage");
   await withTransaction(args.ctx, async (tx) => {
     const env = await findEnvironment(tx, args.ctx, args.input.environmentId);
     const scope = and(eq(publishableKeys.id, args.input.keyId), eq(publishableKeys.environmentId, env.id));

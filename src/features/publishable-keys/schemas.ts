@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
 import { singleLineText } from "../../schemas.ts";
 
 export const PublishableKeySchema = z
@@ -53,4 +54,16 @@ export const PublishableKeyParams = z.object({
     .string()
     .max(64)
     .openapi({ param: { name: "keyId", in: "path" }, example: "pbk_7c9e1g3j5l7n9q1s3u5w7y9a" }),
+});
+
+/** The public view of a key: never the key or its hash. */
+export const toPublishableKey = (row: typeof publishableKeys.$inferSelect): PublishableKey => ({
+  id: row.id,
+  environmentId: row.environmentId,
+  name: row.name,
+  prefix: row.prefix,
+  createdBy: row.createdBy,
+  createdAt: row.createdAt.toISOString(),
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
 });

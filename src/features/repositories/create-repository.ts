@@ -1,17 +1,12 @@
-import { and, eq } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { eq } from "drizzle-orm";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
-import type { Db } from "../../platform/db/client.ts";
-import { githubInstallations, repositories } from "../../platform/db/schema/repositories.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { resumeRunsAwaitingRepository } from "../remediations/resume-awaiting-repository.ts";
+import { isLinkedInstallation } from "./installation-repositories.ts";
 import { checkLocalRepository } from "./local-repository.ts";
 import type { CreateRepositoryInput, Repository } from "./schemas.ts";
 import { toRepository } from "./to-repository.ts";
@@ -28,8 +23,7 @@ export async function createRepository(args: {
   input: { environmentId: string } & CreateRepositoryInput;
 }): Promise<Repository> {
   const { ctx, input } = args;
-  requirePermission(ctx, "repositories:manage");
-  const member = requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx, "repositories:manage");
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
   const services = ctx.deps.remediation;
   const settings = ctx.deps.config.remediation;
@@ -61,7 +55,13 @@ export async function createRepository(args: {
         "No GitHub App is configured (PATCHBAY_GITHUB_APP_ID and friends).",
       );
     }
-    await requireInstallation(ctx.deps.db, ctx.actor.organizationId, input.installationId);
+    if (!(await isLinkedInstallation(ctx, input.installationId))) {
+      throw new AppError(
+        "installation_required",
+        "This GitHub App installation is not linked to your organisation; install the App through patchbay's install link first.",
+        { installationId: input.installationId },
+      );
+    }
     const remote = await github.getRepository({
       installationId: input.installationId,
       fullName: input.fullName,
@@ -120,23 +120,4 @@ export async function createRepository(args: {
     await resumeRunsAwaitingRepository(tx, ctx.deps, { environmentId: env.id, services: row.services });
     return toRepository(row);
   });
-}
-
-async function requireInstallation(db: Db, organizationId: string, installationId: number): Promise<void> {
-  const [row] = await db
-    .select({ id: githubInstallations.installationId })
-    .from(githubInstallations)
-    .where(
-      and(
-        eq(githubInstallations.installationId, installationId),
-        eq(githubInstallations.organizationId, organizationId),
-      ),
-    );
-  if (!row) {
-    throw new AppError(
-      "installation_required",
-      "This GitHub App installation is not linked to your organisation; install the App through patchbay's install link first.",
-      { installationId },
-    );
-  }
 }

@@ -1,10 +1,5 @@
 import { and, eq, notInArray } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
@@ -20,8 +15,7 @@ export async function deleteRepository(args: {
   input: { environmentId: string; repositoryId: string };
 }): Promise<void> {
   const { ctx } = args;
-  requirePermission(ctx, "repositories:manage");
-  requireOwnerOrAdmin(ctx);
+  requireOwnerOrAdmin(ctx, "repositories:manage");
   await withTransaction(ctx, async (tx) => {
     const row = await findRepository(tx, ctx, args.input);
     const [busy] = await tx

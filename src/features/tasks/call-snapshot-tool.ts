@@ -2,12 +2,11 @@ import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import type { SnapshotTool, ToolCallOutcome } from "../../platform/db/schema/tasks.ts";
 import type { RemoteSession } from "../../platform/mcp-client/remote-session.ts";
+import { recordUnsentCall } from "./call-record.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
-import { type NormalizedResult, normalizeResult } from "./normalize-result.ts";
-import { validateStructuredContent } from "./output-schema.ts";
-import { recordUnsentCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
+import { type NormalizedResult, normalizeResult, validateStructuredContent } from "./tool-result.ts";
 
 /** What the model receives back: the normalised result, or a refusal it can act on. */
 export type ToolOutput = {
@@ -115,8 +114,13 @@ async function attemptCall(args: Args): Promise<Called> {
     }
     throw error;
   }
-  const { output, errorCode } = await callRemote(session, args);
-  sessions.finished({ id: callId, outcome: output.outcome, errorCode, durationMs: elapsed() });
+  const output = await callRemote(session, args);
+  sessions.finished({
+    id: callId,
+    outcome: output.outcome,
+    errorCode: output.error ?? null,
+    durationMs: elapsed(),
+  });
   return { output };
 }
 
@@ -124,7 +128,7 @@ async function attemptCall(args: Args): Promise<Called> {
 async function callRemote(
   session: RemoteSession,
   args: Args,
-): Promise<{ output: ToolOutput & { outcome: "ok" | "error" | "ambiguous" }; errorCode: string | null }> {
+): Promise<ToolOutput & { outcome: "ok" | "error" | "ambiguous" }> {
   const { tool } = args;
   try {
     const result = await session.callTool(
@@ -134,36 +138,25 @@ async function callRemote(
     );
     const normalized = normalizeResult(result);
     const invalid = validateStructuredContent(tool, result.structuredContent);
-    if (invalid) {
-      return {
-        output: { outcome: "error", error: "invalid_tool_result", message: invalid },
-        errorCode: "invalid_tool_result",
-      };
-    }
+    if (invalid) return { outcome: "error", error: "invalid_tool_result", message: invalid };
     if (normalized.isError) {
       return {
-        output: {
-          outcome: "error",
-          error: "tool_error",
-          message: "The tool reported an error.",
-          result: normalized,
-        },
-        errorCode: "tool_error",
+        outcome: "error",
+        error: "tool_error",
+        message: "The tool reported an error.",
+        result: normalized,
       };
     }
-    return { output: { outcome: "ok", result: normalized }, errorCode: null };
+    return { outcome: "ok", result: normalized };
   } catch (error) {
     if (!isAppError(error)) throw error;
     const ambiguous = error.details?.ambiguous === true;
     return {
-      output: {
-        outcome: ambiguous ? "ambiguous" : "error",
-        error: error.code,
-        message: ambiguous
-          ? `${error.message} The call may or may not have taken effect; patchbay does not retry it.`
-          : error.message,
-      },
-      errorCode: error.code,
+      outcome: ambiguous ? "ambiguous" : "error",
+      error: error.code,
+      message: ambiguous
+        ? `${error.message} The call may or may not have taken effect; patchbay does not retry it.`
+        : error.message,
     };
   }
 }

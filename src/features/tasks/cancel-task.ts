@@ -1,16 +1,10 @@
 import { eq } from "drizzle-orm";
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { findTask } from "./find-task.ts";
+import { findTask, toTask } from "./read-tasks.ts";
 import type { Task } from "./schemas.ts";
-import { toTask } from "./to-task.ts";
 
 /**
  * Cancels a task. A queued task is cancelled at once; a running one is asked to stop and the
@@ -21,8 +15,7 @@ export async function cancelTask(args: {
   input: { environmentId: string; taskId: string };
 }): Promise<Task> {
   const { ctx } = args;
-  requirePermission(ctx, "tasks:manage");
-  requireOwnerOrAdmin(ctx);
+  requireOwnerOrAdmin(ctx, "tasks:manage");
   return withTransaction(ctx, async (tx) => {
     const row = await findTask(tx, ctx, args.input, { forUpdate: true });
     if (row.status !== "queued" && row.status !== "running") {

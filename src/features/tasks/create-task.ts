@@ -1,18 +1,13 @@
-import {
-  requireOwnerOrAdmin,
-  requirePermission,
-  type ServiceContext,
-  withTransaction,
-} from "../../context.ts";
+import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
+import { toTask } from "./read-tasks.ts";
 import { DEFAULT_BUDGETS, type Task } from "./schemas.ts";
 import { takeSnapshot } from "./take-snapshot.ts";
 import { BUILTIN_TOOL_NAMES, TASK_QUEUE } from "./task-queue.ts";
-import { toTask } from "./to-task.ts";
 
 /**
  * Starts a task: freezes the environment's ready connections into its snapshot (the moment the
@@ -28,8 +23,7 @@ export async function createTask(args: {
   };
 }): Promise<Task> {
   const { ctx, input } = args;
-  requirePermission(ctx, "tasks:manage");
-  const member = requireOwnerOrAdmin(ctx);
+  const member = requireOwnerOrAdmin(ctx, "tasks:manage");
   if (!ctx.deps.languageModel) {
     throw new AppError(
       "model_not_configured",

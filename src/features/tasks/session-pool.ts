@@ -4,7 +4,7 @@ import type { Logger } from "../../platform/logging/logger.ts";
 import { openRemoteSession, type RemoteSession } from "../../platform/mcp-client/remote-session.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import { remoteAuthFor } from "../connections/remote-auth.ts";
-import { type FinishedCall, finishToolCalls } from "./finish-tool-calls.ts";
+import { type FinishedCall, finishToolCalls } from "./call-record.ts";
 import type { LiveConnection } from "./gate.ts";
 
 type PoolDeps = { db: Db; keyring: Keyring; egress: Egress; logger: Logger };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import canonicalize from "canonicalize";
 import { and, asc, eq } from "drizzle-orm";
 import { AppError } from "../../errors.ts";
@@ -5,8 +6,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import type { TaskSnapshot } from "../../platform/db/schema/tasks.ts";
 import { MAX_TASK_SNAPSHOT_BYTES } from "../../platform/mcp-client/bounds.ts";
-import { deriveReadiness } from "../connections/readiness.ts";
-import { assignModelToolNames } from "./model-tool-names.ts";
+import { deriveReadiness } from "../connections/view-connection.ts";
 
 /**
  * Resolves the ready connections of exactly this organisation and environment (no fallback to
@@ -69,4 +69,31 @@ export async function takeSnapshot(
     );
   }
   return snapshot;
+}
+
+/**
+ * Model-facing names for (connection alias, tool name) pairs: `<alias>__<tool>` with every
+ * other character mapped to `_` (`[A-Za-z0-9_-]{1,64}` is what Anthropic, OpenAI and Gemini all
+ * accept for a tool name). When that is too long or already taken (two tools that differ
+ * only in `.` vs `_`, or a built-in's name), it is shortened and suffixed with a hash of the
+ * exact pair, so names stay unique, deterministic and ≤ 64 characters.
+ */
+function assignModelToolNames(
+  pairs: readonly { connectionId: string; alias: string; toolName: string }[],
+  reserved: readonly string[] = [],
+): string[] {
+  const taken = new Set(reserved);
+  return pairs.map((pair) => {
+    const plain = `${pair.alias}__${pair.toolName}`.replace(/[^A-Za-z0-9_-]/g, "_");
+    let name = plain;
+    if (name.length > 64 || taken.has(name)) {
+      const suffix = createHash("sha256")
+        .update(`${pair.connectionId}\0${pair.toolName}`)
+        .digest("hex")
+        .slice(0, 10);
+      name = `${plain.slice(0, 64 - suffix.length - 1)}_${suffix}`;
+    }
+    taken.add(name);
+    return name;
+  });
 }

@@ -1,9 +1,9 @@
 import { jsonSchema, type Tool, type ToolExecutionOptions } from "ai";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
+import { recordUnsentCall } from "./call-record.ts";
 import { callSnapshotTool, type ToolOutput } from "./call-snapshot-tool.ts";
 import { openOwnAttempt, type RunningTask } from "./gate.ts";
-import { recordUnsentCall } from "./record-tool-call.ts";
 import type { SessionPool } from "./session-pool.ts";
 
 /**

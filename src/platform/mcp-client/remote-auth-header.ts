@@ -11,7 +11,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // header value quotes the value in its message — that would put the credential in an error.
 const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 // Headers the transport sets itself: a credential there would break or hijack the protocol.
-// The full policy for configured names is connections/header-name.ts (checked on write).
+// The full policy for configured names is connections/remote-auth.ts (checked on write).
 const TRANSPORT_OWNED = new Set([
   "accept",
   "authorization",

@@ -1,8 +1,11 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, Hono } from "hono";
 import type { MemberActor } from "../../actor.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { MCP_PATH } from "../../oauth-resources.ts";
+import type { Permission } from "../../permissions.ts";
+import { version } from "../../version.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
 import { resolveBearerActor } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -13,12 +16,17 @@ import {
   resourceMetadataPath,
 } from "../http/protected-resource.ts";
 import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
-import { mcpAccess, mcpActor } from "./access.ts";
 import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
-import { buildMcpServer } from "./server.ts";
 import { connectionTools } from "./tools/connections/index.ts";
 
 const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
+
+const instructions = [
+  'patchbay manages the remote MCP servers ("connections") its task agent may use, per environment.',
+  "Lifecycle: create_mcp_connection → discover_mcp_connection_tools → approve_mcp_connection_tools →",
+  "set_mcp_connection_enabled. Every change takes the connection's current `revision`; on",
+  "revision_conflict, read it again with get_mcp_connection. Credentials are never accepted here.",
+].join(" ");
 
 /**
  * The inbound MCP server: Streamable HTTP, stateless, JSON responses. Only POST carries
@@ -45,8 +53,10 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
     // The same per-key and per-organisation quotas as /api/v1: a key spends one budget on both.
     const verdict = limits?.admit(actor);
     if (limits && verdict && verdict.violated.length > 0) return rateLimitedResponse(c, limits, verdict);
-    const access = mcpAccess(actor);
-    if (!access.read) {
+    // API keys map onto the MCP server's two levels, as do the OAuth scopes patchbay.mcp.write
+    // and patchbay.mcp.read: `mcp_connections:manage` is write (and so read), `…:read` is read.
+    const write = actor.permissions.has("mcp_connections:manage");
+    if (!write && !actor.permissions.has("mcp_connections:read")) {
       if (actor.oauth) return insufficientScope(c, "patchbay.mcp.read");
       throw new AppError(
         "forbidden",
@@ -54,14 +64,16 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
         { requiredPermission: "mcp_connections:read" },
       );
     }
-    if (actor.oauth && !access.write && (await callsWriteTool(c.req.raw))) {
+    if (actor.oauth && !write && (await callsWriteTool(c.req.raw))) {
       return insufficientScope(c, "patchbay.mcp.write");
     }
-    const deps = c.get("deps");
-    const server = buildMcpServer({
-      ctx: { deps, actor: mcpActor(actor), requestId: c.get("requestId") },
-      access,
-    });
+    // One server per request (stateless), serving exactly this caller. Read tools need read *or*
+    // write, while the read verbs check `mcp_connections:read` exactly, so write access also
+    // grants that one permission here; owner/admin and tenancy stay the verbs' checks.
+    const permissions = new Set<Permission>(actor.permissions).add("mcp_connections:read");
+    const ctx = { deps: c.get("deps"), actor: { ...actor, permissions }, requestId: c.get("requestId") };
+    const server = new McpServer({ name: "patchbay", title: "patchbay", version }, { instructions });
+    for (const tool of connectionTools) tool.register(server, ctx);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

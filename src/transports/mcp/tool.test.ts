@@ -19,7 +19,7 @@ async function serve(deps: Deps, apiKey: string, tools: RegistrableTool[]) {
   if (!actor) throw new Error("bootstrap key did not resolve");
   const ctx: ServiceContext<MemberActor> = { deps, actor, requestId: "req_tooltest" };
   const server = new McpServer({ name: "t", version: "1" });
-  for (const tool of tools) tool.register(server, { ctx, access: { read: true, write: true } });
+  for (const tool of tools) tool.register(server, ctx);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: "c", version: "1" });

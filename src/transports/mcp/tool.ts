@@ -1,9 +1,9 @@
-import type { MemberActor } from "../../actor.ts";
 import { createHash, randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import canonicalize from "canonicalize";
 import { z } from "zod";
+import type { MemberActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import {
@@ -14,11 +14,7 @@ import {
 } from "../../platform/db/claim.ts";
 import { asKnownError } from "../../platform/db/errors.ts";
 import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
-import type { McpAccess } from "./access.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
-
-/** One `/mcp` request: who calls (as the verbs see them) and what they may do. */
-export type McpSession = { ctx: ServiceContext<MemberActor>; access: McpAccess };
 
 /** What a tool's `run` returns: a concise line for the model and the structured result. */
 export type ToolAnswer<O> = { text: string; data: O };
@@ -45,7 +41,8 @@ export type ToolSpec<I extends Shape, O extends Shape> = {
 export type RegistrableTool = {
   name: string;
   access: "read" | "write";
-  register(server: McpServer, session: McpSession): void;
+  /** `ctx`: the `/mcp` request's caller, as the verbs see them. */
+  register(server: McpServer, ctx: ServiceContext<MemberActor>): void;
 };
 
 const idempotencyKeyArg = z
@@ -73,10 +70,9 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
       })
     : output;
 
-  async function call(session: McpSession, args: unknown): Promise<CallToolResult> {
-    const { ctx } = session;
+  async function call(ctx: ServiceContext<MemberActor>, args: unknown): Promise<CallToolResult> {
     try {
-      requireAccess(session, spec.access);
+      if (write) requireWriteAccess(ctx.actor);
       // Same rule as REST (unstorable-text.ts): PostgreSQL text cannot hold U+0000.
       if (containsNul(args))
         throw new AppError("invalid_request", "Arguments must not contain NUL characters.");
@@ -107,7 +103,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
   return {
     name: spec.name,
     access: spec.access,
-    register(server, session) {
+    register(server, ctx) {
       server.registerTool(
         spec.name,
         {
@@ -117,47 +113,31 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
           outputSchema: declaredOutput,
           annotations: { title: spec.title, ...spec.annotations },
         },
-        (args: unknown) => call(session, args),
+        (args: unknown) => call(ctx, args),
       );
     },
   };
 }
 
 /**
- * Write tools need write access, read tools read access. An OAuth token short of it is
- * `insufficient_scope` (log in again and grant the scope); an API key is `forbidden`.
+ * Write tools need write access (`mcp_connections:manage`); read access is checked once per
+ * request, before any tool runs (routes.ts). An OAuth token short of it is `insufficient_scope`
+ * (log in again and grant the scope); an API key is `forbidden`.
  */
-function requireAccess(session: McpSession, needed: "read" | "write"): void {
-  const { access } = session;
-  const oauth = session.ctx.actor.oauth !== undefined;
-  if (needed === "write" && !access.write) {
-    if (oauth) {
-      throw new AppError(
-        "insufficient_scope",
-        "This access token may only read: the tool needs the scope patchbay.mcp.write. Reconnect and grant it.",
-        { scope: "patchbay.mcp.write", requiredPermission: "mcp_connections:manage" },
-      );
-    }
+function requireWriteAccess(actor: MemberActor): void {
+  if (actor.permissions.has("mcp_connections:manage")) return;
+  if (actor.oauth) {
     throw new AppError(
-      "forbidden",
-      "This credential may only read: the tool needs mcp_connections:manage (OAuth scope patchbay.mcp.write).",
-      { requiredPermission: "mcp_connections:manage", requiredScope: "patchbay.mcp.write" },
+      "insufficient_scope",
+      "This access token may only read: the tool needs the scope patchbay.mcp.write. Reconnect and grant it.",
+      { scope: "patchbay.mcp.write", requiredPermission: "mcp_connections:manage" },
     );
   }
-  if (!access.read) {
-    if (oauth) {
-      throw new AppError(
-        "insufficient_scope",
-        "This access token needs the scope patchbay.mcp.read or patchbay.mcp.write. Reconnect and grant it.",
-        { scope: "patchbay.mcp.read", requiredPermission: "mcp_connections:read" },
-      );
-    }
-    throw new AppError(
-      "forbidden",
-      "This credential needs mcp_connections:read or mcp_connections:manage (OAuth scope patchbay.mcp.read).",
-      { requiredPermission: "mcp_connections:read", requiredScope: "patchbay.mcp.read" },
-    );
-  }
+  throw new AppError(
+    "forbidden",
+    "This credential may only read: the tool needs mcp_connections:manage (OAuth scope patchbay.mcp.write).",
+    { requiredPermission: "mcp_connections:manage", requiredScope: "patchbay.mcp.write" },
+  );
 }
 
 /**

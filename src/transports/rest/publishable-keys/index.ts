@@ -59,15 +59,10 @@ const revoke = createRoute({
 });
 
 export function registerPublishableKeyRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openapi(list, async (c) =>
-    c.json(
-      await listPublishableKeys({
-        ctx: c.get("ctx"),
-        input: { ...c.req.valid("param"), ...c.req.valid("query") },
-      }),
-      200,
-    ),
-  );
+  app.openapi(list, async (c) => {
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await listPublishableKeys({ ctx: c.get("ctx"), input }), 200);
+  });
   app.openapi(create, async (c) => {
     const input = { ...c.req.valid("param"), ...c.req.valid("json") };
     const created = await createPublishableKey({ ctx: c.get("ctx"), input });

@@ -11,8 +11,8 @@ import {
 } from "../../../features/repositories/schemas.ts";
 import { PageQuery } from "../../../schemas.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { idempotent } from "../../http/idempotency.ts";
-import { idempotencyKeyParam, jsonBody, jsonResponse, page, problemResponses } from "../../http/openapi.ts";
+import { jsonBody, jsonResponse, page, problemResponses } from "../../http/openapi.ts";
+import { idempotentChange } from "../operation.ts";
 
 const tags = ["Repositories"];
 const base = "/environments/{environmentId}/repositories";
@@ -25,8 +25,7 @@ const create = createRoute({
   summary: "Register a repository for remediation (people only; agents never register paths)",
   description:
     "`local-git`: an absolute path to the top level of a git work tree on the server's machine, whose `defaultBranch` exists. `github`: a repository an installation of patchbay's GitHub App (linked to this organisation) can read. `services` maps problems of those services to this repository. Runs of the environment waiting for repository access resume.",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   request: {
     params: EnvironmentParams,
     body: {
@@ -80,30 +79,22 @@ const remove = createRoute({
   operationId: "deleteRepository",
   tags,
   summary: "Remove a registration (patchbay's branches stay in the repository)",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   request: { params: RepositoryParams },
   responses: { 204: { description: "Removed." }, ...problemResponses(409) },
 });
 
 export function registerRepositoryRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => {
-    const repo = await createRepository({
-      ctx: c.get("ctx"),
-      input: { ...c.req.valid("param"), ...c.req.valid("json") },
-    });
+    const input = { ...c.req.valid("param"), ...c.req.valid("json") };
+    const repo = await createRepository({ ctx: c.get("ctx"), input });
     c.header("location", `/api/v1/environments/${repo.environmentId}/repositories/${repo.id}`);
     return c.json(repo, 201);
   });
-  app.openapi(list, async (c) =>
-    c.json(
-      await listRepositories({
-        ctx: c.get("ctx"),
-        input: { ...c.req.valid("param"), ...c.req.valid("query") },
-      }),
-      200,
-    ),
-  );
+  app.openapi(list, async (c) => {
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await listRepositories({ ctx: c.get("ctx"), input }), 200);
+  });
   app.openapi(get, async (c) =>
     c.json(await getRepository({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );

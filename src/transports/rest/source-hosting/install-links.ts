@@ -1,12 +1,9 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
-import { requirePermission } from "../../../context.ts";
-import { AppError } from "../../../errors.ts";
+import { listInstallationRepositories } from "../../../features/repositories/installation-repositories.ts";
 import { createGithubInstallLink } from "../../../features/source-hosting/github/install-link.ts";
-import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { idempotent } from "../../http/idempotency.ts";
-import { idempotencyKeyParam, jsonResponse, problemResponses } from "../../http/openapi.ts";
+import { jsonResponse, problemResponses } from "../../http/openapi.ts";
+import { idempotentChange } from "../operation.ts";
 
 const tags = ["Source hosting"];
 
@@ -25,8 +22,7 @@ const create = createRoute({
   operationId: "createGithubInstallLink",
   tags,
   summary: "A link for a person to install patchbay's GitHub App for this organisation",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   responses: { 201: jsonResponse(InstallLinkSchema, "The link (one hour)."), ...problemResponses(503) },
 });
 
@@ -58,23 +54,7 @@ const repos = createRoute({
 
 export function registerGithubRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => c.json(createGithubInstallLink({ ctx: c.get("ctx") }), 201));
-  app.openapi(repos, async (c) => {
-    const ctx = c.get("ctx");
-    requirePermission(ctx, "repositories:read");
-    const github = ctx.deps.remediation.github;
-    if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
-    const { installationId } = c.req.valid("param");
-    const [linked] = await ctx.deps.db
-      .select()
-      .from(githubInstallations)
-      .where(
-        and(
-          eq(githubInstallations.installationId, installationId),
-          eq(githubInstallations.organizationId, ctx.actor.organizationId),
-        ),
-      );
-    if (!linked)
-      throw new AppError("not_found", `Installation ${installationId} is not linked to your organisation.`);
-    return c.json({ items: await github.listRepositories(installationId) }, 200);
-  });
+  app.openapi(repos, async (c) =>
+    c.json(await listInstallationRepositories({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+  );
 }

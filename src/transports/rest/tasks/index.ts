@@ -2,9 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
 import { cancelTask } from "../../../features/tasks/cancel-task.ts";
 import { createTask } from "../../../features/tasks/create-task.ts";
-import { getTask, getTaskTranscript } from "../../../features/tasks/get-task.ts";
-import { listTasks } from "../../../features/tasks/list-tasks.ts";
-import { listToolCalls } from "../../../features/tasks/list-tool-calls.ts";
+import { getTask, getTaskTranscript, listTasks, listToolCalls } from "../../../features/tasks/read-tasks.ts";
 import {
   CreateTaskBody,
   TaskParams,
@@ -14,8 +12,8 @@ import {
 } from "../../../features/tasks/schemas.ts";
 import { PageQuery } from "../../../schemas.ts";
 import type { AppEnv } from "../../http/env.ts";
-import { idempotent } from "../../http/idempotency.ts";
-import { idempotencyKeyParam, jsonBody, jsonResponse, page, problemResponses } from "../../http/openapi.ts";
+import { jsonBody, jsonResponse, page, problemResponses } from "../../http/openapi.ts";
+import { idempotentChange } from "../operation.ts";
 
 const tags = ["Tasks"];
 const base = "/environments/{environmentId}/tasks";
@@ -26,8 +24,7 @@ const create = createRoute({
   operationId: "createTask",
   tags,
   summary: "Start a task: freezes the environment's ready connections into its snapshot and queues it",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   request: { params: EnvironmentParams, body: jsonBody(CreateTaskBody) },
   responses: {
     201: jsonResponse(TaskSchema, "The queued task."),
@@ -61,8 +58,7 @@ const cancel = createRoute({
   operationId: "cancelTask",
   tags,
   summary: "Cancel a queued or running task",
-  middleware: [idempotent()],
-  parameters: [idempotencyKeyParam],
+  ...idempotentChange,
   request: { params: TaskParams },
   responses: {
     200: jsonResponse(TaskSchema, "The task (cancelled, or asked to stop)."),
@@ -98,19 +94,15 @@ const transcript = createRoute({
 
 export function registerTaskRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => {
-    const task = await createTask({
-      ctx: c.get("ctx"),
-      input: { ...c.req.valid("param"), ...c.req.valid("json") },
-    });
+    const input = { ...c.req.valid("param"), ...c.req.valid("json") };
+    const task = await createTask({ ctx: c.get("ctx"), input });
     c.header("location", `/api/v1/environments/${task.environmentId}/tasks/${task.id}`);
     return c.json(task, 201);
   });
-  app.openapi(list, async (c) =>
-    c.json(
-      await listTasks({ ctx: c.get("ctx"), input: { ...c.req.valid("param"), ...c.req.valid("query") } }),
-      200,
-    ),
-  );
+  app.openapi(list, async (c) => {
+    const input = { ...c.req.valid("param"), ...c.req.valid("query") };
+    return c.json(await listTasks({ ctx: c.get("ctx"), input }), 200);
+  });
   app.openapi(get, async (c) =>
     c.json(await getTask({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
+import { requireOwnerOrAdmin } from "../../../context.ts";
 import { isAppError } from "../../../errors.ts";
-import { authorizeConnections } from "../../../features/connections/authorize.ts";
 import { createConnection } from "../../../features/connections/create-connection.ts";
 import { CreateConnectionBody } from "../../../features/connections/schemas.ts";
 import type { WebEnv } from "../env.ts";
@@ -62,7 +62,7 @@ export function registerConnectionCreatePages(web: Hono<WebEnv>): void {
 
   web.get(path, (c) => {
     // Members get the 403 page here rather than a form that could only fail.
-    authorizeConnections(c.get("ctx"), "manage");
+    requireOwnerOrAdmin(c.get("ctx"), "mcp_connections:manage");
     return createPage(c);
   });
 

@@ -1,7 +1,9 @@
 import type { Hono } from "hono";
-import { deleteConnection } from "../../../features/connections/delete-connection.ts";
-import { getConnection } from "../../../features/connections/get-connection.ts";
-import { previewConnectionDeletion } from "../../../features/connections/preview-connection-deletion.ts";
+import {
+  deleteConnection,
+  previewConnectionDeletion,
+} from "../../../features/connections/delete-connection.ts";
+import { getConnection } from "../../../features/connections/read-connections.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, postForm } from "../forms.ts";
 import { formatTime, html } from "../html.ts";

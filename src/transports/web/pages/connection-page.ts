@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import {
   type ConnectionReview,
   getConnectionReview,
-} from "../../../features/connections/get-connection-review.ts";
+} from "../../../features/connections/read-connections.ts";
 import type { Connection } from "../../../features/connections/schemas.ts";
 import type { ToolDefinition } from "../../../platform/db/schema/mcp-connections.ts";
 import type { DiscoveredTool } from "../../../platform/db/schema/mcp-discoveries.ts";

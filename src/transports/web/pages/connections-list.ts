@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { MAX_READY_CONNECTIONS, MAX_READY_TOOLS } from "../../../features/connections/limits.ts";
-import { listConnections } from "../../../features/connections/list-connections.ts";
+import { listConnections } from "../../../features/connections/read-connections.ts";
 import type { Connection } from "../../../features/connections/schemas.ts";
 import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";

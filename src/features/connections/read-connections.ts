@@ -1,11 +1,40 @@
-import { eq } from "drizzle-orm";
-import type { ServiceContext } from "../../context.ts";
+import { and, eq } from "drizzle-orm";
+import { requireOwnerOrAdmin, type ServiceContext } from "../../context.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
-import { authorizeConnections } from "./authorize.ts";
+import { findEnvironment } from "../environments/find-environment.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
-import { toConnection } from "./to-connection.ts";
+import { toConnection, viewConnection, viewConnections } from "./view-connection.ts";
+
+// Reads need `mcp_connections:read` and an owner or admin, like changes (spec 5.2/5.4).
+
+export async function getConnection(args: {
+  ctx: ServiceContext;
+  input: ConnectionRef;
+}): Promise<Connection> {
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:read");
+  const row = await findConnection(args.ctx.deps.db, args.ctx, args.input);
+  return viewConnection(args.ctx.deps.db, row);
+}
+
+export async function listConnections(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; pageSize: number; cursor?: string | undefined };
+}): Promise<{ items: Connection[]; nextCursor: string | null }> {
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:read");
+  const { ctx, input } = args;
+  const db = ctx.deps.db;
+  await findEnvironment(db, ctx, input.environmentId);
+  const scope = and(
+    eq(mcpConnections.environmentId, input.environmentId),
+    eq(mcpConnections.organizationId, ctx.actor.organizationId),
+  );
+  const page = await readPage(db, mcpConnections, scope, input, (row) => row);
+  return { items: await viewConnections(db, page.items), nextCursor: page.nextCursor };
+}
 
 export type ConnectionReview = {
   connection: Connection;
@@ -26,7 +55,7 @@ export async function getConnectionReview(args: {
   ctx: ServiceContext;
   input: ConnectionRef;
 }): Promise<ConnectionReview> {
-  authorizeConnections(args.ctx, "read");
+  requireOwnerOrAdmin(args.ctx, "mcp_connections:read");
   const db = args.ctx.deps.db;
   const row = await findConnection(db, args.ctx, args.input);
   const [discovery] = row.latestDiscoveryId

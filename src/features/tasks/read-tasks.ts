@@ -1,0 +1,80 @@
+import { and, asc, eq } from "drizzle-orm";
+import { requirePermission, type ServiceContext } from "../../context.ts";
+import type { Db } from "../../platform/db/client.ts";
+import { readPage } from "../../platform/db/pagination.ts";
+import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
+import { findEnvironment, findInEnvironment } from "../environments/find-environment.ts";
+import type { Task } from "./schemas.ts";
+
+type TaskRef = { environmentId: string; taskId: string };
+
+/** Tenancy gate for a task: the caller's organisation and exactly that environment, else 404. */
+export const findTask = (db: Db, ctx: ServiceContext, ref: TaskRef, opts: { forUpdate?: boolean } = {}) =>
+  findInEnvironment(db, ctx, tasks, { environmentId: ref.environmentId, id: ref.taskId, what: "Task" }, opts);
+
+/** The public view: snapshot summary without schemas (they can be large), never secrets. */
+export const toTask = (row: typeof tasks.$inferSelect): Task => ({
+  id: row.id,
+  environmentId: row.environmentId,
+  kind: row.kind,
+  instructions: row.instructions,
+  status: row.status,
+  errorCode: row.errorCode,
+  errorMessage: row.errorMessage,
+  summary: row.summary,
+  snapshot: {
+    takenAt: row.snapshot.takenAt,
+    connections: row.snapshot.connections,
+    tools: row.snapshot.tools.map((t) => ({
+      modelName: t.modelName,
+      connectionId: t.connectionId,
+      toolName: t.toolName,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+    })),
+  },
+  budgets: row.budgets,
+  usage: row.usage,
+  createdAt: row.createdAt.toISOString(),
+  startedAt: row.startedAt?.toISOString() ?? null,
+  finishedAt: row.finishedAt?.toISOString() ?? null,
+});
+
+export async function getTask(args: { ctx: ServiceContext; input: TaskRef }): Promise<Task> {
+  requirePermission(args.ctx, "tasks:read");
+  return toTask(await findTask(args.ctx.deps.db, args.ctx, args.input));
+}
+
+export async function getTaskTranscript(args: {
+  ctx: ServiceContext;
+  input: TaskRef;
+}): Promise<{ taskId: string; entries: Record<string, unknown>[] }> {
+  requirePermission(args.ctx, "tasks:read");
+  const row = await findTask(args.ctx.deps.db, args.ctx, args.input);
+  return { taskId: row.id, entries: row.transcript };
+}
+
+export async function listTasks(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; pageSize: number; cursor?: string | undefined };
+}): Promise<{ items: Task[]; nextCursor: string | null }> {
+  requirePermission(args.ctx, "tasks:read");
+  const { ctx, input } = args;
+  await findEnvironment(ctx.deps.db, ctx, input.environmentId);
+  const scope = and(
+    eq(tasks.environmentId, input.environmentId),
+    eq(tasks.organizationId, ctx.actor.organizationId),
+  );
+  return readPage(ctx.deps.db, tasks, scope, input, toTask);
+}
+
+/** The task's call record, in call order. Bounded by the task's step budget. */
+export async function listToolCalls(args: { ctx: ServiceContext; input: TaskRef }) {
+  requirePermission(args.ctx, "tasks:read");
+  const task = await findTask(args.ctx.deps.db, args.ctx, args.input);
+  const rows = await args.ctx.deps.db
+    .select()
+    .from(taskToolCalls)
+    .where(eq(taskToolCalls.taskId, task.id))
+    .orderBy(asc(taskToolCalls.id));
+  return { items: rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })) };
+}
