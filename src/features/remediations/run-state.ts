@@ -193,13 +193,22 @@ export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Prom
   );
 }
 
-export async function appendEvent(tx: Db, deps: Deps, remediationId: string, event: RemediationEvent) {
-  await tx.insert(remediationEvents).values({
-    remediationId,
-    at: deps.clock(),
-    type: event.type,
-    status: event.status ?? null,
-    message: event.message,
-    data: event.data ?? null,
-  });
+/** Records a progress event in the caller's transaction; returns it (as a one-row list). */
+export function appendEvent(
+  tx: Db,
+  deps: Pick<Deps, "clock">,
+  remediationId: string,
+  event: RemediationEvent,
+) {
+  return tx
+    .insert(remediationEvents)
+    .values({
+      remediationId,
+      at: deps.clock(),
+      type: event.type,
+      status: event.status ?? null,
+      message: event.message,
+      data: event.data ?? null,
+    })
+    .returning();
 }

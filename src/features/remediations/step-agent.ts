@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import type { ServiceContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
@@ -21,6 +22,7 @@ import type { RemediationServices } from "./services.ts";
  * `awaiting-approval` when risky), or a reason to fail.
  */
 export async function agentStep(args: {
+  ctx: ServiceContext;
   deps: Deps;
   services: RemediationServices;
   run: RemediationRow;
@@ -62,26 +64,37 @@ export async function agentStep(args: {
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
     let coding = run.status === "coding";
-    const outcome = await runTask(deps, task.id, {
-      system: systemPromptFor(goal),
-      tools: remediationTools({
-        evidence: services.evidence,
-        scope,
-        goal,
-        workspace,
-        testCommand: repo.testCommand,
-        onWrite: async (path) => {
-          if (coding) return;
-          coding = true;
-          const message = `Writing the change (first file: ${path}).`;
-          await updateHeld(deps, claim, { status: "coding" }, { type: "status", status: "coding", message });
+    const outcome = await runTask({
+      ctx: args.ctx,
+      input: { taskId: task.id },
+      options: {
+        system: systemPromptFor(goal),
+        tools: remediationTools({
+          evidence: services.evidence,
+          scope,
+          goal,
+          workspace,
+          testCommand: repo.testCommand,
+          onWrite: async (path) => {
+            if (coding) return;
+            coding = true;
+            const message = `Writing the change (first file: ${path}).`;
+            await updateHeld(
+              deps,
+              claim,
+              { status: "coding" },
+              { type: "status", status: "coding", message },
+            );
+          },
+        }),
+        resume: true,
+        signal: args.signal,
+        commitStep: async (tx, step) => {
+          const message = describeStep(step.toolCalls);
+          return (
+            (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null
+          );
         },
-      }),
-      resume: true,
-      signal: args.signal,
-      commitStep: async (tx, step) => {
-        const message = describeStep(step.toolCalls);
-        return (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null;
       },
     });
     // Undefined: another worker holds the run now.
