@@ -158,6 +158,15 @@ export async function advance(
   });
 }
 
+/** Ends the step with the run `failed`: a stable code and the reason, also the event's message. */
+export const failRun = (
+  deps: Deps,
+  claim: Claim,
+  code: string,
+  reason: string,
+  data?: Record<string, unknown>,
+) => advance(deps, claim, "failed", { reasonCode: code, reason }, { type: "failed", message: reason, data });
+
 /** Moves a run that no worker holds (queued, waiting) inside the caller's transaction. */
 export async function moveIdle(
   tx: Db,

@@ -1,6 +1,6 @@
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { isAppError } from "../../errors.ts";
-import { advance, type Claim, claimStep, LostClaim } from "./run-state.ts";
+import { advance, type Claim, claimStep, failRun, LostClaim } from "./run-state.ts";
 import { agentStep } from "./step-agent.ts";
 import { openReviewStep } from "./step-open-review.ts";
 import { startStep } from "./step-start.ts";
@@ -51,13 +51,7 @@ export async function runRemediationStep(args: {
     const reason = isAppError(error)
       ? error.message
       : `The ${run.status} step failed unexpectedly; see the service log (remediation ${run.id}).`;
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: code, reason },
-      { type: "failed", message: reason, data: { code } },
-    ).catch((e: unknown) => {
+    await failRun(deps, claim, code, reason, { code }).catch((e: unknown) => {
       if (!(e instanceof LostClaim)) throw e;
     });
   }

@@ -10,7 +10,7 @@ import { hostFor } from "./host-for.ts";
 import { systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, runGoal } from "./run-goal.ts";
-import { advance, type Claim, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
+import { advance, type Claim, failRun, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /**
@@ -31,14 +31,7 @@ export async function agentStep(args: {
 }): Promise<void> {
   const { deps, services, claim } = args;
   const { run } = args;
-  const fail = (code: string, reason: string) =>
-    advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: code, reason },
-      { type: "failed", message: reason, data: { code } },
-    );
+  const fail = (code: string, reason: string) => failRun(deps, claim, code, reason, { code });
   const model = deps.languageModel;
   if (!model) return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
   const [repo] = run.repositoryId

@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { threadUrlFor } from "./approval-request.ts";
 import { hostFor } from "./host-for.ts";
-import { advance, type Claim, type RemediationRow, updateHeld } from "./run-state.ts";
+import { advance, type Claim, failRun, type RemediationRow, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /**
@@ -24,14 +24,7 @@ export async function openReviewStep(args: {
     : [];
   if (!repo || !run.baseCommit || !run.change) {
     const reason = "The repository registration or the proposed change is gone.";
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: "repository_unavailable", reason },
-      { type: "failed", message: reason },
-    );
-    return;
+    return void (await failRun(deps, claim, "repository_unavailable", reason));
   }
   const host = hostFor(services, repo);
   const change = run.change;
