@@ -34,7 +34,7 @@ export type StartedRemediation = {
  * Starts an asynchronous remediation run for a problem of an environment (the one named, or a
  * paying wallet's default); the run, its first job and the audit entry commit together. One
  * unfinished run per problem: a second request while one works is `remediation_in_progress`
- * naming it (a run awaiting review does not count: its fix waits for a human).
+ * naming it (one awaiting review does not block a new run).
  */
 export async function startRemediation(args: {
   ctx: ServiceContext;

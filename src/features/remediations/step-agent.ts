@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import type { Deps } from "../../deps.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
 import { ensureAgentTask } from "./agent-task.ts";
@@ -23,14 +22,13 @@ import type { RemediationServices } from "./services.ts";
  */
 export async function agentStep(args: {
   ctx: ServiceContext;
-  deps: Deps;
   services: RemediationServices;
   run: RemediationRow;
   claim: Claim;
   signal: AbortSignal;
 }): Promise<void> {
-  const { deps, services, claim } = args;
-  const { run } = args;
+  const { ctx, services, claim, run } = args;
+  const { deps } = ctx;
   const fail = (code: string, reason: string) => failRun(deps, claim, code, reason, { code });
   const model = deps.languageModel;
   if (!model) return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
@@ -58,7 +56,7 @@ export async function agentStep(args: {
       await workspace.writeFile(write.path, write.content);
     let coding = run.status === "coding";
     const outcome = await runTask({
-      ctx: args.ctx,
+      ctx,
       input: { taskId: task.id },
       options: {
         system: systemPromptFor(goal),
