@@ -18,10 +18,9 @@ import {
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
 import { callerEnvironment } from "../environments/find-environment.ts";
-import { threadUrlFor } from "./approval-request.ts";
 import { appendEvent, enqueueStep } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS, type Remediation } from "./schemas.ts";
-import { toRemediation } from "./to-remediation.ts";
+import { threadUrlFor, toRemediation } from "./to-remediation.ts";
 
 type Budgets = Partial<typeof DEFAULT_REMEDIATION_BUDGETS>;
 

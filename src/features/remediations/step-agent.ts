@@ -1,11 +1,9 @@
-import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
-import { repositories } from "../../platform/db/schema/repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
 import { ensureAgentTask } from "./agent-task.ts";
 import { remediationTools } from "./agent-tools.ts";
 import { committedWrites } from "./committed-writes.ts";
-import { hostFor } from "./host-for.ts";
+import { hostFor, runRepository } from "./host-for.ts";
 import { systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, runGoal } from "./run-goal.ts";
@@ -32,9 +30,7 @@ export async function agentStep(args: {
   const fail = (code: string, reason: string) => failRun(deps, claim, code, reason, { code });
   const model = deps.languageModel;
   if (!model) return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
-  const [repo] = run.repositoryId
-    ? await deps.db.select().from(repositories).where(eq(repositories.id, run.repositoryId))
-    : [];
+  const repo = await runRepository(deps.db, run);
   if (!repo || !run.baseCommit) {
     return void (await fail(
       "repository_unavailable",

@@ -1,6 +1,5 @@
 import type { Deps } from "../../deps.ts";
 import { repositoryForService } from "../repositories/find-repository.ts";
-import { approvalRequest } from "./approval-request.ts";
 import { hostFor } from "./host-for.ts";
 import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
 import { advance, type Claim, failRun, type RemediationRow } from "./run-state.ts";
@@ -32,7 +31,10 @@ export async function startStep(args: {
       deps,
       claim,
       "awaiting-approval",
-      { service: problem.service, approval: approvalRequest(deps, "repository_access", message) },
+      {
+        service: problem.service,
+        approval: { kind: "repository_access", requestedAt: deps.clock().toISOString(), message },
+      },
       { type: "approval_requested", message, data: { kind: "repository_access", service: problem.service } },
     );
   if (!repo) {
