@@ -152,23 +152,17 @@ export const failRun = (
 ) => advance(deps, claim, "failed", { reasonCode: code, reason }, { type: "failed", message: reason, data });
 
 /** Moves a run that no worker holds (queued, waiting) inside the caller's transaction. */
-export const moveIdle = (
+export function moveIdle(
   tx: Db,
   deps: Deps,
   run: RemediationRow,
   status: RemediationStatus,
   patch: Patch,
   event: RemediationEvent,
-): Promise<RemediationRow> =>
-  move(
-    tx,
-    deps,
-    run.id,
-    and(eq(remediations.id, run.id), eq(remediations.stepSeq, run.stepSeq)),
-    status,
-    patch,
-    event,
-  );
+): Promise<RemediationRow> {
+  const idle = and(eq(remediations.id, run.id), eq(remediations.stepSeq, run.stepSeq));
+  return move(tx, deps, run.id, idle, status, patch, event);
+}
 
 /**
  * Moves the run `where` matches to its next step: the status, its event and, when the status has
