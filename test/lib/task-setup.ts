@@ -7,9 +7,11 @@ import { MockLanguageModelV3 } from "ai/test";
 import { eq } from "drizzle-orm";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
+import { systemContext } from "../../src/context.ts";
 import type { Deps } from "../../src/deps.ts";
 import { bootstrapOrganization } from "../../src/features/organizations/bootstrap-organization.ts";
 import type { RunningTask } from "../../src/features/tasks/gate.ts";
+import { runTask } from "../../src/features/tasks/run-task.ts";
 import type { DatabaseHandle } from "../../src/platform/db/client.ts";
 import { tasks } from "../../src/platform/db/schema/tasks.ts";
 import { createEgress } from "../../src/platform/egress/egress-fetch.ts";
@@ -89,6 +91,12 @@ export async function readyTask(deps: Deps, endpointUrl: string, alias = "kb"): 
     environmentId: row.environmentId,
     snapshot: row.snapshot,
   };
+}
+
+/** Runs a task as its job does: the system acting for the task's organisation. */
+export function runAsJob(deps: Deps, task: { id: string; organizationId: string }) {
+  const ctx = systemContext(deps, { name: "task", id: task.id, organizationId: task.organizationId });
+  return runTask({ ctx, input: { taskId: task.id } });
 }
 
 /**

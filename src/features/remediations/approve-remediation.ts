@@ -6,8 +6,7 @@ import {
 } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
-import { findRemediation, getRemediation } from "./get-remediation.ts";
+import { findRemediation, readRemediation } from "./get-remediation.ts";
 import { moveIdle } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
 
@@ -23,10 +22,8 @@ export async function approveRemediation(args: {
   const { ctx, input } = args;
   requirePermission(ctx, "remediations:manage");
   const member = requireOwnerOrAdmin(ctx);
-  await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  const scope = { organizationId: ctx.actor.organizationId, ...input };
   await withTransaction(ctx, async (tx) => {
-    const row = await findRemediation(ctx.deps, scope, { forUpdate: true, tx });
+    const row = await findRemediation(tx, ctx, input, { forUpdate: true });
     if (row.status !== "awaiting-approval" || row.approval?.kind !== "high_risk_change") {
       throw new AppError(
         "approval_not_pending",
@@ -52,5 +49,5 @@ export async function approveRemediation(args: {
       details: { kind: row.approval.kind },
     });
   });
-  return getRemediation({ deps: ctx.deps, ...scope });
+  return readRemediation(ctx, input);
 }

@@ -9,8 +9,7 @@ import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
-import { findRemediation, getRemediation } from "./get-remediation.ts";
+import { findRemediation, readRemediation } from "./get-remediation.ts";
 import { appendEvent, moveIdle } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
 
@@ -18,8 +17,8 @@ import type { Remediation } from "./schemas.ts";
  * Cancels a run. One that no worker holds (queued, waiting for approval) is cancelled at once;
  * a working one is asked to stop, its agent's task with it (the gate refuses the rest of the step's
  * tool calls), and it ends after the step in progress (its worker checks after every model step and
- * before every transition). A run in review is ended by closing its pull
- * request, not here; finished runs cannot be cancelled.
+ * before every transition). A run in review is ended by closing its pull request, not here;
+ * finished runs cannot be cancelled.
  */
 export async function cancelRemediation(args: {
   ctx: ServiceContext;
@@ -28,10 +27,8 @@ export async function cancelRemediation(args: {
   const { ctx, input } = args;
   requirePermission(ctx, "remediations:manage");
   requireOwnerOrAdmin(ctx);
-  await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  const scope = { organizationId: ctx.actor.organizationId, ...input };
   await withTransaction(ctx, async (tx) => {
-    const row = await findRemediation(ctx.deps, scope, { forUpdate: true, tx });
+    const row = await findRemediation(tx, ctx, input, { forUpdate: true });
     if (["merged", "closed", "failed", "cancelled", "awaiting-review"].includes(row.status)) {
       throw new AppError(
         "remediation_not_cancellable",
@@ -76,5 +73,5 @@ export async function cancelRemediation(args: {
       details: { status: row.status },
     });
   });
-  return getRemediation({ deps: ctx.deps, ...scope });
+  return readRemediation(ctx, input);
 }

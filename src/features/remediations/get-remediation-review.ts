@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation } from "./get-remediation.ts";
 import type { RemediationReview } from "./schemas.ts";
 
@@ -17,8 +16,7 @@ export async function getRemediationReview(args: {
 }): Promise<RemediationReview> {
   const { ctx } = args;
   requirePermission(ctx, "remediations:read");
-  await findEnvironment(ctx.deps.db, ctx, args.input.environmentId);
-  const row = await findRemediation(ctx.deps, { organizationId: ctx.actor.organizationId, ...args.input });
+  const row = await findRemediation(ctx.deps.db, ctx, args.input);
   if (!row.change || !row.branch || !row.headCommit || !row.baseCommit || !row.repositoryId) {
     throw new AppError(
       "not_found",

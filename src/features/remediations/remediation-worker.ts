@@ -1,8 +1,14 @@
+import { eq } from "drizzle-orm";
+import { systemContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
 import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
 import { runRemediationStep } from "./run-step.ts";
 
-/** Runs remediation steps on this instance; pg-boss hands each job to one worker at a time. */
+/**
+ * Runs remediation steps on this instance; pg-boss hands each job to one worker at a time, and
+ * the system runs it acting for the organisation that owns the run.
+ */
 export async function registerRemediationWorker(
   deps: Deps,
   opts: { concurrency?: number } = {},
@@ -14,7 +20,17 @@ export async function registerRemediationWorker(
       if (typeof remediationId !== "string" || typeof stepSeq !== "number") {
         throw new Error("remediation job without remediationId/stepSeq");
       }
-      await runRemediationStep(deps, { remediationId, stepSeq }, job.signal);
+      const [run] = await deps.db
+        .select({ organizationId: remediations.organizationId })
+        .from(remediations)
+        .where(eq(remediations.id, remediationId));
+      if (!run) return;
+      const ctx = systemContext(deps, {
+        name: "remediation-step",
+        id: `${remediationId}:${stepSeq}`,
+        organizationId: run.organizationId,
+      });
+      await runRemediationStep({ ctx, input: { remediationId, stepSeq }, signal: job.signal });
     },
     { concurrency: opts.concurrency ?? 2 },
   );

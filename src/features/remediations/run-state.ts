@@ -1,4 +1,4 @@
-import { and, eq, notInArray, sql } from "drizzle-orm";
+import { and, eq, notInArray, type SQL, sql } from "drizzle-orm";
 import { withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import type { Db } from "../../platform/db/client.ts";
@@ -127,42 +127,52 @@ export async function advance(
   event: RemediationEvent,
 ): Promise<RemediationRow> {
   return withTransaction(deps.db, async (tx) => {
-    const now = deps.clock();
-    // A cancellation requested while the step ran wins over moving on to more work.
     const [held] = await tx
       .select({ cancelRequestedAt: remediations.cancelRequestedAt })
       .from(remediations)
       .where(holds(claim))
       .for("update");
     if (!held) throw new LostClaim(claim.id);
+    // A cancellation requested while the step ran wins over moving on to more work.
     if (held.cancelRequestedAt && workingStatuses.includes(status)) {
-      patch = {};
-      event = { type: "cancelled", message: "Cancelled on request." };
-      status = "cancelled";
+      const cancelled = { type: "cancelled", message: "Cancelled on request." };
+      return move(tx, deps, claim.id, holds(claim), "cancelled", {}, cancelled);
     }
-    const [row] = await tx
-      .update(remediations)
-      .set({
-        ...patch,
-        status,
-        stepSeq: sql`${remediations.stepSeq} + 1`,
-        updatedAt: now,
-        ...((terminalRemediationStatuses as readonly string[]).includes(status) ? { finishedAt: now } : {}),
-      })
-      .where(holds(claim))
-      .returning();
-    if (!row) throw new LostClaim(claim.id);
-    await appendEvent(tx, deps, claim.id, { ...event, status });
-    if (workingStatuses.includes(status)) await enqueueStep(tx, deps, row);
-    return row;
+    return move(tx, deps, claim.id, holds(claim), status, patch, event);
   });
 }
 
+/** Ends the step with the run `failed`: a stable code and the reason, also the event's message. */
+export const failRun = (
+  deps: Deps,
+  claim: Claim,
+  code: string,
+  reason: string,
+  data?: Record<string, unknown>,
+) => advance(deps, claim, "failed", { reasonCode: code, reason }, { type: "failed", message: reason, data });
+
 /** Moves a run that no worker holds (queued, waiting) inside the caller's transaction. */
-export async function moveIdle(
+export function moveIdle(
   tx: Db,
   deps: Deps,
   run: RemediationRow,
+  status: RemediationStatus,
+  patch: Patch,
+  event: RemediationEvent,
+): Promise<RemediationRow> {
+  const idle = and(eq(remediations.id, run.id), eq(remediations.stepSeq, run.stepSeq));
+  return move(tx, deps, run.id, idle, status, patch, event);
+}
+
+/**
+ * Moves the run `where` matches to its next step: the status, its event and, when the status has
+ * work, its job. LostClaim when it no longer matches.
+ */
+async function move(
+  tx: Db,
+  deps: Deps,
+  id: string,
+  where: SQL | undefined,
   status: RemediationStatus,
   patch: Patch,
   event: RemediationEvent,
@@ -177,10 +187,10 @@ export async function moveIdle(
       updatedAt: now,
       ...((terminalRemediationStatuses as readonly string[]).includes(status) ? { finishedAt: now } : {}),
     })
-    .where(and(eq(remediations.id, run.id), eq(remediations.stepSeq, run.stepSeq)))
+    .where(where)
     .returning();
-  if (!row) throw new LostClaim(run.id);
-  await appendEvent(tx, deps, run.id, { ...event, status });
+  if (!row) throw new LostClaim(id);
+  await appendEvent(tx, deps, id, { ...event, status });
   if (workingStatuses.includes(status)) await enqueueStep(tx, deps, row);
   return row;
 }
@@ -193,13 +203,22 @@ export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Prom
   );
 }
 
-export async function appendEvent(tx: Db, deps: Deps, remediationId: string, event: RemediationEvent) {
-  await tx.insert(remediationEvents).values({
-    remediationId,
-    at: deps.clock(),
-    type: event.type,
-    status: event.status ?? null,
-    message: event.message,
-    data: event.data ?? null,
-  });
+/** Records a progress event in the caller's transaction; returns it (as a one-row list). */
+export function appendEvent(
+  tx: Db,
+  deps: Pick<Deps, "clock">,
+  remediationId: string,
+  event: RemediationEvent,
+) {
+  return tx
+    .insert(remediationEvents)
+    .values({
+      remediationId,
+      at: deps.clock(),
+      type: event.type,
+      status: event.status ?? null,
+      message: event.message,
+      data: event.data ?? null,
+    })
+    .returning();
 }

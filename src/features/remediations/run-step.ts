@@ -1,6 +1,6 @@
-import type { Deps } from "../../deps.ts";
+import { requirePermission, type ServiceContext } from "../../context.ts";
 import { isAppError } from "../../errors.ts";
-import { advance, type Claim, claimStep, LostClaim } from "./run-state.ts";
+import { advance, type Claim, claimStep, failRun, LostClaim } from "./run-state.ts";
 import { agentStep } from "./step-agent.ts";
 import { openReviewStep } from "./step-open-review.ts";
 import { startStep } from "./step-start.ts";
@@ -12,12 +12,15 @@ import { validateStep } from "./step-validate.ts";
  * of the same step (a worker pg-boss gave up on) can no longer write. Each step ends by moving
  * the run and enqueueing its successor in one transaction (`advance`).
  */
-export async function runRemediationStep(
-  deps: Deps,
-  job: { remediationId: string; stepSeq: number },
-  signal: AbortSignal = new AbortController().signal,
-): Promise<void> {
-  const run = await claimStep(deps.db, job);
+export async function runRemediationStep(args: {
+  ctx: ServiceContext;
+  input: { remediationId: string; stepSeq: number };
+  signal: AbortSignal;
+}): Promise<void> {
+  const { ctx } = args;
+  requirePermission(ctx, "remediations:manage");
+  const deps = ctx.deps;
+  const run = await claimStep(deps.db, args.input);
   if (!run) return;
   const claim: Claim = { id: run.id, stepSeq: run.stepSeq, lease: run.lease };
   const services = deps.remediation;
@@ -32,7 +35,7 @@ export async function runRemediationStep(
         return await startStep(step);
       case "investigating":
       case "coding":
-        return await agentStep({ ...step, signal });
+        return await agentStep({ ...step, ctx, signal: args.signal });
       case "validating":
         return await validateStep(step);
       case "opening-pr":
@@ -48,13 +51,7 @@ export async function runRemediationStep(
     const reason = isAppError(error)
       ? error.message
       : `The ${run.status} step failed unexpectedly; see the service log (remediation ${run.id}).`;
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: code, reason },
-      { type: "failed", message: reason, data: { code } },
-    ).catch((e: unknown) => {
+    await failRun(deps, claim, code, reason, { code }).catch((e: unknown) => {
       if (!(e instanceof LostClaim)) throw e;
     });
   }

@@ -1,6 +1,5 @@
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
 import { findRemediation } from "./get-remediation.ts";
 import type { ProposedChange } from "./schemas.ts";
 
@@ -15,8 +14,7 @@ export async function showProposedChange(args: {
 }): Promise<ProposedChange> {
   const { ctx } = args;
   requirePermission(ctx, "remediations:read");
-  await findEnvironment(ctx.deps.db, ctx, args.input.environmentId);
-  const row = await findRemediation(ctx.deps, { organizationId: ctx.actor.organizationId, ...args.input });
+  const row = await findRemediation(ctx.deps.db, ctx, args.input);
   if (!row.change) {
     throw new AppError(
       "not_found",

@@ -1,8 +1,15 @@
-import { and, eq, notInArray } from "drizzle-orm";
-import { withTransaction } from "../../context.ts";
+import { and, eq, notInArray, type SQL } from "drizzle-orm";
+import { requester } from "../../actor.ts";
+import {
+  requireOwnerOrAdmin,
+  requirePermission,
+  type ServiceContext,
+  withTransaction,
+} from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { recordAudit } from "../../platform/audit/record-audit.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import {
@@ -10,55 +17,134 @@ import {
   remediations,
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
-import { threadUrlFor } from "./approval-request.ts";
-import { appendEvent, enqueueStep, type RemediationRow } from "./run-state.ts";
-import { DEFAULT_REMEDIATION_BUDGETS } from "./schemas.ts";
+import { callerEnvironment } from "../environments/find-environment.ts";
+import { appendEvent, enqueueStep } from "./run-state.ts";
+import { DEFAULT_REMEDIATION_BUDGETS, type Remediation } from "./schemas.ts";
+import { threadUrlFor, toRemediation } from "./to-remediation.ts";
+
+type Budgets = Partial<typeof DEFAULT_REMEDIATION_BUDGETS>;
+
+export type StartedRemediation = {
+  run: Remediation;
+  problem: { id: string; title: string; service: string };
+};
+
+/**
+ * Starts an asynchronous remediation run for a problem of an environment (the one named, or a
+ * paying wallet's default); the run, its first job and the audit entry commit together. One
+ * unfinished run per problem: a second request while one works is `remediation_in_progress`
+ * naming it (one awaiting review does not block a new run).
+ */
+export async function startRemediation(args: {
+  ctx: ServiceContext;
+  input: { environmentId?: string | undefined; problemId: string; budgets?: Budgets | undefined };
+}): Promise<StartedRemediation> {
+  const { ctx, input } = args;
+  authorizeStart(ctx);
+  // Every lookup before the transaction: on PGlite (one connection) a read outside an open
+  // transaction would wait for it forever, and the evidence reads through its own handle.
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  const scope = { organizationId: ctx.actor.organizationId, environmentId };
+  const problem = await ctx.deps.remediation.evidence.getProblem(scope, input.problemId);
+  if (!problem)
+    throw new AppError("not_found", `Problem ${input.problemId} was not found in this environment.`);
+  // After the lookups: an unknown problem is a 404 whatever the configuration; nothing is written
+  // (or charged) before this check either way.
+  assertRunnable(ctx.deps);
+  const run = await withTransaction(ctx, (tx) =>
+    insertRun(tx, ctx, {
+      kind: "fix",
+      environmentId,
+      problemId: input.problemId,
+      service: problem.service,
+      budgets: input.budgets,
+      message: `Remediation of ${problem.id} (${problem.title}) requested.`,
+      busy: {
+        where: and(
+          eq(remediations.problemId, input.problemId),
+          notInArray(remediations.status, [...terminalRemediationStatuses, "awaiting-review"]),
+        ),
+        message: (id) => `Remediation ${id} is already working on this problem.`,
+      },
+    }),
+  );
+  return { run, problem: { id: problem.id, title: problem.title, service: problem.service } };
+}
+
+/**
+ * Who may start a run: `remediations:manage`, and among members only owners and admins (spec
+ * 5.4); a paying wallet manages its own wallet-backed organisation.
+ */
+export function authorizeStart(ctx: ServiceContext): void {
+  requirePermission(ctx, "remediations:manage");
+  if (ctx.actor.type !== "wallet") requireOwnerOrAdmin(ctx);
+}
 
 /** The model and the sandbox every run needs, checked before anything is written (or charged). */
-export function assertRunnable(deps: Deps) {
+export function assertRunnable(deps: Deps): void {
   if (!deps.languageModel) {
     throw new AppError(
       "model_not_configured",
       "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
     );
   }
-  const services = deps.remediation;
-  if (services.sandbox.kind === "unavailable") {
+  if (deps.remediation.sandbox.kind === "unavailable") {
     throw new AppError(
       "sandbox_unavailable",
       "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
     );
   }
-  return services;
 }
 
-/** A new queued run with its first progress event and first job, in the caller's transaction. */
+/**
+ * A new queued run with its first progress event, its first job and its audit entry, in the
+ * caller's transaction. Refused while an unfinished run of the same subject (`busy`) exists: the
+ * environment row lock serialises starts, so two requests cannot both start one.
+ */
 export async function insertRun(
   tx: Db,
-  deps: Deps,
+  ctx: ServiceContext,
   run: {
     kind: RemediationKind;
-    organizationId: string;
     environmentId: string;
     problemId: string | null;
     service: string;
-    requestedBy: string;
-    budgets: Partial<typeof DEFAULT_REMEDIATION_BUDGETS> | undefined;
+    budgets?: Budgets | undefined;
     message: string;
+    busy: { where: SQL | undefined; message: (remediationId: string) => string };
   },
-): Promise<RemediationRow> {
+): Promise<Remediation> {
+  const { deps } = ctx;
+  await tx
+    .select({ id: environments.id })
+    .from(environments)
+    .where(eq(environments.id, run.environmentId))
+    .for("update");
+  const [busy] = await tx
+    .select({ id: remediations.id, status: remediations.status })
+    .from(remediations)
+    .where(and(eq(remediations.environmentId, run.environmentId), run.busy.where))
+    .limit(1);
+  if (busy) {
+    throw new AppError("remediation_in_progress", run.busy.message(busy.id), {
+      remediationId: busy.id,
+      remediationStatus: busy.status,
+      threadUrl: threadUrlFor(deps.config.baseUrl, busy.id),
+    });
+  }
   const now = deps.clock();
+  const requestedBy = requester(ctx.actor);
   const [row] = await tx
     .insert(remediations)
     .values({
       id: newId("rem"),
       kind: run.kind,
-      organizationId: run.organizationId,
+      organizationId: ctx.actor.organizationId,
       environmentId: run.environmentId,
       problemId: run.problemId,
       service: run.service,
       status: "queued",
-      requestedBy: run.requestedBy,
+      requestedBy,
       budgets: { ...DEFAULT_REMEDIATION_BUDGETS, ...run.budgets },
       stepSeq: 1,
       createdAt: now,
@@ -66,106 +152,20 @@ export async function insertRun(
     })
     .returning();
   if (!row) throw new Error("insert returned no row");
-  await appendEvent(tx, deps, row.id, {
+  const events = await appendEvent(tx, deps, row.id, {
     type: "created",
     status: "queued",
     message: run.message,
-    data: { requestedBy: run.requestedBy },
+    data: { requestedBy },
   });
   await enqueueStep(tx, deps, row);
-  return row;
-}
-
-export type StartedRemediation = {
-  remediationId: string;
-  threadUrl: string;
-  status: "queued";
-  problem: { id: string; title: string; service: string };
-};
-
-/**
- * Starts an asynchronous remediation run for a problem of an environment. Transport-neutral:
- * the REST route calls it for a person (after permission checks), the paid x402 route for a
- * wallet principal; `requestedBy` names who (`usr_…` or `wallet:<network>:<address>`). The run
- * and its first job commit together. One unfinished run per problem: a second request while
- * one works is `remediation_in_progress` naming it.
- */
-export async function startRemediation(args: {
-  deps: Deps;
-  organizationId: string;
-  environmentId: string;
-  problemId: string;
-  requestedBy: string;
-  budgets?: Partial<typeof DEFAULT_REMEDIATION_BUDGETS> | undefined;
-  /** More writes in the run's transaction (an audit entry): committed with the run or not at all. */
-  alsoInTransaction?: (tx: Db, started: StartedRemediation) => Promise<void>;
-}): Promise<StartedRemediation> {
-  const { deps } = args;
-  const services = deps.remediation;
-  const scope = { organizationId: args.organizationId, environmentId: args.environmentId };
-  // Every lookup before the transaction: on PGlite (one connection) a read outside an open
-  // transaction would wait for it forever, and the evidence reads through its own handle.
-  const [env] = await deps.db
-    .select({ id: environments.id })
-    .from(environments)
-    .where(
-      and(eq(environments.id, args.environmentId), eq(environments.organizationId, args.organizationId)),
-    );
-  if (!env) throw new AppError("not_found", `Environment ${args.environmentId} was not found.`);
-  const problem = await services.evidence.getProblem(scope, args.problemId);
-  if (!problem)
-    throw new AppError("not_found", `Problem ${args.problemId} was not found in this environment.`);
-  // After the lookups: an unknown problem is a 404 whatever the configuration; nothing is written
-  // (or charged) before this check either way.
-  assertRunnable(deps);
-
-  const run = async (tx: Db) => {
-    // The environment row lock serialises starts, so two requests cannot both start a run.
-    await tx
-      .select({ id: environments.id })
-      .from(environments)
-      .where(eq(environments.id, env.id))
-      .for("update");
-    const [busy] = await tx
-      .select({ id: remediations.id, status: remediations.status })
-      .from(remediations)
-      .where(
-        and(
-          eq(remediations.environmentId, env.id),
-          eq(remediations.problemId, args.problemId),
-          notInArray(remediations.status, [...terminalRemediationStatuses, "awaiting-review"]),
-        ),
-      )
-      .limit(1);
-    if (busy) {
-      throw new AppError(
-        "remediation_in_progress",
-        `Remediation ${busy.id} is already working on this problem.`,
-        {
-          remediationId: busy.id,
-          remediationStatus: busy.status,
-          threadUrl: threadUrlFor(deps.config.baseUrl, busy.id),
-        },
-      );
-    }
-    const row = await insertRun(tx, deps, {
-      kind: "fix",
-      organizationId: args.organizationId,
-      environmentId: env.id,
-      problemId: args.problemId,
-      service: problem.service,
-      requestedBy: args.requestedBy,
-      budgets: args.budgets,
-      message: `Remediation of ${problem.id} (${problem.title}) requested.`,
-    });
-    const started: StartedRemediation = {
-      remediationId: row.id,
-      threadUrl: threadUrlFor(deps.config.baseUrl, row.id),
-      status: "queued",
-      problem: { id: problem.id, title: problem.title, service: problem.service },
-    };
-    await args.alsoInTransaction?.(tx, started);
-    return started;
-  };
-  return withTransaction(deps.db, run);
+  await recordAudit(tx, ctx, {
+    action: "remediation.created",
+    targetType: "remediation",
+    targetId: row.id,
+    details: run.problemId
+      ? { environmentId: run.environmentId, problemId: run.problemId }
+      : { environmentId: run.environmentId, service: run.service },
+  });
+  return toRemediation(deps.config.baseUrl, row, events);
 }

@@ -1,15 +1,13 @@
-import { eq } from "drizzle-orm";
-import type { Deps } from "../../deps.ts";
-import { repositories } from "../../platform/db/schema/repositories.ts";
+import type { ServiceContext } from "../../context.ts";
 import { runTask } from "../tasks/run-task.ts";
 import { ensureAgentTask } from "./agent-task.ts";
 import { remediationTools } from "./agent-tools.ts";
 import { committedWrites } from "./committed-writes.ts";
-import { hostFor } from "./host-for.ts";
+import { hostFor, runRepository } from "./host-for.ts";
 import { systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, runGoal } from "./run-goal.ts";
-import { advance, type Claim, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
+import { advance, type Claim, failRun, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /**
@@ -21,27 +19,18 @@ import type { RemediationServices } from "./services.ts";
  * `awaiting-approval` when risky), or a reason to fail.
  */
 export async function agentStep(args: {
-  deps: Deps;
+  ctx: ServiceContext;
   services: RemediationServices;
   run: RemediationRow;
   claim: Claim;
   signal: AbortSignal;
 }): Promise<void> {
-  const { deps, services, claim } = args;
-  const { run } = args;
-  const fail = (code: string, reason: string) =>
-    advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: code, reason },
-      { type: "failed", message: reason, data: { code } },
-    );
+  const { ctx, services, claim, run } = args;
+  const { deps } = ctx;
+  const fail = (code: string, reason: string) => failRun(deps, claim, code, reason, { code });
   const model = deps.languageModel;
   if (!model) return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
-  const [repo] = run.repositoryId
-    ? await deps.db.select().from(repositories).where(eq(repositories.id, run.repositoryId))
-    : [];
+  const repo = await runRepository(deps.db, run);
   if (!repo || !run.baseCommit) {
     return void (await fail(
       "repository_unavailable",
@@ -62,26 +51,37 @@ export async function agentStep(args: {
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
     let coding = run.status === "coding";
-    const outcome = await runTask(deps, task.id, {
-      system: systemPromptFor(goal),
-      tools: remediationTools({
-        evidence: services.evidence,
-        scope,
-        goal,
-        workspace,
-        testCommand: repo.testCommand,
-        onWrite: async (path) => {
-          if (coding) return;
-          coding = true;
-          const message = `Writing the change (first file: ${path}).`;
-          await updateHeld(deps, claim, { status: "coding" }, { type: "status", status: "coding", message });
+    const outcome = await runTask({
+      ctx,
+      input: { taskId: task.id },
+      options: {
+        system: systemPromptFor(goal),
+        tools: remediationTools({
+          evidence: services.evidence,
+          scope,
+          goal,
+          workspace,
+          testCommand: repo.testCommand,
+          onWrite: async (path) => {
+            if (coding) return;
+            coding = true;
+            const message = `Writing the change (first file: ${path}).`;
+            await updateHeld(
+              deps,
+              claim,
+              { status: "coding" },
+              { type: "status", status: "coding", message },
+            );
+          },
+        }),
+        resume: true,
+        signal: args.signal,
+        commitStep: async (tx, step) => {
+          const message = describeStep(step.toolCalls);
+          return (
+            (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null
+          );
         },
-      }),
-      resume: true,
-      signal: args.signal,
-      commitStep: async (tx, step) => {
-        const message = describeStep(step.toolCalls);
-        return (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null;
       },
     });
     // Undefined: another worker holds the run now.

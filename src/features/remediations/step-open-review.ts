@@ -1,10 +1,8 @@
-import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
-import { repositories } from "../../platform/db/schema/repositories.ts";
-import { threadUrlFor } from "./approval-request.ts";
-import { hostFor } from "./host-for.ts";
-import { advance, type Claim, type RemediationRow, updateHeld } from "./run-state.ts";
+import { hostFor, runRepository } from "./host-for.ts";
+import { advance, type Claim, failRun, type RemediationRow, updateHeld } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
+import { threadUrlFor } from "./to-remediation.ts";
 
 /**
  * `opening-pr`: the change as one commit on `patchbay/<id>`, then the review (a draft pull
@@ -19,19 +17,10 @@ export async function openReviewStep(args: {
 }): Promise<void> {
   const { deps, services, claim } = args;
   let run = args.run;
-  const [repo] = run.repositoryId
-    ? await deps.db.select().from(repositories).where(eq(repositories.id, run.repositoryId))
-    : [];
+  const repo = await runRepository(deps.db, run);
   if (!repo || !run.baseCommit || !run.change) {
     const reason = "The repository registration or the proposed change is gone.";
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: "repository_unavailable", reason },
-      { type: "failed", message: reason },
-    );
-    return;
+    return void (await failRun(deps, claim, "repository_unavailable", reason));
   }
   const host = hostFor(services, repo);
   const change = run.change;

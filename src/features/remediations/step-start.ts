@@ -1,9 +1,8 @@
 import type { Deps } from "../../deps.ts";
 import { repositoryForService } from "../repositories/find-repository.ts";
-import { approvalRequest } from "./approval-request.ts";
 import { hostFor } from "./host-for.ts";
 import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
-import { advance, type Claim, type RemediationRow } from "./run-state.ts";
+import { advance, type Claim, failRun, type RemediationRow } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /**
@@ -23,14 +22,7 @@ export async function startStep(args: {
   const goal = await runGoal(services, run);
   if (!goal) {
     const missing = goalMissing(run);
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: missing.code, reason: missing.reason },
-      { type: "failed", message: missing.reason },
-    );
-    return;
+    return void (await failRun(deps, claim, missing.code, missing.reason));
   }
   const problem = { service: goal.service, title: goalTitle(goal) };
   const repo = await repositoryForService(deps.db, scope, problem.service);
@@ -39,7 +31,10 @@ export async function startStep(args: {
       deps,
       claim,
       "awaiting-approval",
-      { service: problem.service, approval: approvalRequest(deps, "repository_access", message) },
+      {
+        service: problem.service,
+        approval: { kind: "repository_access", requestedAt: deps.clock().toISOString(), message },
+      },
       { type: "approval_requested", message, data: { kind: "repository_access", service: problem.service } },
     );
   if (!repo) {

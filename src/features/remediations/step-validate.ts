@@ -1,8 +1,6 @@
-import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
-import { repositories } from "../../platform/db/schema/repositories.ts";
-import { hostFor } from "./host-for.ts";
-import { advance, type Claim, type RemediationRow } from "./run-state.ts";
+import { hostFor, runRepository } from "./host-for.ts";
+import { advance, type Claim, failRun, type RemediationRow } from "./run-state.ts";
 import type { RemediationServices } from "./services.ts";
 
 /** Limits of the validation run: the repository's whole suite. */
@@ -20,19 +18,10 @@ export async function validateStep(args: {
   claim: Claim;
 }): Promise<void> {
   const { deps, services, run, claim } = args;
-  const [repo] = run.repositoryId
-    ? await deps.db.select().from(repositories).where(eq(repositories.id, run.repositoryId))
-    : [];
+  const repo = await runRepository(deps.db, run);
   if (!repo || !run.baseCommit || !run.change) {
     const reason = "The repository registration or the proposed change is gone.";
-    await advance(
-      deps,
-      claim,
-      "failed",
-      { reasonCode: "repository_unavailable", reason },
-      { type: "failed", message: reason },
-    );
-    return;
+    return void (await failRun(deps, claim, "repository_unavailable", reason));
   }
   const workspace = await services.sandbox.createWorkspace(
     await hostFor(services, repo).archive(repo, run.baseCommit),

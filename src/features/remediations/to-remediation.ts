@@ -1,7 +1,12 @@
 import type { remediationEvents } from "../../platform/db/schema/remediations.ts";
-import { approvalUrlFor, threadUrlFor } from "./approval-request.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { Remediation, RemediationSummary } from "./schemas.ts";
+
+/** The page an operator opens to act on a waiting run (built by the web UI). */
+const approvalUrlFor = (baseUrl: string, remediationId: string) =>
+  `${baseUrl}/remediations/${remediationId}/approval`;
+export const threadUrlFor = (baseUrl: string, remediationId: string) =>
+  `${baseUrl}/remediations/${remediationId}`;
 
 export function toRemediationSummary(baseUrl: string, row: RemediationRow): RemediationSummary {
   return {

@@ -10,12 +10,11 @@ import { testPgUrl } from "../../../test/database.ts";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { echoTool, slowTool } from "../../../test/lib/mcp-servers.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
-import { readyTask, taskDeps } from "../../../test/lib/task-setup.ts";
+import { readyTask, runAsJob, taskDeps } from "../../../test/lib/task-setup.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { type DatabaseTarget, openDatabase } from "../../platform/db/client.ts";
 import { migrateDatabase } from "../../platform/db/migrate.ts";
 import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
-import { runTask } from "./run-task.ts";
 
 const child = fileURLToPath(new URL("../../../test/lib/task-child.ts", import.meta.url));
 
@@ -68,7 +67,7 @@ describe("the call record", () => {
             database: shared.target,
             ca: testCa,
             port: server.port,
-            taskId: task.id,
+            task: { id: task.id, organizationId: task.organizationId },
             toolName: "kb__hang",
           }),
         },
@@ -118,7 +117,7 @@ describe("the call record", () => {
         expect(server.count("tools/call")).toBe(1);
 
         // The job comes back to another worker: the task ends `interrupted` and is not re-run.
-        expect(await runTask(deps, task.id)).toMatchObject({ status: "failed", errorCode: "interrupted" });
+        expect(await runAsJob(deps, task)).toMatchObject({ status: "failed", errorCode: "interrupted" });
         expect(await record()).toEqual(rows);
         expect(server.count("tools/call")).toBe(1);
       } finally {
@@ -173,7 +172,7 @@ describe("the call record", () => {
       ]);
       const d = { ...deps, languageModel: script.model };
       const task = await readyTask(d, server.url);
-      expect(await runTask(d, task.id)).toMatchObject({ status: "succeeded" });
+      expect(await runAsJob(d, task)).toMatchObject({ status: "succeeded" });
       expect(server.count("tools/call", "search")).toBe(3);
       const rows = await deps.db
         .select()

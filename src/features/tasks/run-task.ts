@@ -1,7 +1,7 @@
 import { generateText, hasToolCall, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
-import type { Deps } from "../../deps.ts";
+import { requirePermission, type ServiceContext } from "../../context.ts";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
 import { SessionPool } from "./session-pool.ts";
 import {
@@ -56,14 +56,23 @@ export class RunTakenOver extends Error {}
  * and time budgets (counted across resumes), storing the transcript after each step. Safe to
  * call again for the same task (a re-delivered job): a task no longer queued or running is left
  * alone (undefined; with `resume`, its stored outcome), and one already running ends
- * `interrupted` unless it resumes. Undefined also when the run was taken over.
+ * `interrupted` unless it resumes. Undefined also when the run was taken over, or the task is not
+ * the caller's organisation's.
  */
-export async function runTask(
-  deps: Deps,
-  taskId: string,
-  opts: TaskRunOptions = {},
-): Promise<TaskOutcome | undefined> {
-  const [task] = await deps.db.select().from(tasks).where(eq(tasks.id, taskId)).limit(1);
+export async function runTask(args: {
+  ctx: ServiceContext;
+  input: { taskId: string };
+  options?: TaskRunOptions;
+}): Promise<TaskOutcome | undefined> {
+  requirePermission(args.ctx, "tasks:manage");
+  const { deps } = args.ctx;
+  const { taskId } = args.input;
+  const opts = args.options ?? {};
+  const [task] = await deps.db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, taskId), eq(tasks.organizationId, args.ctx.actor.organizationId)))
+    .limit(1);
   if (!task) return undefined;
   if (task.status !== "queued" && task.status !== "running") {
     return opts.resume ? storedOutcome(task) : undefined;
@@ -113,7 +122,7 @@ export async function runTask(
     )
     .returning({ id: tasks.id });
   // Cancelled or settled since it was read: decided again from the row as it is now.
-  if (!marked) return runTask(deps, taskId, opts);
+  if (!marked) return runTask(args);
 
   const sessions = new SessionPool(deps);
   const transcript: TranscriptEntry[] =

@@ -4,11 +4,10 @@ import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { type Client, client, problem } from "../../../test/http.ts";
 import { echoTool, type McpTestServer, slowTool, type TestTool } from "../../../test/lib/mcp-servers.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
-import { markRunning } from "../../../test/lib/task-setup.ts";
+import { markRunning, runAsJob } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { runTask } from "./run-task.ts";
 
 type Conn = { id: string; revision: number };
 type TaskView = {
@@ -103,7 +102,7 @@ describe("task runtime", () => {
     expect(task.snapshot.tools.map((t) => t.modelName)).toEqual(["runbooks__search"]);
     expect(JSON.stringify(task)).not.toContain(server.url);
 
-    const outcome = await runTask(d, task.id);
+    const outcome = await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     expect(outcome).toMatchObject({ status: "succeeded" });
     expect(script.offeredTools(0).sort()).toEqual(["finish", "runbooks__search"]);
     expect(server.count("tools/call", "search")).toBe(1);
@@ -189,7 +188,9 @@ describe("task runtime", () => {
       api = setup.api;
       conn = await ready(api, owner.environmentId, server, "kb");
       const task = await start(api, owner.environmentId);
-      expect(await runTask(setup.deps, task.id)).toMatchObject({ status: "succeeded" });
+      expect(await runAsJob(setup.deps, { id: task.id, organizationId: owner.organizationId })).toMatchObject(
+        { status: "succeeded" },
+      );
       expect(server.count("tools/call", "search")).toBe(1);
       const record = await calls(api, owner.environmentId, task.id);
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
@@ -241,10 +242,10 @@ describe("task runtime", () => {
     await ready(api, owner.environmentId, a, "a");
     const first = await start(api, owner.environmentId);
     await ready(api, owner.environmentId, b, "b");
-    await runTask(d, first.id);
+    await runAsJob(d, { id: first.id, organizationId: owner.organizationId });
     expect(script.offeredTools(0).sort()).toEqual(["a__one", "finish"]);
     const second = await start(api, owner.environmentId);
-    await runTask(d, second.id);
+    await runAsJob(d, { id: second.id, organizationId: owner.organizationId });
     expect(script.offeredTools(1).sort()).toEqual(["a__one", "b__two", "finish"]);
   });
 
@@ -260,7 +261,7 @@ describe("task runtime", () => {
     await ready(api, staging.id, server, "stg");
     const task = await start(api, owner.environmentId);
     expect(task.snapshot.tools).toEqual([]);
-    await runTask(d, task.id);
+    await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     expect(script.offeredTools(0)).toEqual(["finish"]);
   });
 
@@ -277,7 +278,7 @@ describe("task runtime", () => {
       await ready(api, owner.environmentId, server, "kb");
       const task = await start(api, owner.environmentId);
       drift(server);
-      await runTask(d, task.id);
+      await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
       expect(server.count("tools/call")).toBe(0);
       const record = await calls(api, owner.environmentId, task.id);
       expect(record.map((c) => [c.outcome, c.errorCode])).toEqual([
@@ -342,7 +343,7 @@ describe("task runtime", () => {
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId);
-    await runTask(d, task.id);
+    await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     expect(server.count("tools/call", "dying")).toBe(1);
     expect((await calls(api, owner.environmentId, task.id)).map((c) => c.outcome)).toEqual([
       "ambiguous",
@@ -384,7 +385,7 @@ describe("task runtime", () => {
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId);
-    await runTask(d, task.id);
+    await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     const first = JSON.stringify(seen[0]);
     expect(first.length).toBeLessThan(70_000);
     expect(first).toContain("truncated by patchbay");
@@ -401,7 +402,10 @@ describe("task runtime", () => {
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId, "Loop.", { maxSteps: 3 });
-    expect(await runTask(d, task.id)).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    expect(await runAsJob(d, { id: task.id, organizationId: owner.organizationId })).toMatchObject({
+      status: "failed",
+      errorCode: "budget_exhausted",
+    });
     expect(server.count("tools/call", "loop")).toBe(3);
   });
 
@@ -416,7 +420,7 @@ describe("task runtime", () => {
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId, "Loop.", { maxTokens: 1_000, maxSteps: 50 });
-    const outcome = await runTask(d, task.id);
+    const outcome = await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
     const view = await json<TaskView & { errorMessage: string; usage: { inputTokens: number } }>(
       api.get(`/environments/${owner.environmentId}/tasks/${task.id}`),
@@ -440,7 +444,7 @@ describe("task runtime", () => {
     ]);
     const { deps: d, api } = withModel(deps, owner, script.model);
     const task = await start(api, owner.environmentId, "Think slowly.", { maxDurationMs: 1_000 });
-    const outcome = await runTask(d, task.id);
+    const outcome = await runAsJob(d, { id: task.id, organizationId: owner.organizationId });
     expect(outcome).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
     const view = await json<TaskView & { errorMessage: string }>(
       api.get(`/environments/${owner.environmentId}/tasks/${task.id}`),
@@ -466,7 +470,10 @@ describe("task runtime", () => {
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId, "Think slowly.", { maxDurationMs: 1_000 });
-    expect(await runTask(d, task.id)).toMatchObject({ status: "failed", errorCode: "budget_exhausted" });
+    expect(await runAsJob(d, { id: task.id, organizationId: owner.organizationId })).toMatchObject({
+      status: "failed",
+      errorCode: "budget_exhausted",
+    });
     expect(server.count("tools/call")).toBe(0);
     expect(await calls(api, owner.environmentId, task.id)).toEqual([]);
   });
@@ -494,7 +501,9 @@ describe("task runtime", () => {
     await ready(api, owner.environmentId, server, "kb");
     const task = await start(api, owner.environmentId, "Loop until told to stop.");
     taskId = task.id;
-    expect(await runTask(setup.deps, task.id)).toMatchObject({ status: "cancelled" });
+    expect(await runAsJob(setup.deps, { id: task.id, organizationId: owner.organizationId })).toMatchObject({
+      status: "cancelled",
+    });
     expect(script.calls).toHaveLength(1);
     // The step's call came after the cancellation: the gate refused it, and it is recorded.
     expect(server.count("tools/call", "loop")).toBe(0);
@@ -541,9 +550,9 @@ describe("task runtime", () => {
       200,
     );
     expect(cancelled.status).toBe("cancelled");
-    expect(await runTask(d, a.id)).toBeUndefined();
+    expect(await runAsJob(d, { id: a.id, organizationId: owner.organizationId })).toBeUndefined();
     const b = await start(api, owner.environmentId);
-    await runTask(d, b.id);
+    await runAsJob(d, { id: b.id, organizationId: owner.organizationId });
     const again = await api.post(`/environments/${owner.environmentId}/tasks/${b.id}/cancellation`);
     expect((await problem(again)).code).toBe("task_not_cancellable");
   });

@@ -3,10 +3,10 @@ import { describe, expect, test } from "../../../test/fixtures.ts";
 import { client } from "../../../test/http.ts";
 import { echoTool } from "../../../test/lib/mcp-servers.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
+import { runAsJob } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { runTask } from "./run-task.ts";
 import { registerTaskWorker } from "./task-worker.ts";
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
@@ -77,10 +77,12 @@ describe("tasks on the job queue", () => {
       .update(tasks)
       .set({ status: "running", startedAt: new Date() })
       .where(eq(tasks.id, created.id));
-    expect(await runTask(modelDeps, created.id)).toMatchObject({
-      status: "failed",
-      errorCode: "interrupted",
-    });
+    expect(await runAsJob(modelDeps, { id: created.id, organizationId: owner.organizationId })).toMatchObject(
+      {
+        status: "failed",
+        errorCode: "interrupted",
+      },
+    );
     expect(script.calls).toHaveLength(0);
   });
 });

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
 import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
 import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
-import { createRemediation } from "../../../features/remediations/create-remediation.ts";
+import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import { getRemediationReview } from "../../../features/remediations/get-remediation-review.ts";
 import { listRemediations } from "../../../features/remediations/list-remediations.ts";
 import {
@@ -15,7 +15,7 @@ import {
   RemediationSummarySchema,
 } from "../../../features/remediations/schemas.ts";
 import { showProposedChange } from "../../../features/remediations/show-proposed-change.ts";
-import { showRemediation } from "../../../features/remediations/show-remediation.ts";
+import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { remediationStatuses } from "../../../platform/db/schema/remediations.ts";
 import { PageQuery } from "../../../schemas.ts";
 import type { AppEnv } from "../../http/env.ts";
@@ -131,7 +131,10 @@ export function registerRemediationRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => {
     const body = c.req.header("content-length") === "0" ? {} : await c.req.json().catch(() => ({}));
     const parsed = CreateRemediationBody.parse(body ?? {});
-    const run = await createRemediation({ ctx: c.get("ctx"), input: { ...c.req.valid("param"), ...parsed } });
+    const { run } = await startRemediation({
+      ctx: c.get("ctx"),
+      input: { ...c.req.valid("param"), ...parsed },
+    });
     c.header("location", `/api/v1/environments/${run.environmentId}/remediations/${run.id}`);
     return c.json(run, 201);
   });
@@ -145,7 +148,7 @@ export function registerRemediationRoutes(app: OpenAPIHono<AppEnv>): void {
     ),
   );
   app.openapi(get, async (c) =>
-    c.json(await showRemediation({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+    c.json(await getRemediation({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );
   app.openapi(cancel, async (c) =>
     c.json(await cancelRemediation({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),

@@ -2,9 +2,9 @@ import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
 import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
 import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
+import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import type { ProposedChange, Remediation } from "../../../features/remediations/schemas.ts";
 import { showProposedChange } from "../../../features/remediations/show-proposed-change.ts";
-import { showRemediation } from "../../../features/remediations/show-remediation.ts";
 import type { WebEnv } from "../env.ts";
 import { postForm } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";
@@ -37,7 +37,7 @@ async function highRiskChange(c: Context<WebEnv>, run: Remediation): Promise<Htm
       input: { environmentId: run.environmentId, remediationId: run.id },
     });
   } catch (error) {
-    // The run is this organisation's (showRemediation read it): only the change is missing.
+    // The run is this organisation's (getRemediation read it): only the change is missing.
     if (!isAppError(error) || error.code !== "not_found") throw error;
     return html`<p class="muted">The proposed change is not available.</p>`;
   }
@@ -56,7 +56,7 @@ ${renderDiff(change.diff)}`;
 async function approvalPage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const remediationId = c.req.param("remediationId") ?? "";
-  const run = await showRemediation({
+  const run = await getRemediation({
     ctx: c.get("ctx"),
     input: { environmentId: current.id, remediationId },
   });

@@ -2,8 +2,8 @@ import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
 import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
 import { describeRemediationProblems } from "../../../features/remediations/describe-problems.ts";
+import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
-import { showRemediation } from "../../../features/remediations/show-remediation.ts";
 import { getRepository } from "../../../features/repositories/get-repository.ts";
 import type { Repository } from "../../../features/repositories/schemas.ts";
 import type { WebEnv } from "../env.ts";
@@ -96,7 +96,7 @@ async function runPage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const org = c.get("org");
   const remediationId = c.req.param("remediationId") ?? "";
-  const run = await showRemediation({ ctx, input: { environmentId: current.id, remediationId } });
+  const run = await getRemediation({ ctx, input: { environmentId: current.id, remediationId } });
   const problems = await describeRemediationProblems({
     ctx,
     input: { environmentId: current.id, problemIds: run.problemId ? [run.problemId] : [] },

@@ -1,9 +1,9 @@
 import type { Context, Hono } from "hono";
 import { type AppError, isAppError } from "../../../errors.ts";
-import { createRemediation } from "../../../features/remediations/create-remediation.ts";
 import { describeRemediationProblems } from "../../../features/remediations/describe-problems.ts";
 import { listRemediations } from "../../../features/remediations/list-remediations.ts";
 import { ProblemParams } from "../../../features/remediations/schemas.ts";
+import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, inputField, postForm, readForm } from "../forms.ts";
 import { formatTime, type Html, html, join, when } from "../html.ts";
@@ -129,7 +129,7 @@ async function start(c: Context<WebEnv>, rawProblemId: string): Promise<Response
     problemId: rawProblemId.trim(),
   }).problemId;
   try {
-    const run = await createRemediation({ ctx: c.get("ctx"), input: { environmentId, problemId } });
+    const { run } = await startRemediation({ ctx: c.get("ctx"), input: { environmentId, problemId } });
     return c.redirect(runPath(run.id), 303);
   } catch (error) {
     if (!isAppError(error) || error.code === "forbidden" || error.code === "internal") throw error;

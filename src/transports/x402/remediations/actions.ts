@@ -2,19 +2,34 @@ import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
-import type { RemediationSchema } from "../../../features/remediations/schemas.ts";
+import type { Remediation } from "../../../features/remediations/schemas.ts";
+
+const Started = z.object({ remediationId: z.string(), threadUrl: z.url(), status: z.literal("queued") });
 
 /** The first answer of a paid start (`/x402/problems/{id}/remediations`, `/x402/resolve`). */
-export const StartedSchema = z.object({
-  remediationId: z.string(),
-  threadUrl: z.url(),
-  status: z.literal("queued"),
+export const StartedSchema = Started.extend({
   problem: z
     .object({ id: z.string(), title: z.string(), service: z.string() })
     .describe("The problem the run fixes"),
   next_actions: NextActionsSchema,
 });
-export function pollAction(deps: Deps, remediationId: string): NextAction {
+
+/** The first answer of `/x402/instrumentation/pr`. */
+export const StartedInstrumentationSchema = Started.extend({
+  service: z.string(),
+  next_actions: NextActionsSchema,
+});
+
+/** A paid start's answer: the queued run, `about` it (its problem or service), and how to follow it. */
+export const started = (deps: Deps, run: Remediation, about: Record<string, unknown>) => ({
+  remediationId: run.id,
+  threadUrl: run.threadUrl,
+  status: run.status,
+  ...about,
+  next_actions: [pollAction(deps, run.id)],
+});
+
+function pollAction(deps: Deps, remediationId: string): NextAction {
   return {
     action: "poll_remediation",
     method: "GET",
@@ -26,7 +41,7 @@ export function pollAction(deps: Deps, remediationId: string): NextAction {
 }
 
 /** What the agent does next for a run in `status`. */
-export function remediationActions(deps: Deps, run: z.infer<typeof RemediationSchema>): NextAction[] {
+export function remediationActions(deps: Deps, run: Remediation): NextAction[] {
   if (run.status === "awaiting-approval" && run.approval) {
     return [
       {

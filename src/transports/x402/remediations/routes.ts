@@ -1,29 +1,53 @@
 import { z } from "@hono/zod-openapi";
-import { bearerToken, sessionOrganization } from "../../../features/agent-onboarding/session-organization.ts";
-import { walletOf } from "../../../features/agent-onboarding/wallet.ts";
-import { walletScope } from "../../../features/agent-onboarding/wallet-environment.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { resolveProblem } from "../../../features/remediations/resolve-problem.ts";
+import { startInstrumentation } from "../../../features/remediations/start-instrumentation.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { parseJsonBody } from "../parse-input.ts";
-import { paymentOf } from "../payment-gate.ts";
 import type { X402Route } from "../route.ts";
-import { pollAction, remediationActions, StartedSchema } from "./actions.ts";
-import { instrumentationRoute } from "./instrumentation.ts";
-import { resolveRoute } from "./resolve.ts";
+import { remediationActions, StartedInstrumentationSchema, StartedSchema, started } from "./actions.ts";
+
+const environmentId = z.uuid().optional().describe("Default: the organisation's first environment");
+const x_assumed_state = z.string().max(8192).optional();
+
+const StartInput = z.object({ environmentId, x_assumed_state }).strict();
+const ProblemParams = z.object({ id: z.string().min(1).max(64) });
+
+const ResolveInput = z
+  .object({
+    environmentId,
+    problemId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        "The problem to fix. Default: the most recently seen open or regressed problem no run is working on",
+      ),
+    x_assumed_state,
+  })
+  .strict();
+
+const InstrumentationInput = z
+  .object({
+    service: z
+      .string()
+      .trim()
+      .min(1)
+      .max(256)
+      .describe(
+        "The service to instrument (its OpenTelemetry `service.name`); the repository is the one a human mapped to it",
+      ),
+    environmentId,
+  })
+  .strict();
 
 /**
  * Step 5 of the agent flow (spec 1B, 4D): start a remediation of a problem (paid) and poll it
  * for free with the onboarding session token until a pull request is ready for a human.
- * patchbay never merges.
+ * patchbay never merges. Refusals (no telemetry yet, nothing to resolve, a run already working)
+ * are answers ≥ 400, which never settle: they are free.
  */
-const StartInput = z
-  .object({
-    environmentId: z.uuid().optional().describe("Default: the organisation's first environment"),
-    x_assumed_state: z.string().max(8192).optional(),
-  })
-  .strict();
-const ProblemParams = z.object({ id: z.string().min(1).max(64) });
-
 export const remediationRoutes: X402Route[] = [
   {
     method: "POST",
@@ -33,18 +57,9 @@ export const remediationRoutes: X402Route[] = [
     paid: { price: "remediation", input: StartInput, pathParams: ProblemParams, output: StartedSchema },
     caller: "wallet",
     async handle(c, ctx) {
-      const deps = c.get("deps");
-      const input = await parseJsonBody(c, StartInput);
-      const payment = paymentOf(c);
-      const scope = await walletScope(deps, walletOf(payment), input.environmentId);
-      const started = await startRemediation({
-        deps,
-        organizationId: scope.organizationId,
-        environmentId: scope.environmentId,
-        problemId: c.req.param("id") ?? "",
-        requestedBy: `wallet:${payment.network}:${payment.payer.toLowerCase()}`,
-      });
-      return c.json({ ...started, next_actions: [pollAction(deps, started.remediationId)] }, 201);
+      const input = { ...(await parseJsonBody(c, StartInput)), problemId: c.req.param("id") ?? "" };
+      const { run, problem } = await startRemediation({ ctx, input });
+      return c.json(started(ctx.deps, run, { problem }), 201);
     },
   },
   {
@@ -55,14 +70,41 @@ export const remediationRoutes: X402Route[] = [
     auth: "Authorization: Bearer <session token>",
     caller: "session",
     async handle(c, ctx) {
-      const deps = c.get("deps");
-      const organizationId = await sessionOrganization(deps, bearerToken(c.req.header("authorization")));
-      const run = await getRemediation({ deps, organizationId, remediationId: c.req.param("id") ?? "" });
-      return c.json({ ...run, next_actions: remediationActions(deps, run) }, 200, {
+      const run = await getRemediation({ ctx, input: { remediationId: c.req.param("id") ?? "" } });
+      return c.json({ ...run, next_actions: remediationActions(ctx.deps, run) }, 200, {
         "cache-control": "no-store",
       });
     },
   },
-  resolveRoute,
-  instrumentationRoute,
+  {
+    method: "POST",
+    path: "/x402/resolve",
+    description:
+      "Shortcut once telemetry is flowing: start a remediation of the most pressing open problem (or the one named) — investigation, a fix in a sandbox, the tests, a pull request for a human. Returns remediationId, threadUrl, status and the problem chosen.",
+    paid: { price: "remediation", input: ResolveInput, output: StartedSchema },
+    caller: "wallet",
+    async handle(c, ctx) {
+      const { run, problem } = await resolveProblem({ ctx, input: await parseJsonBody(c, ResolveInput) });
+      return c.json(started(ctx.deps, run, { problem }), 201);
+    },
+  },
+  {
+    // Spec 4D: a run of kind `instrumentation`, polled like a remediation; without a repository
+    // for the service it waits for a human.
+    method: "POST",
+    path: "/x402/instrumentation/pr",
+    description:
+      "Ask for a pull request that adds OpenTelemetry instrumentation (OTLP exporters configured from the environment) to a service's repository; poll it like a remediation.",
+    paid: {
+      price: "instrumentation",
+      input: InstrumentationInput,
+      inputExample: { service: "checkout" },
+      output: StartedInstrumentationSchema,
+    },
+    caller: "wallet",
+    async handle(c, ctx) {
+      const run = await startInstrumentation({ ctx, input: await parseJsonBody(c, InstrumentationInput) });
+      return c.json(started(ctx.deps, run, { service: run.service }), 201);
+    },
+  },
 ];

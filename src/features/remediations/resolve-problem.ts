@@ -1,0 +1,62 @@
+import type { ServiceContext } from "../../context.ts";
+import type { Deps } from "../../deps.ts";
+import { AppError } from "../../errors.ts";
+import { formatUsd } from "../../platform/payments/prices.ts";
+import { sendTelemetryAction } from "../agent-onboarding/next-actions.ts";
+import type { NextAction } from "../agent-onboarding/schemas.ts";
+import { callerEnvironment } from "../environments/find-environment.ts";
+import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
+import { chooseProblem } from "./choose-problem.ts";
+import { authorizeStart, type StartedRemediation, startRemediation } from "./start-remediation.ts";
+
+/**
+ * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): once telemetry arrives, "fix what
+ * is wrong" without listing and inspecting first. Takes the named problem, or picks one
+ * (`chooseProblem`), and starts the same run as `startRemediation`. Refusals (no telemetry yet,
+ * nothing open, a run already working) are 409s with next_actions: refusals settle no payment.
+ */
+export async function resolveProblem(args: {
+  ctx: ServiceContext;
+  input: { environmentId?: string | undefined; problemId?: string | undefined };
+}): Promise<StartedRemediation> {
+  const { ctx, input } = args;
+  authorizeStart(ctx);
+  const { deps } = ctx;
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  if (!input.problemId && !(await hasTelemetry(deps.db, environmentId))) {
+    throw new AppError(
+      "telemetry_required",
+      "No telemetry has arrived in this environment yet, so there is nothing to resolve; nothing was charged. Send traces and logs first.",
+      { next_actions: [sendTelemetryAction(deps)] },
+    );
+  }
+  const problemId = input.problemId ?? (await chooseProblem(deps.db, environmentId))?.id;
+  if (!problemId) {
+    throw new AppError(
+      "nothing_to_resolve",
+      "No open or regressed problem without a run in this environment; nothing was charged.",
+      { next_actions: readsFirst(deps, environmentId) },
+    );
+  }
+  return startRemediation({ ctx, input: { ...input, problemId } });
+}
+
+function readsFirst(deps: Deps, environmentId: string): NextAction[] {
+  const read = formatUsd(deps.payments.prices.read);
+  return [
+    {
+      action: "list_problems",
+      method: "GET",
+      href: `${deps.config.baseUrl}/x402/problems?environmentId=${environmentId}`,
+      price: read,
+      description: "The environment's problems and their remediation state.",
+    },
+    {
+      action: "check_health",
+      method: "GET",
+      href: `${deps.config.baseUrl}/x402/services?environmentId=${environmentId}`,
+      price: read,
+      description: "Health of your services: request rate, error rate and latency percentiles.",
+    },
+  ];
+}
