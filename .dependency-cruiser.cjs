@@ -50,6 +50,15 @@ module.exports = {
       },
     },
     {
+      name: "features-form-no-circle",
+      severity: "error",
+      scope: "folder",
+      comment:
+        "Business areas depend on each other one way (remediations reads repositories, agent onboarding starts remediations): no circle of feature folders, so each area can be read from the ones below it.",
+      from: { path: "^src/features/" },
+      to: { path: "^src/features/", circular: true },
+    },
+    {
       name: "no-test-code-in-product",
       severity: "error",
       comment: "Product code never imports test helpers or test files.",

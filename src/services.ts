@@ -1,4 +1,5 @@
 import type { Deps } from "./deps.ts";
+import { resumeRunsAwaitingRepository } from "./features/remediations/resume-awaiting-repository.ts";
 import { createRemediationServices } from "./features/remediations/services.ts";
 import { telemetryEvidence } from "./features/remediations/telemetry-evidence.ts";
 import { telemetrySettings } from "./features/telemetry/settings.ts";
@@ -23,6 +24,7 @@ export function withServices(base: BaseDeps): Deps {
     config: base.config,
     logger: base.logger,
     evidence: telemetryEvidence(() => deps),
+    resumeRunsAwaitingRepository: (tx, args) => resumeRunsAwaitingRepository(tx, deps, args),
   });
   const deps: Deps = { ...base, telemetry, remediation };
   return deps;

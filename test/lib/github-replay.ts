@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { GithubAppSettings } from "../../src/features/remediations/settings.ts";
+import type { GithubAppSettings } from "../../src/features/source-hosting/github/github-app.ts";
 
 /**
  * A local HTTP server that answers the GitHub REST calls patchbay makes with recorded responses

@@ -137,6 +137,7 @@ export async function remediationHarness(base: Deps, opts: { worker?: boolean } 
   const existing = harnesses.get(base);
   if (existing) return existing;
   const services: RemediationServices = {
+    ...base.remediation,
     evidence: memoryEvidence({}),
     sandbox: createSandbox({ mode: "auto", nodeEnv: "test", logger: base.logger }),
     localGit: localGitHost({ baseUrl: base.config.baseUrl }),

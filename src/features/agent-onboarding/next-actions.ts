@@ -5,9 +5,9 @@ import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
-import { assumeProblem } from "../remediations/problem-assumption.ts";
 import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
+import { assumeProblem } from "./problem-assumption.ts";
 import type { NextAction, OnboardingSession } from "./schemas.ts";
 
 type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;

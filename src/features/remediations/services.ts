@@ -1,4 +1,5 @@
 import type { Config } from "../../config.ts";
+import type { Db } from "../../platform/db/client.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
@@ -16,6 +17,16 @@ export type RemediationServices = {
   localGit: SourceHost;
   /** Undefined when no GitHub App is configured. */
   github: GithubIntegration | undefined;
+  /**
+   * What registering a repository does to runs waiting for one: the repositories feature calls
+   * it through `deps` in its registering transaction, so it need not import remediation's
+   * internals (remediation reads repositories, not the reverse). Start-up binds it
+   * (`src/services.ts`).
+   */
+  resumeRunsAwaitingRepository: (
+    tx: Db,
+    args: { environmentId: string; services: string[] },
+  ) => Promise<void>;
 };
 
 /**
@@ -26,9 +37,11 @@ export function createRemediationServices(args: {
   config: Config;
   logger: Logger;
   evidence: RemediationEvidence;
+  resumeRunsAwaitingRepository: RemediationServices["resumeRunsAwaitingRepository"];
 }): RemediationServices {
   const { config } = args;
   return {
+    resumeRunsAwaitingRepository: args.resumeRunsAwaitingRepository,
     evidence: args.evidence,
     sandbox: createSandbox({
       mode: config.remediation.sandbox,

@@ -2,25 +2,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, normalize } from "node:path";
 import { ConfigError } from "../../config-error.ts";
 import type { SandboxMode } from "../../platform/sandbox/create-sandbox.ts";
-
-export type GithubAppSettings = {
-  appId: string;
-  privateKey: string;
-  webhookSecret: string;
-  /** The App's URL name: the install link is `https://github.com/apps/<slug>/installations/new`. */
-  slug: string;
-  /**
-   * The App's OAuth client: the install callback exchanges GitHub's `code` with these to learn
-   * which GitHub user came back, and binds only an installation that user can access.
-   */
-  clientId: string;
-  /** Secret; never logged. */
-  clientSecret: string;
-  /** REST API base (GitHub Enterprise Server, or a replay server in tests). */
-  apiUrl: string;
-  /** Where people install the App (differs from apiUrl on GitHub Enterprise Server). */
-  webUrl: string;
-};
+import type { GithubAppSettings } from "../source-hosting/github/github-app.ts";
 
 export type RemediationSettings = {
   /**

@@ -5,7 +5,6 @@ import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
-import { resumeRunsAwaitingRepository } from "../remediations/resume-awaiting-repository.ts";
 import { isLinkedInstallation } from "./installation-repositories.ts";
 import { checkLocalRepository } from "./local-repository.ts";
 import type { CreateRepositoryInput, Repository } from "./schemas.ts";
@@ -117,7 +116,10 @@ export async function createRepository(args: {
       targetId: row.id,
       details: { environmentId: env.id, provider: row.provider, services: row.services },
     });
-    await resumeRunsAwaitingRepository(tx, ctx.deps, { environmentId: env.id, services: row.services });
+    await ctx.deps.remediation.resumeRunsAwaitingRepository(tx, {
+      environmentId: env.id,
+      services: row.services,
+    });
     return toRepository(row);
   });
 }

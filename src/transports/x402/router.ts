@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
 import { payerOf, resolveSessionActor, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
 import { onboardingAssumption } from "../../features/agent-onboarding/next-actions.ts";
-import { problemAssumption } from "../../features/remediations/problem-assumption.ts";
+import { problemAssumption } from "../../features/agent-onboarding/problem-assumption.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
 import type { AppEnv } from "../http/env.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";

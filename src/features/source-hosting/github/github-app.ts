@@ -2,13 +2,31 @@ import { App } from "@octokit/app";
 // @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
 import { Octokit } from "@octokit/core";
 import { AppError } from "../../../errors.ts";
-import type { GithubAppSettings } from "../../remediations/settings.ts";
 import { githubHost } from "./github-host.ts";
 import type { GithubIntegration, PullRequestOutcome } from "./github-integration.ts";
 import { installationOfUser } from "./installer-access.ts";
 
 type RequestError = { status?: number };
 const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
+
+export type GithubAppSettings = {
+  appId: string;
+  privateKey: string;
+  webhookSecret: string;
+  /** The App's URL name: the install link is `https://github.com/apps/<slug>/installations/new`. */
+  slug: string;
+  /**
+   * The App's OAuth client: the install callback exchanges GitHub's `code` with these to learn
+   * which GitHub user came back, and binds only an installation that user can access.
+   */
+  clientId: string;
+  /** Secret; never logged. */
+  clientSecret: string;
+  /** REST API base (GitHub Enterprise Server, or a replay server in tests). */
+  apiUrl: string;
+  /** Where people install the App (differs from apiUrl on GitHub Enterprise Server). */
+  webUrl: string;
+};
 
 /**
  * The GitHub App through `@octokit/app`: App JWT for installations, installation tokens for

@@ -1,11 +1,11 @@
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
 import { callerEnvironment } from "../../../features/environments/find-environment.ts";
-import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
 import { workingStatuses } from "../../../features/remediations/run-state.ts";
 import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
 import { parseJsonBody } from "../parse-input.ts";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
-import { resolveProblem } from "../../../features/remediations/resolve-problem.ts";
 import { startInstrumentation } from "../../../features/remediations/start-instrumentation.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { parseJsonBody } from "../parse-input.ts";

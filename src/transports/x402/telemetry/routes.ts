@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import type { ServiceContext } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import { callerEnvironment } from "../../../features/environments/find-environment.ts";
-import { remediateAction } from "../../../features/remediations/problem-assumption.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {

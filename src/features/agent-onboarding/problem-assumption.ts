@@ -2,9 +2,9 @@ import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
-import { type AssumptionKind, assumeState, stateDigest } from "../agent-onboarding/assumed-state.ts";
-import type { NextAction } from "../agent-onboarding/schemas.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
+import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
+import type { NextAction } from "./schemas.ts";
 
 /** Subject of "remediate this problem": `problem:<problem id>`. */
 export const problemSubject = (problemId: string) => `problem:${problemId}`;

@@ -2,12 +2,16 @@ import type { ServiceContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
-import { sendTelemetryAction } from "../agent-onboarding/next-actions.ts";
-import type { NextAction } from "../agent-onboarding/schemas.ts";
 import { callerEnvironment } from "../environments/find-environment.ts";
+import { chooseProblem } from "../remediations/choose-problem.ts";
+import {
+  authorizeStart,
+  type StartedRemediation,
+  startRemediation,
+} from "../remediations/start-remediation.ts";
 import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
-import { chooseProblem } from "./choose-problem.ts";
-import { authorizeStart, type StartedRemediation, startRemediation } from "./start-remediation.ts";
+import { sendTelemetryAction } from "./next-actions.ts";
+import type { NextAction } from "./schemas.ts";
 
 /**
  * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): once telemetry arrives, "fix what
