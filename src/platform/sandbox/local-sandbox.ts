@@ -37,22 +37,17 @@ export function localSandbox(runner: Runner): Sandbox {
           `The repository archive exceeds ${MAX_ARCHIVE_BYTES} bytes.`,
         );
       }
-      const root = await mkdtemp(join(tmpdir(), "patchbay-ws-"));
+      const workspace = new LocalWorkspace(await mkdtemp(join(tmpdir(), "patchbay-ws-")), runner);
       try {
-        const src = join(root, "src");
-        const home = join(root, "home");
-        await mkdir(src);
-        await mkdir(home);
-        await extract(source.archive, src, source.stripComponents ?? 0);
-        const gitDir = join(root, "git");
-        const g = (args: string[], opts: Parameters<typeof git>[2] = {}) =>
-          gitOk(src, [`--git-dir=${gitDir}`, `--work-tree=${src}`, ...args], opts);
-        await g(["init", "-q"]);
-        await g(["add", "-A", "--force"]);
-        await g(["commit", "-q", "--allow-empty", "--no-verify", "-m", "base"]);
-        return new LocalWorkspace(root, src, gitDir, runner, home);
+        await mkdir(workspace.src);
+        await mkdir(workspace.home);
+        await extract(source.archive, workspace.src, source.stripComponents ?? 0);
+        await workspace.git(["init", "-q"]);
+        await workspace.git(["add", "-A", "--force"]);
+        await workspace.git(["commit", "-q", "--allow-empty", "--no-verify", "-m", "base"]);
+        return workspace;
       } catch (error) {
-        await rm(root, { recursive: true, force: true });
+        await workspace.dispose();
         throw error;
       }
     },
@@ -62,21 +57,22 @@ export function localSandbox(runner: Runner): Sandbox {
 class LocalWorkspace implements Workspace {
   readonly #written = new Map<string, string>();
   readonly root: string;
-  readonly src: string;
-  readonly gitDir: string;
   readonly runner: Runner;
+  readonly src: string;
   readonly home: string;
+  /** The repository's git directory, kept outside the working copy a command can write. */
+  readonly #repository: string[];
 
-  constructor(root: string, src: string, gitDir: string, runner: Runner, home: string) {
+  constructor(root: string, runner: Runner) {
     this.root = root;
-    this.src = src;
-    this.gitDir = gitDir;
     this.runner = runner;
-    this.home = home;
+    this.src = join(root, "src");
+    this.home = join(root, "home");
+    this.#repository = [`--git-dir=${join(root, "git")}`, `--work-tree=${this.src}`];
   }
 
-  #git(args: string[], opts: Parameters<typeof git>[2] = {}) {
-    return gitOk(this.src, [`--git-dir=${this.gitDir}`, `--work-tree=${this.src}`, ...args], opts);
+  git(args: string[], opts: Parameters<typeof git>[2] = {}) {
+    return gitOk(this.src, [...this.#repository, ...args], opts);
   }
 
   async listFiles(dir = ""): Promise<FileEntry[]> {
@@ -132,8 +128,7 @@ class LocalWorkspace implements Workspace {
       throw new AppError("invalid_request", "query must be 1–200 characters.");
     // Tracked files plus what was written since: `git grep` on the index would miss new files.
     const result = await git(this.src, [
-      `--git-dir=${this.gitDir}`,
-      `--work-tree=${this.src}`,
+      ...this.#repository,
       "grep",
       "-n",
       "-I",
@@ -162,18 +157,18 @@ class LocalWorkspace implements Workspace {
     const created: string[] = [];
     const index = join(this.root, "proposal.index");
     const env = { GIT_INDEX_FILE: index };
-    await this.#git(["read-tree", "HEAD"], { env });
+    await this.git(["read-tree", "HEAD"], { env });
     for (const [path, content] of [...this.#written].sort(([a], [b]) => a.localeCompare(b))) {
-      const blob = (await this.#git(["hash-object", "-w", "--stdin"], { input: content })).trim();
-      const existing = (await this.#git(["ls-tree", "HEAD", "--", path])).trim();
+      const blob = (await this.git(["hash-object", "-w", "--stdin"], { input: content })).trim();
+      const existing = (await this.git(["ls-tree", "HEAD", "--", path])).trim();
       const mode = /^(\d+) blob /.exec(existing)?.[1] ?? "100644";
       if (existing.includes(` ${blob}\t`)) continue;
-      await this.#git(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`], { env });
+      await this.git(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`], { env });
       files.push({ path, content });
       if (existing === "") created.push(path);
     }
-    const tree = (await this.#git(["write-tree"], { env })).trim();
-    const diff = await this.#git([
+    const tree = (await this.git(["write-tree"], { env })).trim();
+    const diff = await this.git([
       "diff-tree",
       "-p",
       "--no-ext-diff",

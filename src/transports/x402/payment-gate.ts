@@ -10,9 +10,10 @@ import type { Payments } from "../../platform/payments/payments.ts";
 import type { Price } from "../../platform/payments/prices.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
-import { RequestAdapter } from "./http-adapter.ts";
+import { hashRequest } from "../http/idempotency.ts";
+import { processRequest, requestContext } from "./http-adapter.ts";
 import { compileRoutes, type PaidRoutes } from "./paid-routes.ts";
-import { hashRequest, readPaymentIdentity } from "./payment-identity.ts";
+import { readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
   findPayment,
@@ -24,7 +25,6 @@ import {
 } from "./payment-lock.ts";
 import { challengeResponse, replayResponse } from "./payment-responses.ts";
 import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
-import { processRequest, requestContext } from "./resource-server.ts";
 import { resourceServerLoader } from "./server-loader.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
 
@@ -72,8 +72,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
     if (!read?.ok) {
       // No payment, or one that could not be locked: only a challenge, never the handler nor
       // the facilitator (which throws on malformed fields, and a throw reads as an outage).
-      const adapter = new RequestAdapter(c, args.baseUrl, { hidePayment: true });
-      const result = await processRequest(http, requestContext(c, adapter));
+      const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
       return challengeResponse(c, result.response, {
         price,
@@ -175,10 +174,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
 }
 
 async function verifyPayment(flow: Flow): Promise<Verified | Response> {
-  const result = await processRequest(
-    flow.http,
-    requestContext(flow.c, new RequestAdapter(flow.c, flow.args.baseUrl)),
-  );
+  const result = await processRequest(flow.http, requestContext(flow.c, flow.args.baseUrl));
   if (result.type === "payment-verified") return result;
   if (result.type === "payment-error")
     return challengeResponse(flow.c, result.response, { price: flow.price, paid: true });

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import canonicalize from "canonicalize";
-import type { Context } from "hono";
 import { z } from "zod";
 import type { PaymentKey } from "./payment-lock.ts";
 
@@ -125,13 +124,6 @@ function describe(error: z.ZodError): string {
   if (!issue) return "the payment is malformed";
   const path = issue.path.map(String).join(".");
   return path ? `${path} ${issue.message}` : `the payment ${issue.message}`;
-}
-
-/** Method, path, query and the exact body bytes: any difference is a different request. */
-export async function hashRequest(c: Context): Promise<string> {
-  const url = new URL(c.req.url);
-  const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
-  return sha256(`${c.req.method === "HEAD" ? "GET" : c.req.method}\n${url.pathname}${url.search}\n${body}`);
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -101,15 +101,6 @@ export function replayResponse(stored: StoredResponse): Response {
   return new Response(stored.body, { status: stored.status, headers });
 }
 
-export function pickHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of names) {
-    const value = headers.get(name);
-    if (value !== null) out[name] = value;
-  }
-  return out;
-}
-
 /**
  * Reason codes are snake_case identifiers. The SDK fills the challenge's `error` and the
  * receipt's `errorReason` from thrown messages in some paths; anything that is not a code is

@@ -6,16 +6,12 @@ import type { StoredResponse } from "../../platform/db/claim.ts";
 import type { Db } from "../../platform/db/client.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
-import { RequestAdapter } from "./http-adapter.ts";
+import { pickHeaders } from "../http/idempotency.ts";
+import { requestContext } from "./http-adapter.ts";
 import type { MatchedRoute } from "./paid-routes.ts";
 import type { PaymentIdentity } from "./payment-identity.ts";
 import { markFailed, markSettled, type PaymentKey } from "./payment-lock.ts";
-import {
-  pickHeaders,
-  replayedHeaders,
-  settlementFailedResponse,
-  settlementUnknown,
-} from "./payment-responses.ts";
+import { replayedHeaders, settlementFailedResponse, settlementUnknown } from "./payment-responses.ts";
 
 /** What settling needs of the gate's request (the gate's own flow carries more). */
 export type SettlementFlow = {
@@ -60,9 +56,8 @@ export async function settleAndRespond(
   const response: StoredResponse = live
     ? { status: live.status, headers: pickHeaders(live.headers, replayedHeaders), body }
     : (args.response ?? { status: 200, headers: {}, body });
-  const adapter = new RequestAdapter(c, flow.args.baseUrl);
   const transport = {
-    request: { adapter, path: c.req.path, method: adapter.getMethod() },
+    request: requestContext(c, flow.args.baseUrl),
     responseBody: Buffer.from(body),
     responseHeaders: response.headers,
   };
