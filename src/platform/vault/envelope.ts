@@ -109,13 +109,15 @@ function unwrapDataKey(keyring: Keyring, parts: DecodedSealed, binding: SecretBi
   return dataKey;
 }
 
-function encrypt(key: KeyObject | Buffer, iv: Buffer, plaintext: Buffer, aad: Buffer): Buffer {
+/** AES-256-GCM: the ciphertext with its 16-byte tag appended. */
+export function encrypt(key: KeyObject | Buffer, iv: Buffer, plaintext: Buffer, aad: Buffer): Buffer {
   const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(aad);
   return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
 }
 
-function decrypt(key: KeyObject | Buffer, iv: Buffer, sealed: Buffer, aad: Buffer): Buffer {
+/** The plaintext of `encrypt`'s output; throws unless key, IV, tag and associated data all match. */
+export function decrypt(key: KeyObject | Buffer, iv: Buffer, sealed: Buffer, aad: Buffer): Buffer {
   if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) throw new Error("bad lengths");
   // authTagLength pins the tag at 16 bytes: a truncated tag must not be accepted.
   const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });

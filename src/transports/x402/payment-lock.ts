@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import type { StoredResponse } from "../../platform/db/claim.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
 import { derivedKey } from "../../platform/vault/derived-key.ts";
+import { decrypt, encrypt } from "../../platform/vault/envelope.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 
 /** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
@@ -148,26 +149,19 @@ function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string): string
   const dataKey = derivedKey(keyring, "x402/replay", version);
   if (!dataKey) throw new Error("the active KEK is missing from the keyring");
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", dataKey, iv);
-  cipher.setAAD(aad(key, version));
-  const sealed = Buffer.concat([cipher.update(body, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  const sealed = encrypt(dataKey, iv, Buffer.from(body, "utf8"), aad(key, version));
   return `${PREFIX}${version}:${iv.toString("base64url")}:${sealed.toString("base64url")}`;
 }
 
 /** The stored body in clear. Rows written before sealing existed are returned as they are. */
 function openReplayBody(keyring: Keyring, key: PaymentKey, stored: string): string {
   if (!stored.startsWith(PREFIX)) return stored;
-  const [versionText = "", ivText = "", sealedText = ""] = stored.slice(PREFIX.length).split(":");
+  const [versionText = "", iv = "", sealed = ""] = stored.slice(PREFIX.length).split(":");
   const version = Number(versionText);
   const dataKey = derivedKey(keyring, "x402/replay", version);
   if (!dataKey) throw new Error(`the keyring no longer holds KEK v${version} for a stored x402 answer`);
-  const sealed = Buffer.from(sealedText, "base64url");
-  const decipher = createDecipheriv("aes-256-gcm", dataKey, Buffer.from(ivText, "base64url"));
-  decipher.setAAD(aad(key, version));
-  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-  return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(
-    "utf8",
-  );
+  const bytes = (text: string) => Buffer.from(text, "base64url");
+  return decrypt(dataKey, bytes(iv), bytes(sealed), aad(key, version)).toString("utf8");
 }
 
 const aad = (key: PaymentKey, version: number) =>
