@@ -78,12 +78,9 @@ class LocalWorkspace implements Workspace {
   async listFiles(dir = ""): Promise<FileEntry[]> {
     const rel = checkRelativePath(dir, { allowRoot: true });
     const full = await resolveInside(this.src, rel);
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = await readdir(full, { withFileTypes: true });
-    } catch {
+    const entries = await readdir(full, { withFileTypes: true }).catch(() => {
       throw new AppError("not_found", `No directory "${dir}" in the repository.`);
-    }
+    });
     return entries
       .filter((e) => !(rel === "" && e.name === ".git"))
       .filter((e) => e.isFile() || e.isDirectory())
@@ -100,12 +97,9 @@ class LocalWorkspace implements Workspace {
   async readFile(path: string): Promise<string> {
     const rel = checkRelativePath(path);
     const full = await resolveInside(this.src, rel);
-    let data: Buffer;
-    try {
-      data = await readFile(full);
-    } catch {
+    const data = await readFile(full).catch(() => {
       throw new AppError("not_found", `No file "${path}" in the repository.`);
-    }
+    });
     if (data.length > MAX_FILE_BYTES) {
       return `${data.subarray(0, MAX_FILE_BYTES).toString("utf8")}\n…[truncated by patchbay: ${data.length - MAX_FILE_BYTES} more bytes]`;
     }
@@ -127,16 +121,8 @@ class LocalWorkspace implements Workspace {
     if (query.length === 0 || query.length > 200)
       throw new AppError("invalid_request", "query must be 1–200 characters.");
     // Tracked files plus what was written since: `git grep` on the index would miss new files.
-    const result = await git(this.src, [
-      ...this.#repository,
-      "grep",
-      "-n",
-      "-I",
-      "--untracked",
-      "--fixed-strings",
-      "-e",
-      query,
-    ]);
+    const grep = ["grep", "-n", "-I", "--untracked", "--fixed-strings", "-e", query];
+    const result = await git(this.src, [...this.#repository, ...grep]);
     if (result.code > 1) throw new Error(`git grep failed: ${result.stderr.slice(0, 200)}`);
     return result.stdout
       .split("\n")
@@ -168,15 +154,8 @@ class LocalWorkspace implements Workspace {
       if (existing === "") created.push(path);
     }
     const tree = (await this.git(["write-tree"], { env })).trim();
-    const diff = await this.git([
-      "diff-tree",
-      "-p",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-renames",
-      "HEAD",
-      tree,
-    ]);
+    const diffArgs = ["diff-tree", "-p", "--no-ext-diff", "--no-textconv", "--no-renames", "HEAD", tree];
+    const diff = await this.git(diffArgs);
     await rm(index, { force: true });
     return {
       files,
@@ -197,20 +176,9 @@ class LocalWorkspace implements Workspace {
 function extract(archive: Buffer, dir: string, strip: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const gzip = archive[0] === 0x1f && archive[1] === 0x8b;
-    const child = spawn(
-      "tar",
-      [
-        gzip ? "-xzf" : "-xf",
-        "-",
-        "-C",
-        dir,
-        `--strip-components=${strip}`,
-        "--no-same-owner",
-        "--no-same-permissions",
-        "--delay-directory-restore",
-      ],
-      { stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } },
-    );
+    const flags = ["--no-same-owner", "--no-same-permissions", "--delay-directory-restore"];
+    const args = [gzip ? "-xzf" : "-xf", "-", "-C", dir, `--strip-components=${strip}`, ...flags];
+    const child = spawn("tar", args, { stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString("utf8");

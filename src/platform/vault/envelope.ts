@@ -40,22 +40,11 @@ export function sealSecret(args: { keyring: Keyring; plaintext: string; aad: Sec
   }
 }
 
+type Opening = { keyring: Keyring; sealed: SealedSecret; aad: SecretBinding };
+
 /** Decrypts a secret. Any failure is the same generic `internal` error, whatever failed. */
-export function openSecret(args: { keyring: Keyring; sealed: SealedSecret; aad: SecretBinding }): string {
-  return generically(() => {
-    const parts = decodeSealed(args.sealed);
-    const dataKey = unwrapDataKey(args.keyring, parts, args.aad);
-    try {
-      const plaintext = decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad));
-      try {
-        return plaintext.toString("utf8");
-      } finally {
-        plaintext.fill(0);
-      }
-    } finally {
-      dataKey.fill(0);
-    }
-  });
+export function openSecret(args: Opening): string {
+  return opened(args, (plaintext) => plaintext.toString("utf8"));
 }
 
 /**
@@ -64,19 +53,26 @@ export function openSecret(args: { keyring: Keyring; sealed: SealedSecret; aad: 
  * A secret already under the active version comes back unchanged (compare `kekVersion`
  * to skip the write).
  */
-export function rewrapSecret(args: {
-  keyring: Keyring;
-  sealed: SealedSecret;
-  aad: SecretBinding;
-}): SealedSecret {
+export function rewrapSecret(args: Opening): SealedSecret {
+  return opened(args, (_plaintext, dataKey) => {
+    if (args.sealed.kekVersion === args.keyring.activeVersion) return { ...args.sealed };
+    const wrap = wrapDataKey(args.keyring, dataKey, args.aad);
+    return { ...wrap, iv: args.sealed.iv, ciphertext: args.sealed.ciphertext };
+  });
+}
+
+/** `use` of the opened secret and its data key, both wiped afterwards; failures are generic. */
+function opened<T>(args: Opening, use: (plaintext: Buffer, dataKey: Buffer) => T): T {
   return generically(() => {
     const parts = decodeSealed(args.sealed);
     const dataKey = unwrapDataKey(args.keyring, parts, args.aad);
     try {
-      decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad)).fill(0);
-      if (parts.kekVersion === args.keyring.activeVersion) return { ...args.sealed };
-      const wrap = wrapDataKey(args.keyring, dataKey, args.aad);
-      return { ...wrap, iv: args.sealed.iv, ciphertext: args.sealed.ciphertext };
+      const plaintext = decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad));
+      try {
+        return use(plaintext, dataKey);
+      } finally {
+        plaintext.fill(0);
+      }
     } finally {
       dataKey.fill(0);
     }

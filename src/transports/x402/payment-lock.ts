@@ -10,6 +10,20 @@ import type { Keyring } from "../../platform/vault/keyring.ts";
 /** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
 export type PaymentKey = { network: string; asset: string; payer: string; nonce: string };
 export type PaymentRow = typeof x402Payments.$inferSelect;
+/** One payment's row, and the keyring that seals its stored answer. */
+export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
+
+/**
+ * The payment, held by this request: its answer recorded — `settled`, or `failed` (held for a
+ * retry of the same payment) — or the claim given back. Each acts only on this claim, never on
+ * one that took over after it went stale.
+ */
+export type PaymentClaim = {
+  settled(transaction: string, response: StoredResponse): Promise<void>;
+  failed(response: StoredResponse): Promise<void>;
+  /** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
+  release(): Promise<void>;
+};
 
 /**
  * A claim older than this belongs to a process that died mid-request; it may be taken over.
@@ -24,18 +38,15 @@ const where = (key: PaymentKey) =>
     eq(x402Payments.payer, key.payer),
     eq(x402Payments.nonce, key.nonce),
   );
-const whereClaimed = (key: PaymentKey, claimId: string) =>
-  and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
 
-export async function findPayment(db: Db, key: PaymentKey): Promise<PaymentRow | undefined> {
+export async function findPayment({ db, key }: PaymentLock): Promise<PaymentRow | undefined> {
   const [row] = await db.select().from(x402Payments).where(where(key));
   return row;
 }
 
-/** Inserts an `in_flight` row; returns its claim id, or undefined when the key already has one. */
+/** Inserts an `in_flight` row; undefined when the key already has one. */
 export async function claimPayment(
-  db: Db,
-  key: PaymentKey,
+  lock: PaymentLock,
   fields: {
     paymentHash: string;
     requestHash: string;
@@ -45,14 +56,14 @@ export async function claimPayment(
     expiresAt: Date;
   },
   now: Date,
-): Promise<string | undefined> {
+): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
-  const inserted = await db
+  const inserted = await lock.db
     .insert(x402Payments)
-    .values({ ...key, ...fields, state: "in_flight", claimId, claimedAt: now })
+    .values({ ...lock.key, ...fields, state: "in_flight", claimId, claimedAt: now })
     .onConflictDoNothing()
     .returning({ claimId: x402Payments.claimId });
-  return inserted.length > 0 ? claimId : undefined;
+  return inserted.length > 0 ? claimed(lock, claimId) : undefined;
 }
 
 /**
@@ -61,58 +72,44 @@ export async function claimPayment(
  * current claim id, so of several contenders exactly one wins.
  */
 export async function reclaimPayment(
-  db: Db,
-  key: PaymentKey,
+  lock: PaymentLock,
   row: PaymentRow,
   now: Date,
-): Promise<string | undefined> {
+): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
-  const updated = await db
+  const updated = await lock.db
     .update(x402Payments)
     .set({ state: "in_flight", claimId, claimedAt: now })
-    .where(and(where(key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
+    .where(and(where(lock.key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
     .returning({ claimId: x402Payments.claimId });
-  return updated.length > 0 ? claimId : undefined;
+  return updated.length > 0 ? claimed(lock, claimId) : undefined;
+}
+
+function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentClaim {
+  const mine = and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
+  const answered = async (state: "settled" | "failed", response: StoredResponse, transaction?: string) => {
+    await db
+      .update(x402Payments)
+      .set({
+        state,
+        ...(transaction === undefined ? {} : { transaction }),
+        responseStatus: response.status,
+        responseHeaders: response.headers,
+        responseBody: sealReplayBody(keyring, key, response.body),
+      })
+      .where(mine);
+  };
+  return {
+    settled: (transaction, response) => answered("settled", response, transaction),
+    failed: (response) => answered("failed", response),
+    release: async () => {
+      await db.delete(x402Payments).where(mine);
+    },
+  };
 }
 
 export const isStaleClaim = (row: PaymentRow, now: Date): boolean =>
   row.state === "in_flight" && row.claimedAt.getTime() <= now.getTime() - STALE_CLAIM_MS;
-
-export async function markSettled(
-  db: Db,
-  keyring: Keyring,
-  key: PaymentKey,
-  claimId: string,
-  outcome: { transaction: string; response: StoredResponse },
-): Promise<void> {
-  await db
-    .update(x402Payments)
-    .set({
-      state: "settled",
-      transaction: outcome.transaction,
-      ...responseColumns(keyring, key, outcome.response),
-    })
-    .where(whereClaimed(key, claimId));
-}
-
-/** Settlement did not complete: hold the handler's answer for a retry of the same payment. */
-export async function markFailed(
-  db: Db,
-  keyring: Keyring,
-  key: PaymentKey,
-  claimId: string,
-  response: StoredResponse,
-): Promise<void> {
-  await db
-    .update(x402Payments)
-    .set({ state: "failed", ...responseColumns(keyring, key, response) })
-    .where(whereClaimed(key, claimId));
-}
-
-/** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
-export async function releasePayment(db: Db, key: PaymentKey, claimId: string): Promise<void> {
-  await db.delete(x402Payments).where(whereClaimed(key, claimId));
-}
 
 export function storedResponse(row: PaymentRow, keyring: Keyring): StoredResponse {
   return {
@@ -130,12 +127,6 @@ export async function sweepX402Payments(db: Db, now: Date): Promise<number> {
     .returning({ nonce: x402Payments.nonce });
   return deleted.length;
 }
-
-const responseColumns = (keyring: Keyring, key: PaymentKey, response: StoredResponse) => ({
-  responseStatus: response.status,
-  responseHeaders: response.headers,
-  responseBody: sealReplayBody(keyring, key, response.body),
-});
 
 /**
  * Paid answers are kept for replays, and some carry what is shown only once (an onboarding
