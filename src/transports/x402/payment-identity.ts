@@ -25,9 +25,9 @@ const uint256 = z
   // abort: BigInt must never see a non-decimal string.
   .regex(decimal, { error: "must be a non-negative decimal integer string", abort: true })
   .refine((value) => BigInt(value) <= MAX_UINT256, "must fit in a uint256");
-const address = z
-  .string({ error: "must be a 0x-prefixed 20-byte hex address" })
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+/** A string matching `pattern`, one message for either failure. */
+const matching = (pattern: RegExp, message: string) => z.string({ error: message }).regex(pattern, message);
+const address = matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
 /**
  * The v2 `exact` EIP-3009 payment the gate can lock, as the facilitator reads it. The facilitator
@@ -48,9 +48,7 @@ const LockablePayment = z.looseObject(
     ),
     payload: z.looseObject(
       {
-        signature: z
-          .string({ error: "must be a 0x-prefixed hex string" })
-          .regex(/^0x(?:[0-9a-fA-F]{2})+$/, "must be a 0x-prefixed hex string"),
+        signature: matching(/^0x(?:[0-9a-fA-F]{2})+$/, "must be a 0x-prefixed hex string"),
         authorization: z.looseObject(
           {
             from: address,
@@ -62,9 +60,7 @@ const LockablePayment = z.looseObject(
               (value) => Number.isSafeInteger(Number(value)),
               "must be a Unix time in seconds",
             ),
-            nonce: z
-              .string({ error: "must be 0x and 64 hex digits" })
-              .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x and 64 hex digits"),
+            nonce: matching(/^0x[0-9a-fA-F]{64}$/, "must be 0x and 64 hex digits"),
           },
           { error: "must be an EIP-3009 authorization object" },
         ),
