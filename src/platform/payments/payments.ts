@@ -74,18 +74,15 @@ export function ready(args: {
   logger: Logger;
   devChain: DevChain | undefined;
 }): Payments {
-  const resourceServer = new x402ResourceServer(guardFacilitator(args.facilitator, args.logger)).register(
+  const { facilitator, logger, ...terms } = args;
+  const resourceServer = new x402ResourceServer(guardFacilitator(facilitator, logger)).register(
     args.network,
     new ExactEvmScheme(),
   );
   return {
     kind: "ready",
-    network: args.network,
-    payTo: args.payTo,
-    asset: args.asset,
-    prices: args.prices,
+    ...terms,
     resourceServer,
-    devChain: args.devChain,
     close: async () => {
       await args.devChain?.stop();
     },

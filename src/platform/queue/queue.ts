@@ -72,8 +72,8 @@ type Session = { boss: PgBoss; gate: GatedExecutor | undefined };
 
 export function createJobs(options: JobsOptions): Jobs {
   const { logger, queues } = options;
-  if (options.database.kind === "pglite") requirePglite(options);
-  else requireUrl(options);
+  const pglite = options.database.kind === "pglite" ? requirePglite(options) : undefined;
+  const connectionString = pglite ? undefined : requireUrl(options);
   const registrations: Registration[] = [];
   /** The runs in progress, by job id: `stop()` aborts them. */
   const running = new Map<string, AbortController>();
@@ -82,10 +82,9 @@ export function createJobs(options: JobsOptions): Jobs {
 
   const open = (): Session => {
     // A new gate too: one left open for the previous session's late handlers would let them write.
-    const gate =
-      options.database.kind === "pglite" ? gated(pgliteExecutor(requirePglite(options))) : undefined;
+    const gate = pglite ? gated(pgliteExecutor(pglite)) : undefined;
     const boss = new PgBoss({
-      ...(gate ? { db: gate as PgBoss.Db } : { connectionString: requireUrl(options), max: 5 }),
+      ...(gate ? { db: gate as PgBoss.Db } : { connectionString, max: 5 }),
       application_name: "patchbay-jobs",
       // Nothing uses cron: skip its queue, its polling worker and its timers.
       schedule: false,
