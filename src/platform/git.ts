@@ -9,17 +9,12 @@ export type GitResult = { code: number; stdout: string; stderr: string };
  * prompts. A repository's `.git/config` is still read for everything else.
  */
 const SAFE_CONFIG = [
-  "-c",
   "core.hooksPath=/dev/null",
-  "-c",
   "core.fsmonitor=false",
-  "-c",
   "core.pager=cat",
-  "-c",
   "credential.helper=",
-  "-c",
   "protocol.file.allow=always",
-];
+].flatMap((setting) => ["-c", setting]);
 
 /** A scrubbed environment: nothing of the service's own (keys, database URLs) reaches git. */
 function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

@@ -13,7 +13,7 @@ const POLL_MS = 25;
  * and the x402 payment lock (transports/x402/payment-lock.ts) are two tables behind it.
  */
 export type ClaimTable<Row, Claim, Answer> = {
-  /** How long a caller waits for another's claim before `inFlight()`. */
+  /** How long a caller waits for another's claim before `inFlight()`, by `clock`. */
   waitMs: number;
   clock: () => Date;
   read(): Promise<Row | undefined>;
@@ -36,17 +36,18 @@ export type ClaimTable<Row, Claim, Answer> = {
 export async function claimOrReplay<Row, Claim, Answer>(
   table: ClaimTable<Row, Claim, Answer>,
 ): Promise<{ claim: Claim } | { replay: Answer }> {
-  const deadline = Date.now() + table.waitMs;
+  const deadline = table.clock().getTime() + table.waitMs;
   let row = table.takeFirst ? undefined : await table.read();
   for (;;) {
-    const seen = row ? table.judge(row, table.clock()) : "take";
+    const now = table.clock();
+    const seen = row ? table.judge(row, now) : "take";
     if (seen === "take") {
-      const claim = await table.take(row, table.clock());
+      const claim = await table.take(row, now);
       if (claim !== undefined) return { claim };
     } else if (seen !== "wait") {
       return seen;
     } else {
-      if (Date.now() > deadline) throw table.inFlight();
+      if (now.getTime() > deadline) throw table.inFlight();
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     row = await table.read();

@@ -258,22 +258,10 @@ async function listenPostgres(
     heartbeatTimer.unref();
   };
 
-  const heartbeat = async (sql: postgres.Sql) => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error("the LISTEN connection stopped answering")),
-        LISTEN_HEARTBEAT_TIMEOUT_MS,
-      );
-    });
-    try {
-      await Promise.race([sql`select 1`, timeout]);
-    } catch (error) {
-      lost(sql, error);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const heartbeat = (sql: postgres.Sql) =>
+    within(sql`select 1`, LISTEN_HEARTBEAT_TIMEOUT_MS, "the LISTEN connection stopped answering").catch(
+      (error: unknown) => lost(sql, error),
+    );
 
   await attempt();
   return {
@@ -298,16 +286,22 @@ export const READINESS_TIMEOUT_MS = 900;
  * cannot reach the server is reported rather than hidden behind one that can.
  */
 export async function pingDatabase(database: DatabaseHandle): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the database did not answer within ${READINESS_TIMEOUT_MS} ms`)),
-      READINESS_TIMEOUT_MS,
-    );
-  });
   const handles = new Set([database.db, database.pointReads]);
+  await within(
+    Promise.all([...handles].map((h) => h.execute(sql`select 1`))),
+    READINESS_TIMEOUT_MS,
+    `the database did not answer within ${READINESS_TIMEOUT_MS} ms`,
+  );
+}
+
+/** `work`'s outcome, or an error saying `late` when it takes longer than `ms`. */
+async function within<T>(work: Promise<T>, ms: number, late: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(late)), ms);
+  });
   try {
-    await Promise.race([Promise.all([...handles].map((h) => h.execute(sql`select 1`))), late]);
+    return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
   }

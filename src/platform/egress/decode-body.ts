@@ -5,6 +5,19 @@ import zlib from "node:zlib";
 /** As fetch: more codings than this in one answer is refused (resource exhaustion). */
 const MAX_CODINGS = 5;
 
+const zlibFlush = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const brotliFlush = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
+const decoders = new Map<string, () => NodeJS.ReadWriteStream>([
+  ["gzip", () => zlib.createGunzip(zlibFlush)],
+  ["x-gzip", () => zlib.createGunzip(zlibFlush)],
+  ["deflate", () => zlib.createInflate(zlibFlush)],
+  ["br", () => zlib.createBrotliDecompress(brotliFlush)],
+]);
+if (typeof zlib.createZstdDecompress === "function") decoders.set("zstd", () => zlib.createZstdDecompress());
+
 /**
  * The body decoded as fetch decodes it: the `Content-Encoding` codings undone in reverse order
  * (gzip, x-gzip, deflate, br, zstd); an unknown coding leaves the body as it came. patchbay
@@ -18,29 +31,12 @@ export function decodeBody(body: Readable, contentEncoding: string | undefined):
     body.destroy(new Error(`too many content-encodings in response: ${codings.length}`));
     return body;
   }
-  const decoders: NodeJS.ReadWriteStream[] = [];
+  const stages: NodeJS.ReadWriteStream[] = [];
   for (const coding of codings.map((c) => c.trim()).reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") {
-      decoders.push(
-        zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH }),
-      );
-    } else if (coding === "deflate") {
-      decoders.push(
-        zlib.createInflate({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH }),
-      );
-    } else if (coding === "br") {
-      decoders.push(
-        zlib.createBrotliDecompress({
-          flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-          finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
-        }),
-      );
-    } else if (coding === "zstd" && typeof zlib.createZstdDecompress === "function") {
-      decoders.push(zlib.createZstdDecompress());
-    } else {
-      return body;
-    }
+    const decoder = decoders.get(coding);
+    if (!decoder) return body;
+    stages.push(decoder());
   }
   // pipeline destroys every stage on error; the last one reports it to the reader.
-  return pipeline([body, ...decoders], () => {}) as unknown as AsyncIterable<Uint8Array>;
+  return pipeline([body, ...stages], () => {}) as unknown as AsyncIterable<Uint8Array>;
 }

@@ -4,29 +4,17 @@ import { errorMessage, serializeError } from "./logged-errors.ts";
 
 export type { Logger };
 
+/** Keys redacted at the top level and one level down. */
+const redactedKeys = ["authorization", "apiKey", "secret", "credential", "token", "password", "value", "kek"];
+
 /**
  * Paths redacted wherever they appear. Request logging never records headers or bodies in
  * the first place; this list is the second wall for anything a verb logs by mistake.
  */
 const redactPaths = [
-  "authorization",
-  "*.authorization",
+  ...redactedKeys.flatMap((key) => [key, `*.${key}`]),
   "headers.authorization",
   "*.headers.authorization",
-  "apiKey",
-  "*.apiKey",
-  "secret",
-  "*.secret",
-  "credential",
-  "*.credential",
-  "token",
-  "*.token",
-  "password",
-  "*.password",
-  "value",
-  "*.value",
-  "kek",
-  "*.kek",
 ];
 
 export function createLogger(opts: {

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import type { ToolDefinition } from "../db/schema/mcp-connections.ts";
 import type { DiscoveredTool } from "../db/schema/mcp-discoveries.ts";
 import {
-  assessTool,
+  assessTool as assess,
   MAX_DESCRIPTION_CHARS,
   MAX_PROCESSABLE_DEPTH,
   MAX_SCHEMA_BYTES,
@@ -11,6 +11,9 @@ import {
   markDuplicateNames,
 } from "./bounds.ts";
 import { hashTool } from "./tool-hash.ts";
+
+/** The assessed tool alone (its JCS text is checked through the hash). */
+const assessTool = (definition: ToolDefinition): DiscoveredTool => assess(definition).tool;
 
 const tool = (extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
   name: "lookup",

@@ -50,15 +50,11 @@ export function discoveryLimitExceeded(
 
 /**
  * A tool as listed for review: its canonical definition, hash, and whether it may be
- * approved (with every reason it may not, joined by "; "). Throws `discovery_limit_exceeded`
- * only for a definition nested too deep to process at all (MAX_PROCESSABLE_DEPTH).
+ * approved (with every reason it may not, joined by "; "), with its JCS text (what the hash
+ * covers) for the manifest hash. Throws `discovery_limit_exceeded` only for a definition nested
+ * too deep to process at all (MAX_PROCESSABLE_DEPTH).
  */
-export function assessTool(raw: ToolDefinition): DiscoveredTool {
-  return assessToolWithJson(raw).tool;
-}
-
-/** assessTool, also returning the tool's JCS text (what its hash covers) for the manifest hash. */
-export function assessToolWithJson(raw: ToolDefinition): { tool: DiscoveredTool; json: string } {
+export function assessTool(raw: ToolDefinition): { tool: DiscoveredTool; json: string } {
   let definition = canonicalTool(raw);
   let fields = encodeFields(definition);
   const reasons: string[] = [];

@@ -29,12 +29,11 @@ export type RemoteTarget = {
  */
 export function createEndpointClient(target: RemoteTarget, count?: ByteCounter) {
   const endpoint = parseEndpoint(target.endpointUrl);
-  const host = endpoint.host;
   const credential = authHeader(target.auth);
   const fetchThrough: FetchLike = async (input, init) => {
     const url = new URL(input);
     if (url.origin !== endpoint.origin) {
-      throw new AppError("egress_blocked", `A request for ${host} tried to leave its origin.`, {
+      throw new AppError("egress_blocked", `A request for ${endpoint.host} tried to leave its origin.`, {
         rule: "cross_origin",
       });
     }
@@ -57,7 +56,7 @@ export function createEndpointClient(target: RemoteTarget, count?: ByteCounter) 
     { name: "patchbay", version },
     { capabilities: {}, jsonSchemaValidator: lazyValidator() },
   );
-  return { client, transport, host };
+  return { client, transport };
 }
 
 /** The SDK builds its Ajv validator eagerly; most sessions never validate anything. */

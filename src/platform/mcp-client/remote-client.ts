@@ -2,12 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AppError, isAppError } from "../../errors.ts";
 import type { DiscoveredTool } from "../db/schema/mcp-discoveries.ts";
-import {
-  assessToolWithJson,
-  discoveryLimitExceeded,
-  MAX_LISTING_BYTES,
-  markDuplicateNames,
-} from "./bounds.ts";
+import { assessTool, discoveryLimitExceeded, MAX_LISTING_BYTES, markDuplicateNames } from "./bounds.ts";
 import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
@@ -42,7 +37,7 @@ export async function withRemoteClient<T>(
 
   let received = 0;
   const limit = target.receiveLimit;
-  let host = "";
+  const host = parseEndpoint(target.endpointUrl).host;
   const countBytes = (bytes: number): AppError | undefined => {
     received += bytes;
     if (!limit || received <= limit.maxBytes) return undefined;
@@ -51,9 +46,7 @@ export async function withRemoteClient<T>(
     stop(error);
     return error;
   };
-  const built = createEndpointClient(target, limit ? countBytes : undefined);
-  const { client, transport } = built;
-  host = built.host;
+  const { client, transport } = createEndpointClient(target, limit ? countBytes : undefined);
 
   let failure: unknown;
   const timer = setTimeout(() => {
@@ -100,10 +93,10 @@ export async function listRemoteTools(target: RemoteTarget): Promise<RemoteToolL
         `${host} sent more than ${MAX_LISTING_BYTES / 1024 / 1024} MiB while listing its tools.`,
       ),
   };
-  const assessed: ReturnType<typeof assessToolWithJson>[] = [];
+  const assessed: ReturnType<typeof assessTool>[] = [];
   await withRemoteClient({ ...target, receiveLimit }, (client) =>
     forEachToolPage(client, host, (page) => {
-      for (const tool of page) assessed.push(assessToolWithJson(tool));
+      for (const tool of page) assessed.push(assessTool(tool));
     }),
   );
   const tools = markDuplicateNames(assessed.map((entry) => entry.tool));

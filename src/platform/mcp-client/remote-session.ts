@@ -2,8 +2,7 @@ import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol
 import { AppError, isAppError } from "../../errors.ts";
 import type { ToolDefinition } from "../db/schema/mcp-connections.ts";
 import { MAX_REMOTE_RESULT_BYTES } from "./bounds.ts";
-import type { RemoteTarget } from "./endpoint-client.ts";
-import { createEndpointClient } from "./endpoint-client.ts";
+import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { forEachToolPage } from "./tool-pages.ts";
 
@@ -28,12 +27,8 @@ export async function openRemoteSession(target: RemoteTarget): Promise<RemoteSes
   /** Bytes received for the request in flight; reset per call. */
   let received = 0;
   let cap = Number.POSITIVE_INFINITY;
-  let host = "";
-  const {
-    client,
-    transport,
-    host: endpointHost,
-  } = createEndpointClient(target, (bytes) => {
+  const host = parseEndpoint(target.endpointUrl).host;
+  const { client, transport } = createEndpointClient(target, (bytes) => {
     received += bytes;
     return received > cap
       ? new AppError("egress_blocked", `${host} answered with more than ${cap} bytes.`, {
@@ -41,7 +36,6 @@ export async function openRemoteSession(target: RemoteTarget): Promise<RemoteSes
         })
       : undefined;
   });
-  host = endpointHost;
   try {
     await client.connect(transport, { timeout: target.timeoutMs ?? 30_000 });
   } catch (error) {

@@ -22,19 +22,19 @@ import type { Logger } from "../logging/logger.ts";
  *   the payment gate answers as 503 `payments_unavailable`.
  */
 export function guardFacilitator(inner: FacilitatorClient, logger: Logger): FacilitatorClient {
+  const refused = (reason: unknown, detail: unknown) =>
+    logger.info({ reason, detail }, "x402 payment refused");
+  const failed = (reason: unknown, detail: unknown) =>
+    logger.warn({ reason, detail }, "x402 settlement failed");
   return {
     async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
       try {
-        const result = await inner.verify(payload, requirements);
-        if (!result.isValid)
-          logger.info(
-            { reason: result.invalidReason, detail: result.invalidMessage },
-            "x402 payment refused",
-          );
-        return withoutMessage(result);
+        const { invalidMessage, ...result } = await inner.verify(payload, requirements);
+        if (!result.isValid) refused(result.invalidReason, invalidMessage);
+        return result;
       } catch (error) {
         if (error instanceof VerifyError) {
-          logger.info({ reason: error.invalidReason, detail: error.invalidMessage }, "x402 payment refused");
+          refused(error.invalidReason, error.invalidMessage);
           return {
             isValid: false,
             invalidReason: error.invalidReason ?? "invalid_payment",
@@ -46,14 +46,12 @@ export function guardFacilitator(inner: FacilitatorClient, logger: Logger): Faci
     },
     async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
       try {
-        const result = await inner.settle(payload, requirements);
-        if (!result.success)
-          logger.warn({ reason: result.errorReason, detail: result.errorMessage }, "x402 settlement failed");
-        const { errorMessage: _, ...rest } = result;
-        return rest;
+        const { errorMessage, ...result } = await inner.settle(payload, requirements);
+        if (!result.success) failed(result.errorReason, errorMessage);
+        return result;
       } catch (error) {
         if (error instanceof SettleError) {
-          logger.warn({ reason: error.errorReason, detail: error.errorMessage }, "x402 settlement failed");
+          failed(error.errorReason, error.errorMessage);
           return {
             success: false,
             errorReason: error.errorReason ?? "settlement_failed",
@@ -73,11 +71,6 @@ export function guardFacilitator(inner: FacilitatorClient, logger: Logger): Faci
       }
     },
   };
-}
-
-function withoutMessage(result: VerifyResponse): VerifyResponse {
-  const { invalidMessage: _, ...rest } = result;
-  return rest;
 }
 
 function outage(logger: Logger, operation: string, error: unknown): FacilitatorResponseError {

@@ -38,40 +38,26 @@ export async function startPayments(args: {
 }): Promise<Payments> {
   const { settings, logger } = args;
   if (settings.remote) {
-    const { facilitatorUrl, network, payTo, asset } = settings.remote;
+    const { facilitatorUrl, ...terms } = settings.remote;
     const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
-    return ready({
-      network,
-      payTo,
-      asset,
-      prices: settings.prices,
-      facilitator,
-      logger,
-      devChain: undefined,
-    });
+    return ready({ ...terms, prices: settings.prices, facilitator, logger, devChain: undefined });
   }
-  if (settings.devChain) {
-    const chain = await startDevChain({ port: settings.devChain.port, cacheDir: args.cacheDir });
-    const facilitator = createLocalFacilitator({
-      rpcUrl: chain.rpcUrl,
-      chainId: chain.chainId,
-      network: chain.network,
-      privateKey: chain.facilitator.privateKey,
-    });
-    return ready({
-      network: chain.network,
-      payTo: settings.payTo ?? chain.facilitator.address,
-      asset: { address: chain.usdcAddress, name: "USD Coin", version: "2" },
-      prices: settings.prices,
-      facilitator,
-      logger,
-      devChain: chain,
-    });
+  if (!settings.devChain) {
+    return paymentsUnavailable(
+      "no facilitator is configured (PATCHBAY_X402_FACILITATOR_URL) and the dev chain is off",
+      settings.prices,
+    );
   }
-  return paymentsUnavailable(
-    "no facilitator is configured (PATCHBAY_X402_FACILITATOR_URL) and the dev chain is off",
-    settings.prices,
-  );
+  const chain = await startDevChain({ port: settings.devChain.port, cacheDir: args.cacheDir });
+  return ready({
+    network: chain.network,
+    payTo: settings.payTo ?? chain.facilitator.address,
+    asset: { address: chain.usdcAddress, name: "USD Coin", version: "2" },
+    prices: settings.prices,
+    facilitator: createLocalFacilitator({ ...chain, privateKey: chain.facilitator.privateKey }),
+    logger,
+    devChain: chain,
+  });
 }
 
 export function paymentsUnavailable(reason: string, prices: Prices): Payments {
@@ -88,18 +74,15 @@ export function ready(args: {
   logger: Logger;
   devChain: DevChain | undefined;
 }): Payments {
-  const resourceServer = new x402ResourceServer(guardFacilitator(args.facilitator, args.logger)).register(
+  const { facilitator, logger, ...terms } = args;
+  const resourceServer = new x402ResourceServer(guardFacilitator(facilitator, logger)).register(
     args.network,
     new ExactEvmScheme(),
   );
   return {
     kind: "ready",
-    network: args.network,
-    payTo: args.payTo,
-    asset: args.asset,
-    prices: args.prices,
+    ...terms,
     resourceServer,
-    devChain: args.devChain,
     close: async () => {
       await args.devChain?.stop();
     },

@@ -7,8 +7,8 @@ import { createTestDatabase, testPgUrl } from "../../../test/database.ts";
 import { type DatabaseHandle, openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { createLogger } from "../logging/logger.ts";
-import { pgliteExecutor } from "./pglite-executor.ts";
 import { createJobs, type Job, type Jobs, type JobsOptions, type QueueOptions } from "./queue.ts";
+import { pgliteExecutor } from "./sql-executor.ts";
 
 type Engine = { handle: DatabaseHandle; pglite?: PGlite; url?: string; drop(): Promise<void> };
 

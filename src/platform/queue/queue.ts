@@ -2,13 +2,22 @@ import type { PGlite } from "@electric-sql/pglite";
 import PgBoss from "pg-boss";
 import type { DatabaseHandle, Db } from "../db/client.ts";
 import type { Logger } from "../logging/logger.ts";
-import { pgliteExecutor } from "./pglite-executor.ts";
 import { resumeAbandonedJobs } from "./resume-abandoned.ts";
-import { type Job, type JobData, type JobHandler, runJob } from "./run-job.ts";
-import { type GatedExecutor, gated } from "./sql-executor.ts";
-import { transactionExecutor } from "./transaction-executor.ts";
+import { type GatedExecutor, gated, pgliteExecutor, transactionExecutor } from "./sql-executor.ts";
 
-export type { Job, JobData, JobHandler };
+export type JobData = Record<string, unknown>;
+
+export type Job = {
+  id: string;
+  data: JobData;
+  /**
+   * Aborted when this run no longer owns the job: it outlived its queue's `expireInSeconds`, or
+   * `stop()` gave up waiting for it. The job may then be resumed elsewhere, so stop side effects.
+   */
+  signal: AbortSignal;
+};
+
+export type JobHandler = (job: Job) => Promise<void>;
 
 export type SendOptions = {
   /** Enqueue inside this transaction: the job exists iff it commits. */
@@ -63,19 +72,19 @@ type Session = { boss: PgBoss; gate: GatedExecutor | undefined };
 
 export function createJobs(options: JobsOptions): Jobs {
   const { logger, queues } = options;
-  if (options.database.kind === "pglite") requirePglite(options);
-  else requireUrl(options);
+  const pglite = options.database.kind === "pglite" ? requirePglite(options) : undefined;
+  const connectionString = pglite ? undefined : requireUrl(options);
   const registrations: Registration[] = [];
+  /** The runs in progress, by job id: `stop()` aborts them. */
   const running = new Map<string, AbortController>();
   let session: Session | undefined;
   let state: "stopped" | "starting" | "started" | "stopping" = "stopped";
 
   const open = (): Session => {
     // A new gate too: one left open for the previous session's late handlers would let them write.
-    const gate =
-      options.database.kind === "pglite" ? gated(pgliteExecutor(requirePglite(options))) : undefined;
+    const gate = pglite ? gated(pgliteExecutor(pglite)) : undefined;
     const boss = new PgBoss({
-      ...(gate ? { db: gate as PgBoss.Db } : { connectionString: requireUrl(options), max: 5 }),
+      ...(gate ? { db: gate as PgBoss.Db } : { connectionString, max: 5 }),
       application_name: "patchbay-jobs",
       // Nothing uses cron: skip its queue, its polling worker and its timers.
       schedule: false,
@@ -111,8 +120,29 @@ export function createJobs(options: JobsOptions): Jobs {
     // pg-boss 10 runs one batch per worker at a time: concurrency is that many workers.
     for (let i = 0; i < concurrency; i++) {
       await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
-        for (const job of batch) await runJob({ queue, job, handler, running, logger });
+        for (const job of batch) await run(queue, job, handler);
       });
+    }
+  };
+
+  /** One run of one job. A throw is logged and rethrown: pg-boss then fails the job (or retries it). */
+  const run = async (queue: string, job: PgBoss.Job<JobData>, handler: JobHandler) => {
+    const controller = new AbortController();
+    running.set(job.id, controller);
+    // pg-boss fails a run that outlives its expiration, though the promise goes on: tell it.
+    // (pg-boss reports expireInSeconds as a numeric string.)
+    const expiry = setTimeout(
+      () => controller.abort(new Error("job run expired")),
+      Math.max(1, Number(job.expireInSeconds)) * 1000,
+    );
+    try {
+      await handler({ id: job.id, data: job.data, signal: controller.signal });
+    } catch (err) {
+      logger.warn({ err, queue, jobId: job.id }, "job handler failed");
+      throw err;
+    } finally {
+      clearTimeout(expiry);
+      running.delete(job.id);
     }
   };
 

@@ -29,21 +29,9 @@ export async function resumeAbandonedJobs(args: {
   const result = await args.boss.getDb().executeSql(abandonedJobs, [args.queues, args.maxRuns]);
   const byQueue = new Map<string, string[]>();
   // `undefined` once the instance is stopped (see `gated`).
-  for (const row of (result?.rows ?? []) as unknown[]) {
-    if (!isJobRef(row)) continue;
+  for (const row of (result?.rows ?? []) as { name: string; id: string }[]) {
     byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
   }
   for (const [queue, ids] of byQueue) await args.boss.retry(queue, ids);
   return byQueue;
-}
-
-function isJobRef(row: unknown): row is { name: string; id: string } {
-  return (
-    typeof row === "object" &&
-    row !== null &&
-    "name" in row &&
-    typeof row.name === "string" &&
-    "id" in row &&
-    typeof row.id === "string"
-  );
 }

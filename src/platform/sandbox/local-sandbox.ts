@@ -37,22 +37,17 @@ export function localSandbox(runner: Runner): Sandbox {
           `The repository archive exceeds ${MAX_ARCHIVE_BYTES} bytes.`,
         );
       }
-      const root = await mkdtemp(join(tmpdir(), "patchbay-ws-"));
+      const workspace = new LocalWorkspace(await mkdtemp(join(tmpdir(), "patchbay-ws-")), runner);
       try {
-        const src = join(root, "src");
-        const home = join(root, "home");
-        await mkdir(src);
-        await mkdir(home);
-        await extract(source.archive, src, source.stripComponents ?? 0);
-        const gitDir = join(root, "git");
-        const g = (args: string[], opts: Parameters<typeof git>[2] = {}) =>
-          gitOk(src, [`--git-dir=${gitDir}`, `--work-tree=${src}`, ...args], opts);
-        await g(["init", "-q"]);
-        await g(["add", "-A", "--force"]);
-        await g(["commit", "-q", "--allow-empty", "--no-verify", "-m", "base"]);
-        return new LocalWorkspace(root, src, gitDir, runner, home);
+        await mkdir(workspace.src);
+        await mkdir(workspace.home);
+        await extract(source.archive, workspace.src, source.stripComponents ?? 0);
+        await workspace.git(["init", "-q"]);
+        await workspace.git(["add", "-A", "--force"]);
+        await workspace.git(["commit", "-q", "--allow-empty", "--no-verify", "-m", "base"]);
+        return workspace;
       } catch (error) {
-        await rm(root, { recursive: true, force: true });
+        await workspace.dispose();
         throw error;
       }
     },
@@ -62,32 +57,30 @@ export function localSandbox(runner: Runner): Sandbox {
 class LocalWorkspace implements Workspace {
   readonly #written = new Map<string, string>();
   readonly root: string;
-  readonly src: string;
-  readonly gitDir: string;
   readonly runner: Runner;
+  readonly src: string;
   readonly home: string;
+  /** The repository's git directory, kept outside the working copy a command can write. */
+  readonly #repository: string[];
 
-  constructor(root: string, src: string, gitDir: string, runner: Runner, home: string) {
+  constructor(root: string, runner: Runner) {
     this.root = root;
-    this.src = src;
-    this.gitDir = gitDir;
     this.runner = runner;
-    this.home = home;
+    this.src = join(root, "src");
+    this.home = join(root, "home");
+    this.#repository = [`--git-dir=${join(root, "git")}`, `--work-tree=${this.src}`];
   }
 
-  #git(args: string[], opts: Parameters<typeof git>[2] = {}) {
-    return gitOk(this.src, [`--git-dir=${this.gitDir}`, `--work-tree=${this.src}`, ...args], opts);
+  git(args: string[], opts: Parameters<typeof git>[2] = {}) {
+    return gitOk(this.src, [...this.#repository, ...args], opts);
   }
 
   async listFiles(dir = ""): Promise<FileEntry[]> {
     const rel = checkRelativePath(dir, { allowRoot: true });
     const full = await resolveInside(this.src, rel);
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = await readdir(full, { withFileTypes: true });
-    } catch {
+    const entries = await readdir(full, { withFileTypes: true }).catch(() => {
       throw new AppError("not_found", `No directory "${dir}" in the repository.`);
-    }
+    });
     return entries
       .filter((e) => !(rel === "" && e.name === ".git"))
       .filter((e) => e.isFile() || e.isDirectory())
@@ -104,12 +97,9 @@ class LocalWorkspace implements Workspace {
   async readFile(path: string): Promise<string> {
     const rel = checkRelativePath(path);
     const full = await resolveInside(this.src, rel);
-    let data: Buffer;
-    try {
-      data = await readFile(full);
-    } catch {
+    const data = await readFile(full).catch(() => {
       throw new AppError("not_found", `No file "${path}" in the repository.`);
-    }
+    });
     if (data.length > MAX_FILE_BYTES) {
       return `${data.subarray(0, MAX_FILE_BYTES).toString("utf8")}\n…[truncated by patchbay: ${data.length - MAX_FILE_BYTES} more bytes]`;
     }
@@ -131,17 +121,8 @@ class LocalWorkspace implements Workspace {
     if (query.length === 0 || query.length > 200)
       throw new AppError("invalid_request", "query must be 1–200 characters.");
     // Tracked files plus what was written since: `git grep` on the index would miss new files.
-    const result = await git(this.src, [
-      `--git-dir=${this.gitDir}`,
-      `--work-tree=${this.src}`,
-      "grep",
-      "-n",
-      "-I",
-      "--untracked",
-      "--fixed-strings",
-      "-e",
-      query,
-    ]);
+    const grep = ["grep", "-n", "-I", "--untracked", "--fixed-strings", "-e", query];
+    const result = await git(this.src, [...this.#repository, ...grep]);
     if (result.code > 1) throw new Error(`git grep failed: ${result.stderr.slice(0, 200)}`);
     return result.stdout
       .split("\n")
@@ -162,26 +143,19 @@ class LocalWorkspace implements Workspace {
     const created: string[] = [];
     const index = join(this.root, "proposal.index");
     const env = { GIT_INDEX_FILE: index };
-    await this.#git(["read-tree", "HEAD"], { env });
+    await this.git(["read-tree", "HEAD"], { env });
     for (const [path, content] of [...this.#written].sort(([a], [b]) => a.localeCompare(b))) {
-      const blob = (await this.#git(["hash-object", "-w", "--stdin"], { input: content })).trim();
-      const existing = (await this.#git(["ls-tree", "HEAD", "--", path])).trim();
+      const blob = (await this.git(["hash-object", "-w", "--stdin"], { input: content })).trim();
+      const existing = (await this.git(["ls-tree", "HEAD", "--", path])).trim();
       const mode = /^(\d+) blob /.exec(existing)?.[1] ?? "100644";
       if (existing.includes(` ${blob}\t`)) continue;
-      await this.#git(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`], { env });
+      await this.git(["update-index", "--add", "--cacheinfo", `${mode},${blob},${path}`], { env });
       files.push({ path, content });
       if (existing === "") created.push(path);
     }
-    const tree = (await this.#git(["write-tree"], { env })).trim();
-    const diff = await this.#git([
-      "diff-tree",
-      "-p",
-      "--no-ext-diff",
-      "--no-textconv",
-      "--no-renames",
-      "HEAD",
-      tree,
-    ]);
+    const tree = (await this.git(["write-tree"], { env })).trim();
+    const diffArgs = ["diff-tree", "-p", "--no-ext-diff", "--no-textconv", "--no-renames", "HEAD", tree];
+    const diff = await this.git(diffArgs);
     await rm(index, { force: true });
     return {
       files,
@@ -202,20 +176,9 @@ class LocalWorkspace implements Workspace {
 function extract(archive: Buffer, dir: string, strip: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const gzip = archive[0] === 0x1f && archive[1] === 0x8b;
-    const child = spawn(
-      "tar",
-      [
-        gzip ? "-xzf" : "-xf",
-        "-",
-        "-C",
-        dir,
-        `--strip-components=${strip}`,
-        "--no-same-owner",
-        "--no-same-permissions",
-        "--delay-directory-restore",
-      ],
-      { stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } },
-    );
+    const flags = ["--no-same-owner", "--no-same-permissions", "--delay-directory-restore"];
+    const args = [gzip ? "-xzf" : "-xf", "-", "-C", dir, `--strip-components=${strip}`, ...flags];
+    const child = spawn("tar", args, { stdio: ["pipe", "ignore", "pipe"], env: { PATH: "/usr/bin:/bin" } });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => {
       stderr += c.toString("utf8");

@@ -22,12 +22,7 @@ export async function storeCredential(
   keyring: Keyring,
   input: CredentialScope & { credentialVersion: number; plaintext: string },
 ): Promise<{ id: string; kekVersion: number }> {
-  const binding: SecretBinding = {
-    organizationId: input.organizationId,
-    environmentId: input.environmentId,
-    connectionId: input.connectionId,
-    credentialVersion: input.credentialVersion,
-  };
+  const binding = bindingOf(input, input.credentialVersion);
   if (!UUID.test(input.environmentId)) throw notFound(input.connectionId);
   const [connection] = await tx
     .select({ id: mcpConnections.id })
@@ -43,15 +38,7 @@ export async function storeCredential(
   if (!connection) throw notFound(input.connectionId);
 
   const sealed = sealSecret({ keyring, plaintext: input.plaintext, aad: binding });
-  const row = {
-    id: newId("sec"),
-    ...binding,
-    kekVersion: sealed.kekVersion,
-    wrappedKey: sealed.wrappedKey,
-    wrapIv: sealed.wrapIv,
-    iv: sealed.iv,
-    ciphertext: sealed.ciphertext,
-  };
+  const row = { id: newId("sec"), ...binding, ...sealed };
   await tx
     .insert(vaultSecrets)
     .values(row)
@@ -91,14 +78,11 @@ export async function readCredential(
   if (!row) return null;
   // The connection row says which credential version is live; binding to it means an older sealed
   // row put back into the table (a rollback by someone with database access) does not open.
-  const aad: SecretBinding = {
-    organizationId: scope.organizationId,
-    environmentId: scope.environmentId,
-    connectionId: scope.connectionId,
-    credentialVersion: scope.expectedVersion ?? row.credentialVersion,
-  };
-  const { kekVersion, wrappedKey, wrapIv, iv, ciphertext } = row;
-  return openSecret({ keyring, sealed: { kekVersion, wrappedKey, wrapIv, iv, ciphertext }, aad });
+  return openSecret({
+    keyring,
+    sealed: row,
+    aad: bindingOf(scope, scope.expectedVersion ?? row.credentialVersion),
+  });
 }
 
 /** Deletes the connection's credential row; true when there was one. The key material goes with it. */
@@ -109,6 +93,14 @@ export async function destroyCredential(tx: Db, input: { connectionId: string })
     .returning({ id: vaultSecrets.id });
   return deleted.length > 0;
 }
+
+/** The binding a credential of `scope` is sealed under at `credentialVersion`. */
+export const bindingOf = (scope: CredentialScope, credentialVersion: number): SecretBinding => ({
+  organizationId: scope.organizationId,
+  environmentId: scope.environmentId,
+  connectionId: scope.connectionId,
+  credentialVersion,
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

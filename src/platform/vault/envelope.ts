@@ -40,22 +40,11 @@ export function sealSecret(args: { keyring: Keyring; plaintext: string; aad: Sec
   }
 }
 
+type Opening = { keyring: Keyring; sealed: SealedSecret; aad: SecretBinding };
+
 /** Decrypts a secret. Any failure is the same generic `internal` error, whatever failed. */
-export function openSecret(args: { keyring: Keyring; sealed: SealedSecret; aad: SecretBinding }): string {
-  return generically(() => {
-    const parts = decodeSealed(args.sealed);
-    const dataKey = unwrapDataKey(args.keyring, parts, args.aad);
-    try {
-      const plaintext = decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad));
-      try {
-        return plaintext.toString("utf8");
-      } finally {
-        plaintext.fill(0);
-      }
-    } finally {
-      dataKey.fill(0);
-    }
-  });
+export function openSecret(args: Opening): string {
+  return opened(args, (plaintext) => plaintext.toString("utf8"));
 }
 
 /**
@@ -64,19 +53,26 @@ export function openSecret(args: { keyring: Keyring; sealed: SealedSecret; aad: 
  * A secret already under the active version comes back unchanged (compare `kekVersion`
  * to skip the write).
  */
-export function rewrapSecret(args: {
-  keyring: Keyring;
-  sealed: SealedSecret;
-  aad: SecretBinding;
-}): SealedSecret {
+export function rewrapSecret(args: Opening): SealedSecret {
+  return opened(args, (_plaintext, dataKey) => {
+    if (args.sealed.kekVersion === args.keyring.activeVersion) return { ...args.sealed };
+    const wrap = wrapDataKey(args.keyring, dataKey, args.aad);
+    return { ...wrap, iv: args.sealed.iv, ciphertext: args.sealed.ciphertext };
+  });
+}
+
+/** `use` of the opened secret and its data key, both wiped afterwards; failures are generic. */
+function opened<T>(args: Opening, use: (plaintext: Buffer, dataKey: Buffer) => T): T {
   return generically(() => {
     const parts = decodeSealed(args.sealed);
     const dataKey = unwrapDataKey(args.keyring, parts, args.aad);
     try {
-      decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad)).fill(0);
-      if (parts.kekVersion === args.keyring.activeVersion) return { ...args.sealed };
-      const wrap = wrapDataKey(args.keyring, dataKey, args.aad);
-      return { ...wrap, iv: args.sealed.iv, ciphertext: args.sealed.ciphertext };
+      const plaintext = decrypt(dataKey, parts.iv, parts.ciphertext, secretAad(args.aad));
+      try {
+        return use(plaintext, dataKey);
+      } finally {
+        plaintext.fill(0);
+      }
     } finally {
       dataKey.fill(0);
     }
@@ -109,13 +105,15 @@ function unwrapDataKey(keyring: Keyring, parts: DecodedSealed, binding: SecretBi
   return dataKey;
 }
 
-function encrypt(key: KeyObject | Buffer, iv: Buffer, plaintext: Buffer, aad: Buffer): Buffer {
+/** AES-256-GCM: the ciphertext with its 16-byte tag appended. */
+export function encrypt(key: KeyObject | Buffer, iv: Buffer, plaintext: Buffer, aad: Buffer): Buffer {
   const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(aad);
   return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
 }
 
-function decrypt(key: KeyObject | Buffer, iv: Buffer, sealed: Buffer, aad: Buffer): Buffer {
+/** The plaintext of `encrypt`'s output; throws unless key, IV, tag and associated data all match. */
+export function decrypt(key: KeyObject | Buffer, iv: Buffer, sealed: Buffer, aad: Buffer): Buffer {
   if (iv.length !== IV_BYTES || sealed.length < TAG_BYTES) throw new Error("bad lengths");
   // authTagLength pins the tag at 16 bytes: a truncated tag must not be accepted.
   const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });

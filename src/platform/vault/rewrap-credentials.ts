@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, lt, type SQL, sql } from "drizzle-orm";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../db/client.ts";
 import { vaultSecrets } from "../db/schema/secrets.ts";
+import { bindingOf } from "./credential-store.ts";
 import { rewrapSecret, type SealedSecret } from "./envelope.ts";
 import type { Keyring } from "./keyring.ts";
 
@@ -78,19 +79,9 @@ export async function rewrapAllCredentials(
 type Row = typeof vaultSecrets.$inferSelect;
 
 function rewrapRow(keyring: Keyring, row: Row): SealedSecret | undefined {
-  const { kekVersion, wrappedKey, wrapIv, iv, ciphertext } = row;
   try {
-    return rewrapSecret({
-      keyring,
-      sealed: { kekVersion, wrappedKey, wrapIv, iv, ciphertext },
-      // The row's own scope: rotation is an operator act over every tenant.
-      aad: {
-        organizationId: row.organizationId,
-        environmentId: row.environmentId,
-        connectionId: row.connectionId,
-        credentialVersion: row.credentialVersion,
-      },
-    });
+    // The row's own scope: rotation is an operator act over every tenant.
+    return rewrapSecret({ keyring, sealed: row, aad: bindingOf(row, row.credentialVersion) });
   } catch {
     return undefined; // the vault's generic failure; the caller reports the row id
   }

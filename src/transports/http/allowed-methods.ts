@@ -4,7 +4,7 @@ type RouteEntry = { method: string; path: string };
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** `/environments/:environmentId/tasks` → a pattern where each `:param` is one path segment. */
-const patternOf = (path: string) =>
+export const patternOf = (path: string): RegExp =>
   new RegExp(
     `^${path
       .split("/")

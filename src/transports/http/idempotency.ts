@@ -38,7 +38,8 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
     });
   }
   const ctx = c.get("ctx");
-  const held = await claimIdempotencyKey(idempotencyScope(ctx, key), await hashRequest(c), ctx.deps.clock);
+  const requestHash = await hashRequest(c, ["if-match"]);
+  const held = await claimIdempotencyKey(idempotencyScope(ctx, key), requestHash, ctx.deps.clock);
   if ("replay" in held) {
     const headers = new Headers(held.replay.headers);
     headers.set("idempotency-replayed", "true");
@@ -49,20 +50,31 @@ export const idempotent = (): MiddlewareHandler<AppEnv> => async (c, next) => {
   await releasingOnThrow(held.claim.release, next);
   const res = c.res;
   if (res.status < 200 || res.status >= 300) return held.claim.release();
-  const headers: Record<string, string> = {};
-  for (const name of replayedHeaders) {
-    const value = res.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
+  const headers = pickHeaders(res.headers, replayedHeaders);
   await held.claim.complete({ status: res.status, headers, body: await res.clone().text() });
 };
 
-/** Method, path, query, If-Match and the exact body bytes: any difference is a different request. */
-async function hashRequest(c: Context<AppEnv>): Promise<string> {
+/**
+ * Method (HEAD as GET, which serves it), path, query, the named headers and the exact body
+ * bytes: any difference is a different request, so a stored answer never goes to another one.
+ */
+export async function hashRequest(c: Context, headers: readonly string[] = []): Promise<string> {
   const url = new URL(c.req.url);
-  const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  const body = method === "GET" ? "" : await c.req.text();
+  const lines = [method, `${url.pathname}${url.search}`, ...headers.map((name) => c.req.header(name) ?? "")];
   return createHash("sha256")
-    .update(`${c.req.method}\n${url.pathname}${url.search}\n${c.req.header("if-match") ?? ""}\n`)
+    .update(`${lines.join("\n")}\n`)
     .update(body)
     .digest("hex");
+}
+
+/** The named headers that `headers` holds, as a plain object to store. */
+export function pickHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
 }

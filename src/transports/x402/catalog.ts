@@ -2,55 +2,32 @@ import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { HTTPAdapter, x402HTTPResourceServer } from "@x402/core/server";
 import type { Deps } from "../../deps.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
-import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
+import type { PaidRoutes } from "./paid-routes.ts";
+
+export type Catalog = Awaited<ReturnType<typeof buildCatalog>>;
 
 /**
- * One paid route in the Bazaar `/discovery/resources` item format, plus `method`, `path` and
- * `price` for readers that do not decode payment requirements.
- */
-export type CatalogItem = {
-  resource: string;
-  type: "http";
-  x402Version: number;
-  accepts: unknown[];
-  lastUpdated: string;
-  description: string;
-  mimeType: string;
-  serviceName: string;
-  extensions?: Record<string, unknown>;
-  method: string;
-  path: string;
-  price: string;
-};
-
-export type Catalog = {
-  x402Version: 2;
-  items: CatalogItem[];
-  pagination: { limit: number; offset: number; total: number };
-  paymentsAvailable: boolean;
-};
-
-/**
- * The catalog of `GET /x402`. Each item's `accepts` and `extensions` come from the very 402
- * challenge the route answers an unpaid call with (the SDK builds both), so they cannot drift.
- * Templated paths are listed with `{name}` placeholders.
+ * The catalog of `GET /x402`: each paid route in the Bazaar `/discovery/resources` item format,
+ * plus `method`, `path` and `price` for readers that do not decode payment requirements. Each
+ * item's `accepts` and `extensions` come from the very 402 challenge the route answers an unpaid
+ * call with (the SDK builds both), so they cannot drift. Templated paths are listed with `{name}`
+ * placeholders.
  */
 export async function buildCatalog(args: {
   deps: Pick<Deps, "config" | "payments">;
   routes: PaidRoutes;
   loadServer: () => Promise<x402HTTPResourceServer>;
   lastUpdated: Date;
-}): Promise<Catalog> {
+}) {
   const { deps } = args;
   const server = deps.payments.kind === "ready" ? await args.loadServer() : undefined;
-  const items: CatalogItem[] = [];
-  for (const [pattern, route] of Object.entries(args.routes) as [
-    RoutePattern,
-    NonNullable<PaidRoutes[RoutePattern]>,
-  ][]) {
+  const items = [];
+  for (const [pattern, route] of Object.entries(args.routes)) {
+    if (!route) continue;
     const [method = "GET", template = ""] = pattern.split(" ");
     const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
     const challenge = server ? await challengeFor(server, deps.config.baseUrl, method, path) : undefined;
+    const extensions = challenge?.extensions ?? route.extensions;
     items.push({
       resource: `${deps.config.baseUrl}${path}`,
       type: "http",
@@ -60,16 +37,14 @@ export async function buildCatalog(args: {
       description: route.description,
       mimeType: route.mimeType ?? "application/json",
       serviceName: "patchbay",
-      ...((challenge?.extensions ?? route.extensions)
-        ? { extensions: challenge?.extensions ?? route.extensions }
-        : {}),
+      ...(extensions ? { extensions } : {}),
       method,
       path,
       price: formatUsd(deps.payments.prices[route.price]),
     });
   }
   return {
-    x402Version: 2,
+    x402Version: 2 as const,
     items,
     pagination: { limit: items.length, offset: 0, total: items.length },
     paymentsAvailable: server !== undefined,

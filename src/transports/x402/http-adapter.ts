@@ -1,67 +1,59 @@
-import type { HTTPAdapter } from "@x402/core/server";
+import {
+  FacilitatorResponseError,
+  type HTTPAdapter,
+  type HTTPProcessResult,
+  type HTTPRequestContext,
+  type x402HTTPResourceServer,
+} from "@x402/core/server";
 import type { Context } from "hono";
+import { facilitatorUnavailable } from "./payment-responses.ts";
 
 /**
  * The SDK's view of a request. Unlike `@x402/hono`'s adapter, the resource URL it reports is
  * the public base URL (behind a proxy the request URL is an internal one), and it can hide
  * the payment header, so an unlockable payment is answered with a plain challenge.
  */
-export class RequestAdapter implements HTTPAdapter {
-  readonly #c: Context;
-  readonly #baseUrl: string;
-  readonly #hidePayment: boolean;
+export function requestContext(
+  c: Context,
+  baseUrl: string,
+  options: { hidePayment?: boolean } = {},
+): HTTPRequestContext {
+  const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+  const oneOrAll = (values: string[]) => (values.length === 1 ? (values[0] ?? "") : values);
+  const adapter: HTTPAdapter = {
+    getHeader: (name) =>
+      options.hidePayment && /^(payment-signature|x-payment)$/i.test(name) ? undefined : c.req.header(name),
+    getMethod: () => method,
+    getPath: () => c.req.path,
+    getUrl: () => `${baseUrl}${c.req.path}${new URL(c.req.url).search}`,
+    getAcceptHeader: () => c.req.header("accept") ?? "",
+    getUserAgent: () => c.req.header("user-agent") ?? "",
+    getQueryParams: () =>
+      Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, oneOrAll(values)])),
+    getQueryParam: (name) => {
+      const values = c.req.queries(name);
+      return values && values.length > 0 ? oneOrAll(values) : undefined;
+    },
+    async getBody() {
+      try {
+        return await c.req.json();
+      } catch {
+        return undefined;
+      }
+    },
+  };
+  return { adapter, path: c.req.path, method };
+}
 
-  constructor(c: Context, baseUrl: string, options: { hidePayment?: boolean } = {}) {
-    this.#c = c;
-    this.#baseUrl = baseUrl;
-    this.#hidePayment = options.hidePayment ?? false;
-  }
-
-  getHeader(name: string): string | undefined {
-    if (this.#hidePayment && /^(payment-signature|x-payment)$/i.test(name)) return undefined;
-    return this.#c.req.header(name);
-  }
-
-  getMethod(): string {
-    return this.#c.req.method === "HEAD" ? "GET" : this.#c.req.method;
-  }
-
-  getPath(): string {
-    return this.#c.req.path;
-  }
-
-  getUrl(): string {
-    return `${this.#baseUrl}${this.#c.req.path}${new URL(this.#c.req.url).search}`;
-  }
-
-  getAcceptHeader(): string {
-    return this.#c.req.header("accept") ?? "";
-  }
-
-  getUserAgent(): string {
-    return this.#c.req.header("user-agent") ?? "";
-  }
-
-  getQueryParams(): Record<string, string | string[]> {
-    return Object.fromEntries(
-      Object.entries(this.#c.req.queries()).map(([key, values]) => [
-        key,
-        values.length === 1 ? (values[0] ?? "") : values,
-      ]),
-    );
-  }
-
-  getQueryParam(name: string): string | string[] | undefined {
-    const values = this.#c.req.queries(name);
-    if (!values || values.length === 0) return undefined;
-    return values.length === 1 ? values[0] : values;
-  }
-
-  async getBody(): Promise<unknown> {
-    try {
-      return await this.#c.req.json();
-    } catch {
-      return undefined;
-    }
+/** The SDK's request processing; a facilitator outage is our 503 (Retry-After), never its message. */
+export async function processRequest(
+  http: x402HTTPResourceServer,
+  request: HTTPRequestContext,
+): Promise<HTTPProcessResult> {
+  try {
+    return await http.processHTTPRequest(request);
+  } catch (error) {
+    if (error instanceof FacilitatorResponseError) throw facilitatorUnavailable();
+    throw error;
   }
 }

@@ -2,6 +2,7 @@ import type { RouteConfig, RoutesConfig } from "@x402/core/server";
 import type { Price as X402Price } from "@x402/core/types";
 import type { Payments } from "../../platform/payments/payments.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
+import { patternOf } from "../http/allowed-methods.ts";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -35,11 +36,7 @@ export function compileRoutes(
   const compiled = Object.entries(routes).flatMap(([pattern, route]) => {
     if (!route) return [];
     const [method, path = ""] = pattern.split(" ");
-    const body = path
-      .split("/")
-      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-      .join("/");
-    return [{ method, regex: new RegExp(`^${body}/?$`), match: { pattern: pattern as RoutePattern, route } }];
+    return [{ method, regex: patternOf(path), match: { pattern: pattern as RoutePattern, route } }];
   });
   return (method, path) => {
     const verb = method === "HEAD" ? "GET" : method;

@@ -10,21 +10,21 @@ import type { Payments } from "../../platform/payments/payments.ts";
 import type { Price } from "../../platform/payments/prices.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
-import { RequestAdapter } from "./http-adapter.ts";
+import { hashRequest } from "../http/idempotency.ts";
+import { processRequest, requestContext } from "./http-adapter.ts";
 import { compileRoutes, type PaidRoutes } from "./paid-routes.ts";
-import { hashRequest, readPaymentIdentity } from "./payment-identity.ts";
+import { readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
   findPayment,
   isStaleClaim,
+  type PaymentClaim,
   type PaymentRow,
   reclaimPayment,
-  releasePayment,
   storedResponse,
 } from "./payment-lock.ts";
 import { challengeResponse, replayResponse } from "./payment-responses.ts";
 import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
-import { processRequest, requestContext } from "./resource-server.ts";
 import { resourceServerLoader } from "./server-loader.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
 
@@ -72,8 +72,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
     if (!read?.ok) {
       // No payment, or one that could not be locked: only a challenge, never the handler nor
       // the facilitator (which throws on malformed fields, and a throw reads as an outage).
-      const adapter = new RequestAdapter(c, args.baseUrl, { hidePayment: true });
-      const result = await processRequest(http, requestContext(c, adapter));
+      const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
       return challengeResponse(c, result.response, {
         price,
@@ -106,18 +105,17 @@ type Flow = SettlementFlow & {
   price: Price;
 };
 
-type Won = { claimId: string; verified: Verified } | { claimId: string; held: PaymentRow } | Response;
+type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; held: PaymentRow } | Response;
 
 /** The lock's state machine; see the x402_payments schema for the states. */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
   const { args, identity, requestHash } = flow;
-  const { db } = args;
-  const key = identity.key;
+  const lock = { db: args.db, keyring: args.keyring, key: identity.key };
   let verified: Verified | Response | undefined;
   const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
     waitMs: WAIT_FOR_FIRST_MS,
     clock: flow.clock,
-    read: () => findPayment(db, key),
+    read: () => findPayment(lock),
     judge: (row, now) => {
       if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
         throw new AppError(
@@ -131,18 +129,17 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
     take: async (row, now) => {
       if (row?.state === "failed") {
         // The handler already answered; its result is held until this payment settles.
-        const claimId = await reclaimPayment(db, key, row, now);
-        return claimId ? { claimId, held: row } : undefined;
+        const claim = await reclaimPayment(lock, row, now);
+        return claim && { claim, held: row };
       }
       // No row, or one abandoned by a dead process: verify (once), then claim.
       verified ??= await verifyPayment(flow);
       if (verified instanceof Response) return verified;
       const requirements = verified.paymentRequirements;
-      const claimId = row
-        ? await reclaimPayment(db, key, row, now)
+      const claim = row
+        ? await reclaimPayment(lock, row, now)
         : await claimPayment(
-            db,
-            key,
+            lock,
             {
               paymentHash: identity.paymentHash,
               requestHash,
@@ -153,7 +150,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
             },
             now,
           );
-      return claimId ? { claimId, verified } : undefined;
+      return claim && { claim, verified };
     },
     inFlight: () =>
       new AppError(
@@ -164,10 +161,9 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   if ("replay" in held) return replayResponse(held.replay);
   const won = held.claim;
   if (won instanceof Response) return won;
-  if ("verified" in won) return runHandler(flow, won.verified, won.claimId);
+  if ("verified" in won) return runHandler(flow, won.verified, won.claim);
   return settleAndRespond(flow, {
-    key,
-    claimId: won.claimId,
+    claim: won.claim,
     requirements: won.held.requirements as unknown as PaymentRequirements,
     response: storedResponse(won.held, args.keyring),
     live: undefined,
@@ -175,19 +171,19 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
 }
 
 async function verifyPayment(flow: Flow): Promise<Verified | Response> {
-  const result = await processRequest(
-    flow.http,
-    requestContext(flow.c, new RequestAdapter(flow.c, flow.args.baseUrl)),
-  );
+  const result = await processRequest(flow.http, requestContext(flow.c, flow.args.baseUrl));
   if (result.type === "payment-verified") return result;
   if (result.type === "payment-error")
     return challengeResponse(flow.c, result.response, { price: flow.price, paid: true });
   throw new Error("x402: a paid route required no payment");
 }
 
-async function runHandler(flow: Flow, verified: Verified, claimId: string): Promise<Response | undefined> {
+async function runHandler(
+  flow: Flow,
+  verified: Verified,
+  claim: PaymentClaim,
+): Promise<Response | undefined> {
   const { c, identity } = flow;
-  const key = identity.key;
   c.set("payment", {
     payer: getAddress(identity.key.payer),
     network: verified.paymentRequirements.network,
@@ -196,21 +192,19 @@ async function runHandler(flow: Flow, verified: Verified, claimId: string): Prom
     price: flow.price,
     nonce: identity.key.nonce as Hex,
   });
-  const release = () => releasePayment(flow.args.db, key, claimId);
   await releasingOnThrow(async (error) => {
     await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
-    await release();
+    await claim.release();
   }, flow.next);
   const res = c.res;
   if (res.status >= 400) {
     // Nothing is charged for a refusal or a failure, and nothing is held: the payment is free.
     await verified.cancellationDispatcher.cancel({ reason: "handler_failed", responseStatus: res.status });
-    await release();
+    await claim.release();
     return undefined;
   }
   return settleAndRespond(flow, {
-    key,
-    claimId,
+    claim,
     requirements: verified.paymentRequirements,
     response: undefined,
     live: res,

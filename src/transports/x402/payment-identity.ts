@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import canonicalize from "canonicalize";
-import type { Context } from "hono";
 import { z } from "zod";
 import type { PaymentKey } from "./payment-lock.ts";
 
@@ -26,9 +25,9 @@ const uint256 = z
   // abort: BigInt must never see a non-decimal string.
   .regex(decimal, { error: "must be a non-negative decimal integer string", abort: true })
   .refine((value) => BigInt(value) <= MAX_UINT256, "must fit in a uint256");
-const address = z
-  .string({ error: "must be a 0x-prefixed 20-byte hex address" })
-  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
+/** A string matching `pattern`, one message for either failure. */
+const matching = (pattern: RegExp, message: string) => z.string({ error: message }).regex(pattern, message);
+const address = matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
 /**
  * The v2 `exact` EIP-3009 payment the gate can lock, as the facilitator reads it. The facilitator
@@ -49,9 +48,7 @@ const LockablePayment = z.looseObject(
     ),
     payload: z.looseObject(
       {
-        signature: z
-          .string({ error: "must be a 0x-prefixed hex string" })
-          .regex(/^0x(?:[0-9a-fA-F]{2})+$/, "must be a 0x-prefixed hex string"),
+        signature: matching(/^0x(?:[0-9a-fA-F]{2})+$/, "must be a 0x-prefixed hex string"),
         authorization: z.looseObject(
           {
             from: address,
@@ -63,9 +60,7 @@ const LockablePayment = z.looseObject(
               (value) => Number.isSafeInteger(Number(value)),
               "must be a Unix time in seconds",
             ),
-            nonce: z
-              .string({ error: "must be 0x and 64 hex digits" })
-              .regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x and 64 hex digits"),
+            nonce: matching(/^0x[0-9a-fA-F]{64}$/, "must be 0x and 64 hex digits"),
           },
           { error: "must be an EIP-3009 authorization object" },
         ),
@@ -125,13 +120,6 @@ function describe(error: z.ZodError): string {
   if (!issue) return "the payment is malformed";
   const path = issue.path.map(String).join(".");
   return path ? `${path} ${issue.message}` : `the payment ${issue.message}`;
-}
-
-/** Method, path, query and the exact body bytes: any difference is a different request. */
-export async function hashRequest(c: Context): Promise<string> {
-  const url = new URL(c.req.url);
-  const body = c.req.method === "GET" || c.req.method === "HEAD" ? "" : await c.req.text();
-  return sha256(`${c.req.method === "HEAD" ? "GET" : c.req.method}\n${url.pathname}${url.search}\n${body}`);
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

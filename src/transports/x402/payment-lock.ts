@@ -1,14 +1,29 @@
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
 import type { StoredResponse } from "../../platform/db/claim.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
 import { derivedKey } from "../../platform/vault/derived-key.ts";
+import { decrypt, encrypt } from "../../platform/vault/envelope.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
 
 /** (network, asset, payer, nonce), lowercase: the scope of an EIP-3009 nonce. */
 export type PaymentKey = { network: string; asset: string; payer: string; nonce: string };
 export type PaymentRow = typeof x402Payments.$inferSelect;
+/** One payment's row, and the keyring that seals its stored answer. */
+export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
+
+/**
+ * The payment, held by this request: its answer recorded — `settled`, or `failed` (held for a
+ * retry of the same payment) — or the claim given back. Each acts only on this claim, never on
+ * one that took over after it went stale.
+ */
+export type PaymentClaim = {
+  settled(transaction: string, response: StoredResponse): Promise<void>;
+  failed(response: StoredResponse): Promise<void>;
+  /** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
+  release(): Promise<void>;
+};
 
 /**
  * A claim older than this belongs to a process that died mid-request; it may be taken over.
@@ -23,18 +38,15 @@ const where = (key: PaymentKey) =>
     eq(x402Payments.payer, key.payer),
     eq(x402Payments.nonce, key.nonce),
   );
-const whereClaimed = (key: PaymentKey, claimId: string) =>
-  and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
 
-export async function findPayment(db: Db, key: PaymentKey): Promise<PaymentRow | undefined> {
+export async function findPayment({ db, key }: PaymentLock): Promise<PaymentRow | undefined> {
   const [row] = await db.select().from(x402Payments).where(where(key));
   return row;
 }
 
-/** Inserts an `in_flight` row; returns its claim id, or undefined when the key already has one. */
+/** Inserts an `in_flight` row; undefined when the key already has one. */
 export async function claimPayment(
-  db: Db,
-  key: PaymentKey,
+  lock: PaymentLock,
   fields: {
     paymentHash: string;
     requestHash: string;
@@ -44,14 +56,14 @@ export async function claimPayment(
     expiresAt: Date;
   },
   now: Date,
-): Promise<string | undefined> {
+): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
-  const inserted = await db
+  const inserted = await lock.db
     .insert(x402Payments)
-    .values({ ...key, ...fields, state: "in_flight", claimId, claimedAt: now })
+    .values({ ...lock.key, ...fields, state: "in_flight", claimId, claimedAt: now })
     .onConflictDoNothing()
     .returning({ claimId: x402Payments.claimId });
-  return inserted.length > 0 ? claimId : undefined;
+  return inserted.length > 0 ? claimed(lock, claimId) : undefined;
 }
 
 /**
@@ -60,58 +72,44 @@ export async function claimPayment(
  * current claim id, so of several contenders exactly one wins.
  */
 export async function reclaimPayment(
-  db: Db,
-  key: PaymentKey,
+  lock: PaymentLock,
   row: PaymentRow,
   now: Date,
-): Promise<string | undefined> {
+): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
-  const updated = await db
+  const updated = await lock.db
     .update(x402Payments)
     .set({ state: "in_flight", claimId, claimedAt: now })
-    .where(and(where(key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
+    .where(and(where(lock.key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
     .returning({ claimId: x402Payments.claimId });
-  return updated.length > 0 ? claimId : undefined;
+  return updated.length > 0 ? claimed(lock, claimId) : undefined;
+}
+
+function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentClaim {
+  const mine = and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
+  const answered = async (state: "settled" | "failed", response: StoredResponse, transaction?: string) => {
+    await db
+      .update(x402Payments)
+      .set({
+        state,
+        ...(transaction === undefined ? {} : { transaction }),
+        responseStatus: response.status,
+        responseHeaders: response.headers,
+        responseBody: sealReplayBody(keyring, key, response.body),
+      })
+      .where(mine);
+  };
+  return {
+    settled: (transaction, response) => answered("settled", response, transaction),
+    failed: (response) => answered("failed", response),
+    release: async () => {
+      await db.delete(x402Payments).where(mine);
+    },
+  };
 }
 
 export const isStaleClaim = (row: PaymentRow, now: Date): boolean =>
   row.state === "in_flight" && row.claimedAt.getTime() <= now.getTime() - STALE_CLAIM_MS;
-
-export async function markSettled(
-  db: Db,
-  keyring: Keyring,
-  key: PaymentKey,
-  claimId: string,
-  outcome: { transaction: string; response: StoredResponse },
-): Promise<void> {
-  await db
-    .update(x402Payments)
-    .set({
-      state: "settled",
-      transaction: outcome.transaction,
-      ...responseColumns(keyring, key, outcome.response),
-    })
-    .where(whereClaimed(key, claimId));
-}
-
-/** Settlement did not complete: hold the handler's answer for a retry of the same payment. */
-export async function markFailed(
-  db: Db,
-  keyring: Keyring,
-  key: PaymentKey,
-  claimId: string,
-  response: StoredResponse,
-): Promise<void> {
-  await db
-    .update(x402Payments)
-    .set({ state: "failed", ...responseColumns(keyring, key, response) })
-    .where(whereClaimed(key, claimId));
-}
-
-/** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
-export async function releasePayment(db: Db, key: PaymentKey, claimId: string): Promise<void> {
-  await db.delete(x402Payments).where(whereClaimed(key, claimId));
-}
 
 export function storedResponse(row: PaymentRow, keyring: Keyring): StoredResponse {
   return {
@@ -130,12 +128,6 @@ export async function sweepX402Payments(db: Db, now: Date): Promise<number> {
   return deleted.length;
 }
 
-const responseColumns = (keyring: Keyring, key: PaymentKey, response: StoredResponse) => ({
-  responseStatus: response.status,
-  responseHeaders: response.headers,
-  responseBody: sealReplayBody(keyring, key, response.body),
-});
-
 /**
  * Paid answers are kept for replays, and some carry what is shown only once (an onboarding
  * session token, a publishable key). They are stored sealed: AES-256-GCM under a key derived
@@ -148,26 +140,19 @@ function sealReplayBody(keyring: Keyring, key: PaymentKey, body: string): string
   const dataKey = derivedKey(keyring, "x402/replay", version);
   if (!dataKey) throw new Error("the active KEK is missing from the keyring");
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", dataKey, iv);
-  cipher.setAAD(aad(key, version));
-  const sealed = Buffer.concat([cipher.update(body, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  const sealed = encrypt(dataKey, iv, Buffer.from(body, "utf8"), aad(key, version));
   return `${PREFIX}${version}:${iv.toString("base64url")}:${sealed.toString("base64url")}`;
 }
 
 /** The stored body in clear. Rows written before sealing existed are returned as they are. */
 function openReplayBody(keyring: Keyring, key: PaymentKey, stored: string): string {
   if (!stored.startsWith(PREFIX)) return stored;
-  const [versionText = "", ivText = "", sealedText = ""] = stored.slice(PREFIX.length).split(":");
+  const [versionText = "", iv = "", sealed = ""] = stored.slice(PREFIX.length).split(":");
   const version = Number(versionText);
   const dataKey = derivedKey(keyring, "x402/replay", version);
   if (!dataKey) throw new Error(`the keyring no longer holds KEK v${version} for a stored x402 answer`);
-  const sealed = Buffer.from(sealedText, "base64url");
-  const decipher = createDecipheriv("aes-256-gcm", dataKey, Buffer.from(ivText, "base64url"));
-  decipher.setAAD(aad(key, version));
-  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-  return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(
-    "utf8",
-  );
+  const bytes = (text: string) => Buffer.from(text, "base64url");
+  return decrypt(dataKey, bytes(iv), bytes(sealed), aad(key, version)).toString("utf8");
 }
 
 const aad = (key: PaymentKey, version: number) =>

@@ -44,11 +44,7 @@ export function challengeResponse(
         `This call costs ${formatUsd(args.price)} in USDC via x402; the PAYMENT-REQUIRED header holds the payment requirements.`,
         { price: formatUsd(args.price) },
       );
-  headers.set("content-type", "application/problem+json");
-  return new Response(JSON.stringify(toProblem(error, requestIdOf(c))), {
-    status: instructions.status,
-    headers,
-  });
+  return problemOver(c, error, headers, instructions.status);
 }
 
 export const paymentsUnavailable = () =>
@@ -84,13 +80,20 @@ export const settlementUnknown = () =>
 export function settlementFailedResponse(c: Context, receiptHeaders: Record<string, string>): Response {
   const headers = new Headers(receiptHeaders);
   const reason = sanitizeReceipt(headers);
-  headers.set("content-type", "application/problem+json");
   const error = new AppError(
     "payment_failed",
     `The payment did not settle (${reason}); nothing was charged. The result is held: send the same payment again to receive it once it settles.`,
     { reason },
   );
-  return new Response(JSON.stringify(toProblem(error, requestIdOf(c))), { status: 402, headers });
+  return problemOver(c, error, headers, 402);
+}
+
+/** `error` as problem+json over the SDK's own headers (its challenge or its receipt). */
+function problemOver(c: Context, error: AppError, headers: Headers, status: number): Response {
+  headers.set("content-type", "application/problem+json");
+  const requestId: unknown = c.get("requestId");
+  const body = toProblem(error, typeof requestId === "string" ? requestId : "unknown");
+  return new Response(JSON.stringify(body), { status, headers });
 }
 
 /** A settled payment's stored answer, marked as a replay: no second charge, no second run. */
@@ -99,15 +102,6 @@ export function replayResponse(stored: StoredResponse): Response {
   headers.set("payment-replayed", "true");
   headers.set("cache-control", "private, no-store");
   return new Response(stored.body, { status: stored.status, headers });
-}
-
-export function pickHeaders(headers: Headers, names: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of names) {
-    const value = headers.get(name);
-    if (value !== null) out[name] = value;
-  }
-  return out;
 }
 
 /**
@@ -146,8 +140,3 @@ function sanitizeReceipt(headers: Headers): string {
     return "settlement_failed";
   }
 }
-
-const requestIdOf = (c: Context): string => {
-  const id: unknown = c.get("requestId");
-  return typeof id === "string" ? id : "unknown";
-};

@@ -3,25 +3,19 @@ import { FacilitatorResponseError, withPrivateCacheControl } from "@x402/core/se
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context } from "hono";
 import type { StoredResponse } from "../../platform/db/claim.ts";
-import type { Db } from "../../platform/db/client.ts";
-import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
-import { RequestAdapter } from "./http-adapter.ts";
+import { pickHeaders } from "../http/idempotency.ts";
+import { requestContext } from "./http-adapter.ts";
 import type { MatchedRoute } from "./paid-routes.ts";
 import type { PaymentIdentity } from "./payment-identity.ts";
-import { markFailed, markSettled, type PaymentKey } from "./payment-lock.ts";
-import {
-  pickHeaders,
-  replayedHeaders,
-  settlementFailedResponse,
-  settlementUnknown,
-} from "./payment-responses.ts";
+import type { PaymentClaim } from "./payment-lock.ts";
+import { replayedHeaders, settlementFailedResponse, settlementUnknown } from "./payment-responses.ts";
 
 /** What settling needs of the gate's request (the gate's own flow carries more). */
 export type SettlementFlow = {
   c: Context<AppEnv>;
   http: x402HTTPResourceServer;
-  args: { db: Db; keyring: Keyring; baseUrl: string };
+  args: { baseUrl: string };
   matched: MatchedRoute;
   identity: PaymentIdentity;
 };
@@ -45,8 +39,7 @@ const SETTLEMENT_PENDING = "settlement_pending";
 export async function settleAndRespond(
   flow: SettlementFlow,
   args: {
-    key: PaymentKey;
-    claimId: string;
+    claim: PaymentClaim;
     requirements: PaymentRequirements;
     response: StoredResponse | undefined;
     live: Response | undefined;
@@ -54,15 +47,13 @@ export async function settleAndRespond(
   },
 ): Promise<Response> {
   const { c, http, identity } = flow;
-  const db = flow.args.db;
   const live = args.live;
   const body = live ? await live.text() : (args.response?.body ?? "");
   const response: StoredResponse = live
     ? { status: live.status, headers: pickHeaders(live.headers, replayedHeaders), body }
     : (args.response ?? { status: 200, headers: {}, body });
-  const adapter = new RequestAdapter(c, flow.args.baseUrl);
   const transport = {
-    request: { adapter, path: c.req.path, method: adapter.getMethod() },
+    request: requestContext(c, flow.args.baseUrl),
     responseBody: Buffer.from(body),
     responseHeaders: response.headers,
   };
@@ -75,13 +66,13 @@ export async function settleAndRespond(
       transport,
     );
   } catch (error) {
-    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
+    await args.claim.failed(response);
     resetResponse(c);
     if (error instanceof FacilitatorResponseError) throw settlementUnknown();
     throw error;
   }
   if (!result.success) {
-    await markFailed(db, flow.args.keyring, args.key, args.claimId, response);
+    await args.claim.failed(response);
     if (result.errorReason === SETTLEMENT_PENDING) {
       resetResponse(c);
       throw settlementUnknown();
@@ -89,9 +80,9 @@ export async function settleAndRespond(
     return respond(c, settlementFailedResponse(c, result.headers));
   }
   const receipt = result.headers;
-  await markSettled(db, flow.args.keyring, args.key, args.claimId, {
-    transaction: result.transaction,
-    response: { ...response, headers: { ...response.headers, ...lowercase(receipt) } },
+  await args.claim.settled(result.transaction, {
+    ...response,
+    headers: { ...response.headers, ...lowercase(receipt) },
   });
   const headers = new Headers(live ? live.headers : response.headers);
   headers.delete("content-length");

@@ -3,7 +3,6 @@ import type { Logger } from "../../platform/logging/logger.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
 import { type PaidRoutes, toX402Routes } from "./paid-routes.ts";
 import { facilitatorUnavailable, paymentsUnavailable } from "./payment-responses.ts";
-import { registerBazaarIfDeclared } from "./resource-server.ts";
 
 /**
  * The SDK's HTTP resource server for `routes`, built on first use (initializing asks the
@@ -21,7 +20,13 @@ export function resourceServerLoader(args: {
     if (payments.kind !== "ready") return Promise.reject(paymentsUnavailable());
     server ??= (async () => {
       const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
-      await registerBazaarIfDeclared(http);
+      // Routes that declare Bazaar discovery get the SDK's extension, as `@x402/hono` would do.
+      if (Object.values(args.routes).some((route) => route?.extensions?.bazaar !== undefined)) {
+        const bazaar = await import("@x402/extensions/bazaar");
+        if (!http.server.hasExtension("bazaar"))
+          http.server.registerExtension(bazaar.bazaarResourceServerExtension);
+        bazaar.validateBazaarRouteExtensions(http.routes);
+      }
       await http.initialize();
       return http;
     })().catch((error: unknown) => {

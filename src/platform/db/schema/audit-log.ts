@@ -1,4 +1,5 @@
-import { bigserial, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigserial, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 
 /** Append-only. Written in the same transaction as the change it describes; never holds secrets. */
 export const auditLog = pgTable(
@@ -14,7 +15,7 @@ export const auditLog = pgTable(
     requestId: text("request_id"),
     idempotencyKey: text("idempotency_key"),
     details: jsonb("details").$type<Record<string, unknown>>(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: millis("created_at").notNull().defaultNow(),
   },
   (t) => [index("audit_log_org_idx").on(t.organizationId, t.createdAt)],
 );

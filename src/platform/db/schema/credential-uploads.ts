@@ -1,8 +1,9 @@
-import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
 import { mcpConnections } from "./mcp-connections.ts";
-import { organizations } from "./organizations.ts";
-import { users } from "./users.ts";
+import { organizationRef } from "./organizations.ts";
+import { userRef } from "./users.ts";
 
 export const credentialUploadStates = ["pending", "in_progress", "completed", "failed", "expired"] as const;
 export type CredentialUploadState = (typeof credentialUploadStates)[number];
@@ -17,26 +18,20 @@ export const credentialUploads = pgTable(
   "credential_uploads",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     connectionId: text("connection_id")
       .notNull()
       .references(() => mcpConnections.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userRef(),
     revision: integer("revision").notNull(),
     tokenHash: text("token_hash").notNull().unique(),
     state: text("state", { enum: credentialUploadStates }).notNull(),
     /** Why a failed upload failed: an error code (e.g. `remote_auth_failed`), never text from the remote. */
     errorCode: text("error_code"),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
-    completedAt: timestamp("completed_at", { withTimezone: true, precision: 3 }),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+    completedAt: millis("completed_at"),
   },
   (t) => [index("credential_uploads_connection_idx").on(t.connectionId)],
 );

@@ -1,4 +1,5 @@
-import { integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { integer, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 
 /** Short-lived, single-use confirmations from a deletion preview. Only a hash of the receipt is kept. */
 export const deletionReceipts = pgTable("deletion_receipts", {
@@ -6,6 +7,6 @@ export const deletionReceipts = pgTable("deletion_receipts", {
   organizationId: text("organization_id").notNull(),
   connectionId: text("connection_id").notNull(),
   connectionRevision: integer("connection_revision").notNull(),
-  expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
-  usedAt: timestamp("used_at", { withTimezone: true, precision: 3 }),
+  expiresAt: millis("expires_at").notNull(),
+  usedAt: millis("used_at"),
 });

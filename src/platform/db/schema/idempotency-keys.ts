@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 
 /**
  * One row per (organisation, Idempotency-Key). `in_flight` claims the key; `completed` holds the
@@ -14,8 +15,8 @@ export const idempotencyKeys = pgTable(
     responseStatus: integer("response_status"),
     responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
     responseBody: text("response_body"),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: millis("created_at").notNull().defaultNow(),
+    expiresAt: millis("expires_at").notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.key] }),

@@ -1,6 +1,7 @@
-import { index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { organizations } from "./organizations.ts";
-import { roles, users } from "./users.ts";
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { organizationRef } from "./organizations.ts";
+import { roles, userRef } from "./users.ts";
 
 /**
  * Invitations to join an organisation: a single-use, expiring link. Only a hash of the link's
@@ -10,21 +11,17 @@ export const invitations = pgTable(
   "invitations",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
     /** Stored lowercased: the account that may accept it. */
     email: text("email").notNull(),
     role: text("role", { enum: roles }).notNull(),
     tokenHash: text("token_hash").notNull().unique(),
-    invitedBy: text("invited_by")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
-    acceptedAt: timestamp("accepted_at", { withTimezone: true, precision: 3 }),
+    invitedBy: userRef("invited_by"),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+    acceptedAt: millis("accepted_at"),
     acceptedBy: text("accepted_by"),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    revokedAt: millis("revoked_at"),
   },
   (t) => [index("invitations_org_idx").on(t.organizationId, t.createdAt)],
 );

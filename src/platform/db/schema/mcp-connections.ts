@@ -1,16 +1,7 @@
-import {
-  boolean,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const authKinds = ["none", "bearer", "api_key"] as const;
 export type AuthKind = (typeof authKinds)[number];
@@ -34,12 +25,8 @@ export const mcpConnections = pgTable(
   "mcp_connections",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     alias: text("alias").notNull(),
     displayName: text("display_name").notNull(),
     /** Full canonical URL: write side only, never returned. */
@@ -53,16 +40,16 @@ export const mcpConnections = pgTable(
     /** Monotonic count of credentials ever set; binds the vault ciphertext (AAD). */
     credentialVersion: integer("credential_version").notNull().default(0),
     /** Null when no credential is attached. */
-    credentialUpdatedAt: timestamp("credential_updated_at", { withTimezone: true, precision: 3 }),
+    credentialUpdatedAt: millis("credential_updated_at"),
     latestDiscoveryId: text("latest_discovery_id"),
-    approvedAt: timestamp("approved_at", { withTimezone: true, precision: 3 }),
+    approvedAt: millis("approved_at"),
     approvedBy: text("approved_by"),
     approvedConfigVersion: integer("approved_config_version"),
     approvedManifest: jsonb("approved_manifest").$type<ToolDefinition[]>(),
     approvedManifestHash: text("approved_manifest_hash"),
     approvedToolCount: integer("approved_tool_count").notNull().default(0),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: millis("created_at").notNull().defaultNow(),
+    updatedAt: millis("updated_at").notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("mcp_connections_env_alias_uq").on(t.environmentId, t.alias),

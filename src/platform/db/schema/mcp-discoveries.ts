@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 import { mcpConnections, type ToolDefinition } from "./mcp-connections.ts";
 
 /** A discovered tool as shown for review: its definition plus whether it may be approved. */
@@ -23,7 +24,7 @@ export const mcpDiscoveries = pgTable(
     manifestHash: text("manifest_hash").notNull(),
     toolCount: integer("tool_count").notNull(),
     tools: jsonb("tools").$type<DiscoveredTool[]>().notNull(),
-    discoveredAt: timestamp("discovered_at", { withTimezone: true, precision: 3 }).notNull(),
+    discoveredAt: millis("discovered_at").notNull(),
   },
   (t) => [index("mcp_discoveries_connection_idx").on(t.connectionId, t.discoveredAt)],
 );

@@ -1,6 +1,7 @@
-import { index, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { organizations } from "./organizations.ts";
-import { users } from "./users.ts";
+import { index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { organizationRef } from "./organizations.ts";
+import { userRef } from "./users.ts";
 
 /**
  * The OAuth authorization server's state (oidc-provider models: clients, grants, sessions,
@@ -20,8 +21,8 @@ export const oauthModels = pgTable(
     userCode: text("user_code"),
     /** A session's fixed uid. */
     uid: text("uid"),
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }),
-    consumedAt: timestamp("consumed_at", { withTimezone: true, precision: 3 }),
+    expiresAt: millis("expires_at"),
+    consumedAt: millis("consumed_at"),
   },
   (t) => [
     primaryKey({ columns: [t.model, t.key] }),
@@ -43,16 +44,12 @@ export const oauthGrants = pgTable(
     /** `oag_…`: the actor id audit rows name (the provider's grant id is kept apart). */
     id: text("id").primaryKey(),
     grantId: text("grant_id").notNull().unique(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    userId: userRef(),
     clientId: text("client_id").notNull(),
     /** The scopes granted at consent, space-separated, for the record. */
     scope: text("scope").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: millis("created_at").notNull(),
   },
   (t) => [index("oauth_grants_member_idx").on(t.organizationId, t.userId)],
 );

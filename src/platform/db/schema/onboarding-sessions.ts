@@ -1,6 +1,7 @@
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const onboardingStates = ["awaiting-telemetry", "awaiting-operator", "ready", "expired"] as const;
 export type OnboardingState = (typeof onboardingStates)[number];
@@ -15,19 +16,15 @@ export const onboardingSessions = pgTable(
   "onboarding_sessions",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     tokenHash: text("token_hash").notNull().unique(),
     /** The payer who started it (lowercase address). */
     startedBy: text("started_by").notNull(),
     state: text("state", { enum: onboardingStates }).notNull(),
-    stateChangedAt: timestamp("state_changed_at", { withTimezone: true, precision: 3 }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    stateChangedAt: millis("state_changed_at").notNull(),
+    createdAt: millis("created_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
   },
   (t) => [index("onboarding_sessions_org_idx").on(t.organizationId, t.expiresAt)],
 );

@@ -1,4 +1,5 @@
-import { pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 
 /** A tenant. `kind = wallet` organisations are created by x402 signup; their principal is the payer. */
 export const organizations = pgTable(
@@ -11,7 +12,13 @@ export const organizations = pgTable(
       .default("standard"),
     walletAddress: text("wallet_address"),
     walletNetwork: text("wallet_network"),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: millis("created_at").notNull().defaultNow(),
   },
   (t) => [uniqueIndex("organizations_wallet_uq").on(t.walletNetwork, t.walletAddress)],
 );
+
+/** The organisation a row belongs to: deleting the organisation deletes the row. */
+export const organizationRef = () =>
+  text("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" });

@@ -1,14 +1,13 @@
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const problemStatuses = ["open", "resolved", "regressed", "ignored"] as const;
 export type ProblemStatus = (typeof problemStatuses)[number];
 
 /** How many sample trace ids a problem keeps (newest first). */
 export const MAX_SAMPLE_TRACE_IDS = 10;
-
-const millis = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
 /**
  * Detected problems (DESIGN §8): exceptions from span events and error logs, grouped by
@@ -19,12 +18,8 @@ export const problems = pgTable(
   "problems",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     fingerprint: text("fingerprint").notNull(),
     title: text("title").notNull(),
     culprit: text("culprit").notNull(),

@@ -1,6 +1,7 @@
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 /**
  * Publishable environment keys (`pk_…`): they only let telemetry into one environment, so they
@@ -11,19 +12,15 @@ export const publishableKeys = pgTable(
   "publishable_keys",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     name: text("name").notNull(),
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
     createdBy: text("created_by").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    createdAt: millis("created_at").notNull().defaultNow(),
+    lastUsedAt: millis("last_used_at"),
+    revokedAt: millis("revoked_at"),
   },
   (t) => [index("publishable_keys_env_page_idx").on(t.environmentId, t.createdAt, t.id)],
 );

@@ -1,6 +1,7 @@
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { bigserial, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 import { repositories } from "./repositories.ts";
 import { tasks } from "./tasks.ts";
 
@@ -62,12 +63,8 @@ export const remediations = pgTable(
   "remediations",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     kind: text("kind", { enum: remediationKinds }).notNull().default("fix"),
     /** The problem a `fix` run fixes; null for `instrumentation` runs. */
     problemId: text("problem_id"),
@@ -93,10 +90,10 @@ export const remediations = pgTable(
     stepSeq: integer("step_seq").notNull().default(0),
     /** Fencing token: +1 whenever a worker takes the run; writes of an older holder are refused. */
     lease: integer("lease").notNull().default(0),
-    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull(),
-    finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
+    cancelRequestedAt: millis("cancel_requested_at"),
+    createdAt: millis("created_at").notNull(),
+    updatedAt: millis("updated_at").notNull(),
+    finishedAt: millis("finished_at"),
   },
   (t) => [
     index("remediations_env_page_idx").on(t.environmentId, t.createdAt, t.id),
@@ -113,7 +110,7 @@ export const remediationEvents = pgTable(
     remediationId: text("remediation_id")
       .notNull()
       .references(() => remediations.id, { onDelete: "cascade" }),
-    at: timestamp("at", { withTimezone: true, precision: 3 }).notNull(),
+    at: millis("at").notNull(),
     type: text("type").notNull(),
     status: text("status", { enum: remediationStatuses }),
     message: text("message").notNull(),

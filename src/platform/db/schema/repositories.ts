@@ -1,6 +1,7 @@
-import { bigint, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { bigint, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const repositoryProviders = ["local-git", "github"] as const;
 export type RepositoryProvider = (typeof repositoryProviders)[number];
@@ -14,12 +15,8 @@ export const repositories = pgTable(
   "repositories",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     provider: text("provider", { enum: repositoryProviders }).notNull(),
     /** local-git: the repository's absolute, canonical top-level directory. */
     path: text("path"),
@@ -30,7 +27,7 @@ export const repositories = pgTable(
     testCommand: text("test_command").notNull(),
     services: jsonb("services").$type<string[]>().notNull(),
     createdBy: text("created_by").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: millis("created_at").notNull(),
   },
   (t) => [
     index("repositories_env_page_idx").on(t.environmentId, t.createdAt, t.id),
@@ -47,12 +44,10 @@ export const githubInstallations = pgTable(
   "github_installations",
   {
     installationId: bigint("installation_id", { mode: "number" }).primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
     account: text("account").notNull(),
     installedBy: text("installed_by").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: millis("created_at").notNull(),
   },
   (t) => [index("github_installations_org_idx").on(t.organizationId)],
 );

@@ -1,4 +1,5 @@
-import { integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 import { mcpConnections } from "./mcp-connections.ts";
 
 /**
@@ -19,6 +20,6 @@ export const vaultSecrets = pgTable("vault_secrets", {
   wrapIv: text("wrap_iv").notNull(),
   iv: text("iv").notNull(),
   ciphertext: text("ciphertext").notNull(),
-  createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-  rewrappedAt: timestamp("rewrapped_at", { withTimezone: true, precision: 3 }),
+  createdAt: millis("created_at").notNull().defaultNow(),
+  rewrappedAt: millis("rewrapped_at"),
 });

@@ -1,16 +1,7 @@
-import {
-  bigserial,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uuid,
-} from "drizzle-orm/pg-core";
-import { environments } from "./environments.ts";
-import { organizations } from "./organizations.ts";
+import { bigserial, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { environmentRef } from "./environments.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const taskStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
@@ -51,12 +42,8 @@ export const tasks = pgTable(
   "tasks",
   {
     id: text("id").primaryKey(),
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    environmentId: uuid("environment_id")
-      .notNull()
-      .references(() => environments.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
     kind: text("kind").notNull().default("agent"),
     instructions: text("instructions").notNull(),
     status: text("status", { enum: taskStatuses }).notNull().default("queued"),
@@ -69,10 +56,10 @@ export const tasks = pgTable(
     usage: jsonb("usage").$type<TaskUsage>().notNull(),
     transcript: jsonb("transcript").$type<TranscriptEntry[]>().notNull(),
     createdBy: text("created_by").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
-    startedAt: timestamp("started_at", { withTimezone: true, precision: 3 }),
-    finishedAt: timestamp("finished_at", { withTimezone: true, precision: 3 }),
-    cancelRequestedAt: timestamp("cancel_requested_at", { withTimezone: true, precision: 3 }),
+    createdAt: millis("created_at").notNull(),
+    startedAt: millis("started_at"),
+    finishedAt: millis("finished_at"),
+    cancelRequestedAt: millis("cancel_requested_at"),
   },
   (t) => [
     index("tasks_env_page_idx").on(t.environmentId, t.createdAt, t.id),
@@ -95,7 +82,7 @@ export const taskToolCalls = pgTable(
     connectionId: text("connection_id"),
     connectionRevision: integer("connection_revision"),
     toolName: text("tool_name").notNull(),
-    startedAt: timestamp("started_at", { withTimezone: true, precision: 3 }).notNull(),
+    startedAt: millis("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
     outcome: text("outcome", { enum: toolCallOutcomes }).notNull(),
     errorCode: text("error_code"),
@@ -115,7 +102,7 @@ export const taskConnectionChecks = pgTable(
       .references(() => tasks.id, { onDelete: "cascade" }),
     connectionId: text("connection_id").notNull(),
     result: text("result", { enum: ["match", "manifest_changed"] }).notNull(),
-    checkedAt: timestamp("checked_at", { withTimezone: true, precision: 3 }).notNull(),
+    checkedAt: millis("checked_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.taskId, t.connectionId] })],
 );

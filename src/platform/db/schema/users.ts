@@ -1,5 +1,6 @@
-import { index, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
-import { organizations } from "./organizations.ts";
+import { index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { organizationRef } from "./organizations.ts";
 
 export const users = pgTable("users", {
   id: text("id").primaryKey(),
@@ -8,8 +9,14 @@ export const users = pgTable("users", {
   displayName: text("display_name"),
   /** argon2id (PHC string) for web sign-in; null until one is set (invitation, admin set-password). */
   passwordHash: text("password_hash"),
-  createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  createdAt: millis("created_at").notNull().defaultNow(),
 });
+
+/** The user a row belongs to: deleting the user deletes the row. */
+export const userRef = (name = "user_id") =>
+  text(name)
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" });
 
 export const roles = ["owner", "admin", "member"] as const;
 export type Role = (typeof roles)[number];
@@ -17,14 +24,10 @@ export type Role = (typeof roles)[number];
 export const memberships = pgTable(
   "memberships",
   {
-    organizationId: text("organization_id")
-      .notNull()
-      .references(() => organizations.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
+    userId: userRef(),
     role: text("role", { enum: roles }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: millis("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.userId] }), index("memberships_user_idx").on(t.userId)],
 );

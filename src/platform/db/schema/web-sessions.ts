@@ -1,5 +1,6 @@
-import { index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { users } from "./users.ts";
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
+import { userRef } from "./users.ts";
 
 /**
  * Browser sign-in sessions. The cookie carries a 256-bit secret; only its SHA-256 is stored, so a
@@ -10,16 +11,14 @@ export const webSessions = pgTable(
   "web_sessions",
   {
     id: text("id").primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: userRef(),
     secretHash: text("secret_hash").notNull().unique(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: millis("created_at").notNull(),
     /** Refreshed at most once a minute; idle expiry counts from here. */
-    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, precision: 3 }).notNull(),
+    lastSeenAt: millis("last_seen_at").notNull(),
     /** Absolute expiry, fixed at sign-in. */
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    expiresAt: millis("expires_at").notNull(),
+    revokedAt: millis("revoked_at"),
   },
   (t) => [index("web_sessions_user_idx").on(t.userId)],
 );
@@ -32,7 +31,7 @@ export const webSessions = pgTable(
 export const signInThrottle = pgTable("sign_in_throttle", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
-  windowStartedAt: timestamp("window_started_at", { withTimezone: true, precision: 3 }).notNull(),
+  windowStartedAt: millis("window_started_at").notNull(),
 });
 
 /**
@@ -45,7 +44,7 @@ export const signInLimits = pgTable("sign_in_limits", {
   key: text("key").primaryKey(),
   /** Attempts let through to the password check and not (yet) succeeded. */
   attempts: integer("attempts").notNull(),
-  expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+  expiresAt: millis("expires_at").notNull(),
   /** Pair keys only: the next attempt is refused before this (the progressive delay). */
-  notBefore: timestamp("not_before", { withTimezone: true, precision: 3 }),
+  notBefore: millis("not_before"),
 });

@@ -1,4 +1,5 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { millis } from "./columns.ts";
 
 /**
  * One row per x402 payment authorization: the lock that keeps a duplicated payment from running
@@ -36,10 +37,10 @@ export const x402Payments = pgTable(
     responseStatus: integer("response_status"),
     responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
     responseBody: text("response_body"),
-    claimedAt: timestamp("claimed_at", { withTimezone: true, precision: 3 }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    claimedAt: millis("claimed_at").notNull(),
+    createdAt: millis("created_at").notNull().defaultNow(),
     /** A day past the authorization's validBefore (capped at a week from first use): then swept. */
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    expiresAt: millis("expires_at").notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.network, t.asset, t.payer, t.nonce] }),
