@@ -4,7 +4,6 @@ import { keyValue, table, truncate, yesNo } from "./format.ts";
 import type { Style } from "./style.ts";
 
 export type DeletionPreview = z.infer<typeof DeletionPreviewSchema>;
-export type ConnectionPage = { items: Connection[]; nextCursor: string | null };
 
 export function readinessText(readiness: Connection["readiness"], style: Style): string {
   if (readiness === "ready") return style.green(readiness);
