@@ -77,13 +77,7 @@ export function registerMcpCommands(environment: Command): void {
     if (!auth) throw usageError("--auth none|bearer|api_key is required");
     const { alias, endpointUrl, displayName = alias } = flags;
     const headers = { "idempotency-key": session.idempotencyKey() };
-    const body = { alias, displayName, endpointUrl, auth };
-    const connection = (await session.request({
-      method: "POST",
-      path: session.path(),
-      headers,
-      body,
-    })) as Connection;
+    const connection = await change(session, "POST", "", { alias, displayName, endpointUrl, auth }, headers);
     report(session, connection, `Created ${connection.id}.`);
   });
 
@@ -267,14 +261,14 @@ export function registerMcpCommands(environment: Command): void {
   });
 }
 
-/** Sends a change of the connection, with If-Match and the command's key. */
+/** Sends a change of the connection, by default with If-Match and the command's key. */
 async function change(
   session: EnvironmentSession,
   method: "PATCH" | "PUT" | "POST",
   suffix: string,
   body: unknown,
+  headers: Record<string, string> = session.changeHeaders(),
 ) {
-  const headers = session.changeHeaders();
   return (await session.request({ method, path: session.path(suffix), headers, body })) as Connection;
 }
 

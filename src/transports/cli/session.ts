@@ -110,7 +110,7 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}) {
   return session;
 }
 
-export type Session = ReturnType<typeof openSession>;
+type Session = ReturnType<typeof openSession>;
 
 /** A session on one `environment <group>` resource (`/environments/<env>/<collection>`), or one item of it. */
 export function openEnvironmentSession(

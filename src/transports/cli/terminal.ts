@@ -23,11 +23,7 @@ export async function readSecretFromStdin(
   return value;
 }
 
-export function stripOneNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  if (text.endsWith("\n")) return text.slice(0, -1);
-  return text;
-}
+export const stripOneNewline = (text: string): string => text.replace(/\r?\n$/, "");
 
 async function readAll(input: Input): Promise<string> {
   const chunks: Buffer[] = [];
