@@ -1,6 +1,6 @@
 import { version } from "../../version.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
-import { isRecord } from "./json.ts";
+import { isRecord, parseJson } from "./json.ts";
 import { accessTokenFor } from "./oauth-session.ts";
 import type { ClientSettings } from "./settings.ts";
 
@@ -33,70 +33,60 @@ export type ApiRequest = {
   headers?: Record<string, string>;
 };
 
-export type ApiResponse = { status: number; headers: Headers; body: unknown };
-
-export type ApiClient = { request(request: ApiRequest): Promise<ApiResponse> };
-
 /** Discovery and credential checks wait on the remote server; the server bounds those itself. */
 const TIMEOUT_MS = 120_000;
 
 /**
- * A thin client of `/api/v1` over the global fetch. Errors become `ApiError` (HTTP) or `CliError`
- * (network). With a login (OAuth) credential the access token is refreshed transparently: before
- * a request when it is about to expire, and once more if the API answers 401 anyway.
+ * A request to `/api/v1` over the global fetch; resolves to the answer's JSON body. Errors become
+ * `ApiError` (HTTP) or `CliError` (network). With a login (OAuth) credential the access token is
+ * refreshed transparently: before a request when it is about to expire, and once more if the API
+ * answers 401 anyway.
  */
-export function createApiClient(settings: ClientSettings): ApiClient {
-  const credential = settings.credential;
+export function createApiClient(settings: ClientSettings): (request: ApiRequest) => Promise<unknown> {
+  const { baseUrl, credential } = settings;
   const bearer = (force = false): Promise<string> =>
     credential.kind === "api_key"
       ? Promise.resolve(credential.key)
       : accessTokenFor(credential.path, settings.profile, credential.session, { force });
-  return {
-    async request(request) {
-      const url = new URL(`${settings.baseUrl}/api/v1${request.path}`);
-      for (const [name, value] of Object.entries(request.query ?? {})) {
-        if (value !== undefined) url.searchParams.set(name, value);
-      }
-      const send = async (token: string) => {
-        const headers: Record<string, string> = {
+  return async (request) => {
+    const url = new URL(`${baseUrl}/api/v1${request.path}`);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value);
+    }
+    const hasBody = request.body !== undefined;
+    const send = (token: string) =>
+      fetch(url, {
+        method: request.method,
+        headers: {
           accept: "application/json, application/problem+json",
           authorization: `Bearer ${token}`,
           "user-agent": `patchbay-cli/${version}`,
           ...request.headers,
-        };
-        if (request.body !== undefined) headers["content-type"] = "application/json";
-        try {
-          return await fetch(url, {
-            method: request.method,
-            headers,
-            body: request.body === undefined ? undefined : JSON.stringify(request.body),
-            redirect: "manual", // never replay the credential to wherever a redirect points
-            signal: AbortSignal.timeout(TIMEOUT_MS),
-          });
-        } catch (error) {
-          throw networkError(settings.baseUrl, error);
-        }
-      };
-      let res = await send(await bearer());
-      if (res.status === 401 && credential.kind === "oauth") {
-        // Expired early, or revoked: one refresh (which forgets a login the server ended), one retry.
-        await res.arrayBuffer();
-        res = await send(await bearer(true));
-      }
-      const text = await res.text();
-      const body = text === "" ? undefined : parseJson(text);
-      if (res.status >= 200 && res.status < 300) {
-        if (text !== "" && body === undefined) {
-          throw new CliError(
-            "bad_response",
-            `${url.pathname} answered with a body that is not JSON`,
-            exitCodes.other,
-          );
-        }
-        return { status: res.status, headers: res.headers, body };
-      }
-      throw new ApiError(toProblem(res, body));
-    },
+          ...(hasBody ? { "content-type": "application/json" } : {}),
+        },
+        body: hasBody ? JSON.stringify(request.body) : undefined,
+        redirect: "manual", // never replay the credential to wherever a redirect points
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      }).catch((error: unknown) => {
+        throw networkError(baseUrl, error);
+      });
+    let res = await send(await bearer());
+    if (res.status === 401 && credential.kind === "oauth") {
+      // Expired early, or revoked: one refresh (which forgets a login the server ended), one retry.
+      await res.arrayBuffer();
+      res = await send(await bearer(true));
+    }
+    const text = await res.text();
+    const body = parseJson(text);
+    if (res.status < 200 || res.status >= 300) throw new ApiError(toProblem(res, body));
+    if (text !== "" && body === undefined) {
+      throw new CliError(
+        "bad_response",
+        `${url.pathname} answered with a body that is not JSON`,
+        exitCodes.other,
+      );
+    }
+    return body;
   };
 }
 
@@ -120,12 +110,4 @@ function networkError(baseUrl: string, error: unknown): CliError {
     exitCodes.other,
     "check that the server is running and --base-url (or the profile's base URL) points at it",
   );
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -7,6 +7,7 @@ import { problemToCliError } from "./api-errors.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
 import { json } from "./format.ts";
 import {
+  type DeviceAuthorization,
   discoverServer,
   OAuthError,
   requestToken,
@@ -16,13 +17,18 @@ import {
   type TokenResponse,
 } from "./oauth-client.ts";
 import { sessionFromTokens } from "./oauth-session.ts";
-import { withProfilesLock } from "./profile-lock.ts";
-import { assertProfileName, DEFAULT_PROFILE, profilesPath, readProfiles, writeProfiles } from "./profiles.ts";
-import { DEFAULT_BASE_URL, normalizeBaseUrl } from "./settings.ts";
+import {
+  DEFAULT_PROFILE,
+  profileFlag,
+  profileName,
+  profilesPath,
+  readProfiles,
+  toStderr,
+  withProfilesLock,
+  writeProfiles,
+} from "./profiles.ts";
+import { baseUrlFor, baseUrlHelp } from "./settings.ts";
 import { styleFor } from "./style.ts";
-
-const warn = (line: string) => process.stderr.write(`${line}\n`);
-const info = (line: string) => process.stderr.write(`${line}\n`);
 
 type LoginFlags = { baseUrl?: string; profile?: string; browser?: boolean; json?: boolean };
 type LogoutFlags = { profile?: string; forget?: boolean };
@@ -32,10 +38,7 @@ export function registerLoginCommands(program: Command): void {
   program
     .command("login")
     .description("Sign in through the browser (device login) and keep the session in a profile")
-    .option(
-      "--base-url <url>",
-      `patchbay's base URL (default: the profile's, else PATCHBAY_BASE_URL, else ${DEFAULT_BASE_URL})`,
-    )
+    .option("--base-url <url>", baseUrlHelp)
     .option(
       "--profile <name>",
       `profile to keep the login in (default: "${DEFAULT_PROFILE}"; created if new)`,
@@ -53,16 +56,12 @@ export function registerLoginCommands(program: Command): void {
 }
 
 async function login(flags: LoginFlags): Promise<void> {
-  const name = flags.profile ?? DEFAULT_PROFILE;
-  assertProfileName(name);
+  const name = profileName(flags.profile);
   const path = profilesPath();
-  const existing = readProfiles(path, warn).profiles[name];
-  const baseUrl = normalizeBaseUrl(
-    flags.baseUrl ?? existing?.baseUrl ?? nonEmpty(process.env.PATCHBAY_BASE_URL) ?? DEFAULT_BASE_URL,
-  );
+  const baseUrl = baseUrlFor(flags.baseUrl, readProfiles(path).profiles[name]);
   const server = await discoverServer(baseUrl);
   const device = await startDeviceAuthorization(server, {
-    clientId: CLI_CLIENT_ID,
+    client_id: CLI_CLIENT_ID,
     scope: cliScopes.join(" "),
     resource: `${baseUrl}/api/v1`,
   }).catch((error: unknown) => {
@@ -73,7 +72,7 @@ async function login(flags: LoginFlags): Promise<void> {
 
   const style = styleFor(process.stderr);
   const link = device.verification_uri_complete ?? device.verification_uri;
-  info(
+  toStderr(
     [
       "To log in, open this page in a browser where you are (or can get) signed in to patchbay:",
       "",
@@ -85,43 +84,38 @@ async function login(flags: LoginFlags): Promise<void> {
   );
   if (flags.browser !== false) openBrowser(link);
 
-  const tokens = await waitForApproval(server, device);
-  const session = sessionFromTokens(server, CLI_CLIENT_ID, tokens);
-  let me: Me;
-  try {
-    me = (
-      await createApiClient({ baseUrl, profile: name, credential: { kind: "oauth", session, path } }).request(
-        {
-          method: "GET",
-          path: "/me",
-        },
-      )
-    ).body as Me;
-  } catch (error) {
-    if (error instanceof ApiError) throw problemToCliError(error.problem, {});
-    throw error;
-  }
+  const session = sessionFromTokens(server, CLI_CLIENT_ID, await waitForApproval(server, device));
+  const me = (await createApiClient({ baseUrl, profile: name, credential: { kind: "oauth", session, path } })(
+    {
+      method: "GET",
+      path: "/me",
+    },
+  ).catch((error: unknown) => {
+    throw error instanceof ApiError ? problemToCliError(error.problem, {}) : error;
+  })) as Me;
   await withProfilesLock(path, async () => {
-    const file = readProfiles(path, warn);
+    const file = readProfiles(path);
     const { apiKey, ...kept } = file.profiles[name] ?? {};
-    if (apiKey) warn(`note: the API key stored in profile ${name} was removed; the login replaces it`);
+    if (apiKey) toStderr(`note: the API key stored in profile ${name} was removed; the login replaces it`);
     writeProfiles(path, { profiles: { ...file.profiles, [name]: { ...kept, baseUrl, oauth: session } } });
   });
-  if (flags.json) {
-    process.stdout.write(json({ profile: name, baseUrl, ...me }));
-    return;
-  }
   process.stdout.write(
-    `Logged in to ${baseUrl} as ${me.user.email}, in ${me.organization.name} (${me.organization.id}) as ${me.role}.\n` +
-      `Profile ${name} saved in ${path}.\n`,
+    flags.json
+      ? json({ profile: name, baseUrl, ...me })
+      : `Logged in to ${baseUrl} as ${me.user.email}, in ${me.organization.name} (${me.organization.id}) as ${me.role}.\n` +
+          `Profile ${name} saved in ${path}.\n`,
   );
 }
 
 /** Polls the token endpoint at the server's pace (RFC 8628 §3.4–3.5) until approved, refused or expired. */
-async function waitForApproval(
-  server: ServerMetadata,
-  device: { device_code: string; expires_in: number; interval?: number },
-): Promise<TokenResponse> {
+async function waitForApproval(server: ServerMetadata, device: DeviceAuthorization): Promise<TokenResponse> {
+  const expired = () =>
+    new CliError(
+      "expired_token",
+      "the code expired before it was approved",
+      exitCodes.auth,
+      "patchbay login",
+    );
   let interval = Math.max(1, device.interval ?? 5) * 1000;
   const deadline = Date.now() + device.expires_in * 1000;
   for (;;) {
@@ -134,45 +128,23 @@ async function waitForApproval(
       });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      switch (error.error) {
-        case "authorization_pending":
-          break;
-        case "slow_down":
-          interval += 5_000;
-          break;
-        case "access_denied":
-          throw new CliError("access_denied", "the login was refused in the browser", exitCodes.auth);
-        case "expired_token":
-          throw new CliError(
-            "expired_token",
-            "the code expired before it was approved",
-            exitCodes.auth,
-            "patchbay login",
-          );
-        default:
-          throw new CliError("oauth_error", `the login failed: ${error.message}`, exitCodes.auth);
+      if (error.error === "slow_down") interval += 5_000;
+      else if (error.error === "expired_token") throw expired();
+      else if (error.error === "access_denied") {
+        throw new CliError("access_denied", "the login was refused in the browser", exitCodes.auth);
+      } else if (error.error !== "authorization_pending") {
+        throw new CliError("oauth_error", `the login failed: ${error.message}`, exitCodes.auth);
       }
     }
-    if (Date.now() > deadline) {
-      throw new CliError(
-        "expired_token",
-        "the code expired before it was approved",
-        exitCodes.auth,
-        "patchbay login",
-      );
-    }
+    if (Date.now() > deadline) throw expired();
   }
 }
 
 async function logout(flags: LogoutFlags): Promise<void> {
-  const name = flags.profile ?? DEFAULT_PROFILE;
-  assertProfileName(name);
+  const name = profileName(flags.profile);
   const path = profilesPath();
-  const session = readProfiles(path, warn).profiles[name]?.oauth;
-  if (!session) {
-    process.stdout.write(`Profile ${name} is not logged in.\n`);
-    return;
-  }
+  const session = readProfiles(path).profiles[name]?.oauth;
+  if (!session) return void process.stdout.write(`Profile ${name} is not logged in.\n`);
   let revoked = false;
   if (session.revocationEndpoint) {
     try {
@@ -181,8 +153,8 @@ async function logout(flags: LogoutFlags): Promise<void> {
         { issuer: session.issuer, revocationEndpoint: session.revocationEndpoint },
         {
           token: session.refreshToken ?? session.accessToken,
-          tokenTypeHint: session.refreshToken ? "refresh_token" : "access_token",
-          clientId: session.clientId,
+          token_type_hint: session.refreshToken ? "refresh_token" : "access_token",
+          client_id: session.clientId,
         },
       );
       revoked = true;
@@ -193,18 +165,16 @@ async function logout(flags: LogoutFlags): Promise<void> {
           "revoke_failed",
           `could not revoke the login at ${session.issuer}: ${why}`,
           exitCodes.other,
-          `retry, or remove it here only: patchbay logout${name === DEFAULT_PROFILE ? "" : ` --profile ${name}`} --forget`,
+          `retry, or remove it here only: patchbay logout${profileFlag(name)} --forget`,
         );
       }
-      warn(`warning: the login could not be revoked at ${session.issuer}; it is only removed here`);
+      toStderr(`warning: the login could not be revoked at ${session.issuer}; it is only removed here`);
     }
   }
   await withProfilesLock(path, async () => {
-    const file = readProfiles(path, warn);
-    const profile = file.profiles[name];
-    if (!profile?.oauth) return;
-    const { oauth: _removed, ...rest } = profile;
-    writeProfiles(path, { profiles: { ...file.profiles, [name]: rest } });
+    const file = readProfiles(path);
+    const { oauth, ...rest } = file.profiles[name] ?? {};
+    if (oauth) writeProfiles(path, { profiles: { ...file.profiles, [name]: rest } });
   });
   process.stdout.write(
     revoked
@@ -219,16 +189,15 @@ async function logout(flags: LogoutFlags): Promise<void> {
  */
 function openBrowser(url: string): void {
   if (!process.stderr.isTTY || process.env.CI) return;
-  const command =
+  const [bin, ...args] =
     process.platform === "darwin"
       ? ["open", url]
       : process.platform === "win32"
         ? ["cmd", "/c", "start", "", url]
         : process.env.DISPLAY || process.env.WAYLAND_DISPLAY
           ? ["xdg-open", url]
-          : undefined;
-  if (!command) return;
-  const [bin = "", ...args] = command;
+          : [];
+  if (!bin) return;
   try {
     const child = spawn(bin, args, { detached: true, stdio: "ignore" });
     child.on("error", () => {});
@@ -237,5 +206,3 @@ function openBrowser(url: string): void {
     // the link is printed
   }
 }
-
-const nonEmpty = (value: string | undefined): string | undefined => (value === "" ? undefined : value);

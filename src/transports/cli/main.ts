@@ -1,10 +1,11 @@
-import { Command, CommanderError } from "commander";
-import { ConfigError, EX_CONFIG } from "../../config-error.ts";
+import { Command } from "commander";
 import { version } from "../../version.ts";
-import { CliError, exitCodes } from "./cli-error.ts";
-import { registerClientCommands } from "./client-commands.ts";
-import { formatCliError } from "./report-error.ts";
-import { styleFor } from "./style.ts";
+import { registerIdentityCommands } from "./identity-commands.ts";
+import { registerLoginCommands } from "./login-commands.ts";
+import { registerMcpCommands } from "./mcp-commands.ts";
+import { registerProfileCommands } from "./profile-commands.ts";
+import { exitFor } from "./report-error.ts";
+import { registerRepositoryCommands } from "./repository-commands.ts";
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command()
@@ -27,24 +28,18 @@ export async function main(argv: string[]): Promise<void> {
   // The admin commands load the database layer (over a second of start-up); the client commands
   // must not pay for it on every call, so it is loaded only when it can be needed.
   if (mayNeedAdmin(argv)) (await import("./admin.ts")).registerAdminCommands(program);
-  registerClientCommands(program);
 
-  try {
-    await program.parseAsync(argv);
-  } catch (error) {
-    // Help and --version exit 0; every other parse failure is a usage error (docs/cli.md).
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : exitCodes.usage);
-    if (error instanceof CliError) {
-      process.stderr.write(formatCliError(error, styleFor(process.stderr)));
-      process.exit(error.exitCode);
-    }
-    if (error instanceof ConfigError) {
-      process.stderr.write(`patchbay: invalid configuration: ${error.message}\n`);
-      process.exit(EX_CONFIG);
-    }
-    process.stderr.write(`patchbay: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  }
+  // The REST client commands (docs/cli.md). They load nothing of the server, so they start fast.
+  const environment = program
+    .command("environment")
+    .description("Environments, their MCP connections and repositories");
+  registerLoginCommands(program);
+  registerIdentityCommands(program, environment);
+  registerProfileCommands(program);
+  registerMcpCommands(environment);
+  registerRepositoryCommands(environment);
+
+  await program.parseAsync(argv).catch(exitFor);
 }
 
 /** `admin …`, `help …` and a bare `patchbay` / `--help` (whose listing shows `admin`). */

@@ -4,9 +4,8 @@ import { keyValue, table, truncate, yesNo } from "./format.ts";
 import type { Style } from "./style.ts";
 
 export type DeletionPreview = z.infer<typeof DeletionPreviewSchema>;
-export type ConnectionPage = { items: Connection[]; nextCursor: string | null };
 
-export function readinessText(readiness: Connection["readiness"], style: Style): string {
+function readinessText(readiness: Connection["readiness"], style: Style): string {
   if (readiness === "ready") return style.green(readiness);
   if (readiness === "disabled") return style.dim(readiness);
   return style.yellow(readiness);
@@ -28,7 +27,7 @@ export function connectionTable(items: Connection[], style: Style): string {
 }
 
 /** The command that takes the connection's next step, when one command does. */
-export function nextCommand(c: Connection): string | undefined {
+function nextCommand(c: Connection): string | undefined {
   const tail = `${c.id} --environment ${c.environmentId} --revision ${c.revision}`;
   switch (c.readiness) {
     case "credential_missing":

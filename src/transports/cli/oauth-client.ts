@@ -1,6 +1,6 @@
 import { version } from "../../version.ts";
 import { CliError, exitCodes } from "./cli-error.ts";
-import { isRecord } from "./json.ts";
+import { isRecord, parseJson } from "./json.ts";
 
 /** What the CLI needs from the authorization server metadata (RFC 8414). */
 export type ServerMetadata = {
@@ -31,30 +31,32 @@ export type DeviceAuthorization = {
 /** An OAuth error answer (`{ error, error_description }`) from the authorization server. */
 export class OAuthError extends Error {
   readonly error: string;
-  readonly status: number;
-  constructor(status: number, error: string, description?: string) {
+  constructor(error: string, description?: string) {
     super(description ? `${error}: ${description}` : error);
     this.name = "OAuthError";
     this.error = error;
-    this.status = status;
   }
 }
 
 const TIMEOUT_MS = 30_000;
 
-async function call(
-  url: string,
-  init: RequestInit,
-  baseUrl: string,
-): Promise<{ status: number; body: unknown }> {
+type Form = Record<string, string | undefined>;
+
+async function call(url: string, baseUrl: string, form?: Form) {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(form ?? {})) if (v !== undefined) params.set(k, v);
   let res: Response;
   try {
     res = await fetch(url, {
-      ...init,
+      ...(form ? { method: "POST", body: params.toString() } : {}),
       // Never follow: a redirect would carry the device code or a token somewhere else.
       redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
-      headers: { accept: "application/json", "user-agent": `patchbay-cli/${version}`, ...init.headers },
+      headers: {
+        accept: "application/json",
+        "user-agent": `patchbay-cli/${version}`,
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
     });
   } catch (error) {
     const cause =
@@ -66,35 +68,17 @@ async function call(
       "check that the server is running and --base-url points at it",
     );
   }
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text === "" ? undefined : JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body };
+  return { status: res.status, body: parseJson(await res.text()) };
 }
 
-const form = (fields: Record<string, string | undefined>): RequestInit => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.set(k, v);
-  return {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: params.toString(),
-  };
-};
-
-function oauthError(status: number, body: unknown): OAuthError {
-  if (isRecord(body) && typeof body.error === "string") {
-    return new OAuthError(
-      status,
-      body.error,
-      typeof body.error_description === "string" ? body.error_description : undefined,
-    );
-  }
-  return new OAuthError(status, `http_${status}`);
+/** POSTs the form to an OAuth endpoint: the body of a 200 with the `required` strings, else an `OAuthError`. */
+async function post(url: string, issuer: string, form: Form, required: string[]): Promise<unknown> {
+  const { status, body } = await call(url, issuer, form);
+  const fields = isRecord(body) ? body : {};
+  if (status === 200 && required.every((key) => typeof fields[key] === "string")) return body;
+  if (typeof fields.error !== "string") throw new OAuthError(`http_${status}`);
+  const description = fields.error_description;
+  throw new OAuthError(fields.error, typeof description === "string" ? description : undefined);
 }
 
 /**
@@ -103,7 +87,7 @@ function oauthError(status: number, body: unknown): OAuthError {
  * look-alike cannot send the login elsewhere.
  */
 export async function discoverServer(baseUrl: string): Promise<ServerMetadata> {
-  const { status, body } = await call(`${baseUrl}/.well-known/oauth-authorization-server`, {}, baseUrl);
+  const { status, body } = await call(`${baseUrl}/.well-known/oauth-authorization-server`, baseUrl);
   const endpoint = (key: string) =>
     isRecord(body) && typeof body[key] === "string" ? (body[key] as string) : undefined;
   const issuer = endpoint("issuer");
@@ -134,46 +118,17 @@ export async function discoverServer(baseUrl: string): Promise<ServerMetadata> {
   };
 }
 
-export async function startDeviceAuthorization(
-  server: ServerMetadata,
-  request: { clientId: string; scope: string; resource: string },
-): Promise<DeviceAuthorization> {
-  const { status, body } = await call(
-    server.deviceAuthorizationEndpoint,
-    form({ client_id: request.clientId, scope: request.scope, resource: request.resource }),
-    server.issuer,
-  );
-  if (
-    status !== 200 ||
-    !isRecord(body) ||
-    typeof body.device_code !== "string" ||
-    typeof body.user_code !== "string"
-  ) {
-    throw oauthError(status, body);
-  }
-  return body as DeviceAuthorization;
-}
+export const startDeviceAuthorization = (server: ServerMetadata, form: Form) =>
+  post(server.deviceAuthorizationEndpoint, server.issuer, form, [
+    "device_code",
+    "user_code",
+  ]) as Promise<DeviceAuthorization>;
 
 /** One token request (device code or refresh grant); OAuth errors come back as `OAuthError`. */
-export async function requestToken(
-  server: Pick<ServerMetadata, "issuer" | "tokenEndpoint">,
-  fields: Record<string, string | undefined>,
-): Promise<TokenResponse> {
-  const { status, body } = await call(server.tokenEndpoint, form(fields), server.issuer);
-  if (status !== 200 || !isRecord(body) || typeof body.access_token !== "string")
-    throw oauthError(status, body);
-  return body as TokenResponse;
-}
+export const requestToken = (server: Pick<ServerMetadata, "issuer" | "tokenEndpoint">, form: Form) =>
+  post(server.tokenEndpoint, server.issuer, form, ["access_token"]) as Promise<TokenResponse>;
 
 /** RFC 7009: the server answers 200 for any token, known or not. */
-export async function revokeToken(
-  server: { issuer: string; revocationEndpoint: string },
-  fields: { token: string; tokenTypeHint: "refresh_token" | "access_token"; clientId: string },
-): Promise<void> {
-  const { status, body } = await call(
-    server.revocationEndpoint,
-    form({ token: fields.token, token_type_hint: fields.tokenTypeHint, client_id: fields.clientId }),
-    server.issuer,
-  );
-  if (status !== 200) throw oauthError(status, body);
-}
+export const revokeToken = async (server: { issuer: string; revocationEndpoint: string }, form: Form) => {
+  await post(server.revocationEndpoint, server.issuer, form, []);
+};

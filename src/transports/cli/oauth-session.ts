@@ -1,18 +1,14 @@
 import { CliError, exitCodes } from "./cli-error.ts";
 import { OAuthError, requestToken, type ServerMetadata, type TokenResponse } from "./oauth-client.ts";
-import { withProfilesLock } from "./profile-lock.ts";
-import { DEFAULT_PROFILE, type OAuthSession, readProfiles, writeProfiles } from "./profiles.ts";
+import { type OAuthSession, profileFlag, readProfiles, withProfilesLock, writeProfiles } from "./profiles.ts";
 
 /** Refresh this long before the access token expires, so a request never leaves with a dying one. */
 const EARLY_MS = 60_000;
-
-const warn = (line: string) => process.stderr.write(`${line}\n`);
 
 export function sessionFromTokens(
   server: Pick<ServerMetadata, "issuer" | "tokenEndpoint" | "revocationEndpoint">,
   clientId: string,
   tokens: TokenResponse,
-  now = Date.now(),
 ): OAuthSession {
   return {
     issuer: server.issuer,
@@ -21,15 +17,13 @@ export function sessionFromTokens(
     ...(server.revocationEndpoint ? { revocationEndpoint: server.revocationEndpoint } : {}),
     accessToken: tokens.access_token,
     ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
-    expiresAt: now + (tokens.expires_in ?? 3600) * 1000,
+    expiresAt: Date.now() + (tokens.expires_in ?? 3600) * 1000,
     scope: tokens.scope ?? "",
   };
 }
 
-export function loginRequired(profile: string, why: string): CliError {
-  const flag = profile === DEFAULT_PROFILE ? "" : ` --profile ${profile}`;
-  return new CliError("login_required", why, exitCodes.auth, `log in again: patchbay login${flag}`);
-}
+const loginRequired = (profile: string, why: string): CliError =>
+  new CliError("login_required", why, exitCodes.auth, `log in again: patchbay login${profileFlag(profile)}`);
 
 /**
  * An access token of the profile's login that is good for a while: the stored one, or — when it
@@ -46,7 +40,7 @@ export async function accessTokenFor(
 ): Promise<string> {
   if (!options.force && seen.expiresAt - EARLY_MS > Date.now()) return seen.accessToken;
   return withProfilesLock(path, async () => {
-    const file = readProfiles(path, warn);
+    const file = readProfiles(path);
     const stored = file.profiles[profile];
     const current = stored?.oauth;
     if (!stored || !current) throw loginRequired(profile, `profile ${profile} is not logged in any more`);

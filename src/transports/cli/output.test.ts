@@ -2,8 +2,8 @@ import { Readable } from "node:stream";
 import { describe, expect, test } from "vitest";
 import { exitCodeFor, nextStepFor } from "./api-errors.ts";
 import { keyValue, table, truncate } from "./format.ts";
-import { readSecretFromStdin, stripOneNewline } from "./stdin-secret.ts";
 import { colorEnabled, stripAnsi, styleFor, visibleLength } from "./style.ts";
+import { readSecretFromStdin, stripOneNewline } from "./terminal.ts";
 
 const tty = { isTTY: true, write: () => true };
 const pipe = { isTTY: false, write: () => true };

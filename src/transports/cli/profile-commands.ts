@@ -1,11 +1,17 @@
 import type { Command } from "commander";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
 import { json, table } from "./format.ts";
-import { assertProfileName, DEFAULT_PROFILE, profilesPath, readProfiles, writeProfiles } from "./profiles.ts";
+import {
+  DEFAULT_PROFILE,
+  profileFlag,
+  profileName,
+  profilesPath,
+  readProfiles,
+  toStderr,
+  writeProfiles,
+} from "./profiles.ts";
 import { normalizeBaseUrl } from "./settings.ts";
-import { readSecretFromStdin } from "./stdin-secret.ts";
-
-const warn = (line: string) => process.stderr.write(`${line}\n`);
+import { readSecretFromStdin } from "./terminal.ts";
 
 /**
  * Stored connection targets. `patchbay login` keeps a login session in a profile;
@@ -24,8 +30,7 @@ export function registerProfileCommands(program: Command): void {
     .option("--base-url <url>", "patchbay's base URL for this profile")
     .option("--api-key-stdin", "read an API key from stdin and store it (one trailing newline is dropped)")
     .action(async (flags: { profile?: string; baseUrl?: string; apiKeyStdin?: boolean }) => {
-      const name = flags.profile ?? DEFAULT_PROFILE;
-      assertProfileName(name);
+      const name = profileName(flags.profile);
       if (flags.baseUrl === undefined && !flags.apiKeyStdin) {
         throw usageError("nothing to set: give --base-url and/or --api-key-stdin");
       }
@@ -35,22 +40,19 @@ export function registerProfileCommands(program: Command): void {
         throw usageError("the API key on stdin must be one word of visible ASCII");
       }
       const path = profilesPath();
-      const file = readProfiles(path, warn);
-      if (apiKey !== undefined && file.profiles[name]?.oauth) {
+      const { profiles } = readProfiles(path);
+      if (apiKey !== undefined && profiles[name]?.oauth) {
         throw usageError(
           `profile ${name} is logged in; a profile holds one credential`,
-          `log out first (patchbay logout${name === DEFAULT_PROFILE ? "" : ` --profile ${name}`}), or use another --profile`,
+          `log out first (patchbay logout${profileFlag(name)}), or use another --profile`,
         );
       }
-      const next = { ...file.profiles[name], ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
-      writeProfiles(path, { profiles: { ...file.profiles, [name]: next } });
+      const next = { ...profiles[name], ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+      writeProfiles(path, { profiles: { ...profiles, [name]: next } });
       process.stdout.write(
         `Profile ${name} saved in ${path}: base URL ${next.baseUrl ?? "(not set)"}, API key ${next.apiKey ? "stored" : "not stored"}.\n`,
       );
-      if (apiKey)
-        process.stderr.write(
-          `check it with: patchbay whoami${name === DEFAULT_PROFILE ? "" : ` --profile ${name}`}\n`,
-        );
+      if (apiKey) toStderr(`check it with: patchbay whoami${profileFlag(name)}`);
     });
 
   profile
@@ -59,24 +61,26 @@ export function registerProfileCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((flags: { json?: boolean }) => {
       const path = profilesPath();
-      const rows = Object.entries(readProfiles(path, warn).profiles).map(([name, p]) => ({
+      const rows = Object.entries(readProfiles(path).profiles).map(([name, p]) => ({
         name,
         baseUrl: p.baseUrl ?? null,
         apiKeyStored: p.apiKey !== undefined,
         loggedIn: p.oauth !== undefined,
       }));
-      if (flags.json) return void process.stdout.write(json({ path, profiles: rows }));
-      if (rows.length === 0) return void process.stdout.write(`No profiles in ${path}.\n`);
       process.stdout.write(
-        table(
-          ["PROFILE", "BASE URL", "API KEY", "LOGIN"],
-          rows.map((r) => [
-            r.name,
-            r.baseUrl ?? "-",
-            r.apiKeyStored ? "stored" : "-",
-            r.loggedIn ? "yes" : "-",
-          ]),
-        ),
+        flags.json
+          ? json({ path, profiles: rows })
+          : rows.length === 0
+            ? `No profiles in ${path}.\n`
+            : table(
+                ["PROFILE", "BASE URL", "API KEY", "LOGIN"],
+                rows.map((r) => [
+                  r.name,
+                  r.baseUrl ?? "-",
+                  r.apiKeyStored ? "stored" : "-",
+                  r.loggedIn ? "yes" : "-",
+                ]),
+              ),
       );
     });
 
@@ -85,18 +89,18 @@ export function registerProfileCommands(program: Command): void {
     .description("Remove a profile and its stored key (log out first to revoke a login)")
     .argument("<name>", "the profile")
     .action((name: string) => {
-      assertProfileName(name);
+      profileName(name);
       const path = profilesPath();
-      const { profiles } = readProfiles(path, warn);
-      if (!(name in profiles))
+      const { [name]: removed, ...rest } = readProfiles(path).profiles;
+      if (!removed) {
         throw new CliError("not_found", `there is no profile "${name}" in ${path}`, exitCodes.notFound);
-      if (profiles[name]?.oauth) {
+      }
+      if (removed.oauth) {
         throw usageError(
           `profile ${name} is logged in`,
           `log out first, which also revokes the login: patchbay logout --profile ${name}`,
         );
       }
-      const { [name]: _removed, ...rest } = profiles;
       writeProfiles(path, { profiles: rest });
       process.stdout.write(`Removed profile ${name}.\n`);
     });

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { CliError, exitCodes } from "./cli-error.ts";
-import { isRecord } from "./json.ts";
+import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import { isRecord, parseJson } from "./json.ts";
 
 /**
  * A `patchbay login` session: the tokens, and where to refresh and revoke them. The refresh token
@@ -28,7 +28,7 @@ export type Profile = { baseUrl?: string; apiKey?: string; oauth?: OAuthSession 
 export type ProfileFile = { profiles: Record<string, Profile> };
 
 export const DEFAULT_PROFILE = "default";
-const profileName = /^[A-Za-z0-9._-]{1,64}$/;
+const profileNamePattern = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** `$XDG_CONFIG_HOME/patchbay/profiles.json`, else `~/.config/patchbay/profiles.json`. */
 export function profilesPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,24 +36,28 @@ export function profilesPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configHome, "patchbay", "profiles.json");
 }
 
-export function assertProfileName(name: string): void {
-  if (!profileName.test(name)) {
-    throw new CliError(
-      "usage",
-      `profile names are 1–64 letters, digits, '.', '_' or '-' (got "${name}")`,
-      exitCodes.usage,
-    );
+/** The profile named (default "default"), its name checked. */
+export function profileName(name: string = DEFAULT_PROFILE): string {
+  if (!profileNamePattern.test(name)) {
+    throw usageError(`profile names are 1–64 letters, digits, '.', '_' or '-' (got "${name}")`);
   }
+  return name;
 }
 
+/** The `--profile` flag that names the profile again in a suggested command; none for the default. */
+export const profileFlag = (name: string): string => (name === DEFAULT_PROFILE ? "" : ` --profile ${name}`);
+
+export const toStderr = (line: string): void => void process.stderr.write(`${line}\n`);
+
 /** The stored profiles; none when the file does not exist yet. */
-export function readProfiles(path: string, warn: (line: string) => void): ProfileFile {
+export function readProfiles(path: string, warn: (line: string) => void = toStderr): ProfileFile {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (isErrno(error, "ENOENT")) return { profiles: {} };
-    throw new CliError("config", `cannot read ${path}: ${errorMessage(error)}`, exitCodes.other);
+    const why = error instanceof Error ? error.message : String(error);
+    throw new CliError("config", `cannot read ${path}: ${why}`, exitCodes.other);
   }
   // A key file others can read is a leaked key; say so rather than silently using it.
   if ((statSync(path).mode & 0o077) !== 0)
@@ -89,10 +93,58 @@ export function writeProfiles(path: string, data: ProfileFile): void {
   renameSync(temporary, path);
 }
 
+const STALE_MS = 30_000;
+const GIVE_UP_MS = 15_000;
+
+/**
+ * Runs `fn` holding `<profiles>.lock`, so two patchbay processes never refresh the same login at
+ * once: refresh tokens rotate, and the server treats a refresh token used twice as stolen and
+ * ends the whole login. A lock left by a crashed process is taken over after 30 s.
+ */
+export async function withProfilesLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const deadline = Date.now() + GIVE_UP_MS;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
+      break;
+    } catch (error) {
+      if (!isErrno(error, "EEXIST")) throw error;
+    }
+    if (isStale(lock)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new CliError(
+        "locked",
+        `another patchbay process holds ${lock}`,
+        exitCodes.other,
+        `retry; if no other patchbay is running, remove ${lock}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 50));
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+function isStale(lock: string): boolean {
+  try {
+    return Date.now() - statSync(lock).mtimeMs > STALE_MS;
+  } catch {
+    return false; // gone already: the next attempt takes it
+  }
+}
+
 /** A stored session, or undefined when it is absent or not one (then `patchbay login` again). */
 function parseSession(value: unknown): OAuthSession | undefined {
   if (!isRecord(value)) return undefined;
-  const text = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
+  const text = (key: string) => (typeof value[key] === "string" ? value[key] : undefined);
   const issuer = text("issuer");
   const clientId = text("clientId");
   const tokenEndpoint = text("tokenEndpoint");
@@ -114,15 +166,5 @@ function parseSession(value: unknown): OAuthSession | undefined {
   };
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 const isErrno = (error: unknown, code: string): boolean =>
   error instanceof Error && "code" in error && error.code === code;
-
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

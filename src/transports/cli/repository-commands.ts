@@ -1,11 +1,18 @@
 import type { Command } from "commander";
 import type { Repository } from "../../features/repositories/schemas.ts";
-import { CliError, exitCodes, usageError } from "./cli-error.ts";
-import { confirm } from "./confirm.ts";
+import { usageError } from "./cli-error.ts";
 import { keyValue, table } from "./format.ts";
-import { addMcpOptions, type McpFlags, type MutationFlags, openMcpSession } from "./mcp-session.ts";
+import {
+  addEnvironmentOptions,
+  addListCommand,
+  collect,
+  idempotencyKeyHelp,
+  openEnvironmentSession,
+  type SessionFlags,
+} from "./session.ts";
+import { confirmOrStop, requireTerminalOrYes } from "./terminal.ts";
 
-type CreateFlags = MutationFlags & {
+type CreateFlags = SessionFlags & {
   provider?: string;
   path?: string;
   installationId?: string;
@@ -14,11 +21,10 @@ type CreateFlags = MutationFlags & {
   testCommand?: string;
   service?: string[];
 };
-type ListFlags = McpFlags & { pageSize?: string; cursor?: string; all?: boolean };
-type Page = { items: Repository[]; nextCursor: string | null };
 
-const open = (flags: McpFlags, id?: string) =>
-  openMcpSession(flags, id, { collection: "repositories", group: "repository" });
+const repositories = { group: "repository", collection: "repositories" };
+
+const open = (flags: SessionFlags, id?: string) => openEnvironmentSession(flags, repositories, id);
 
 const location = (r: Repository) => r.path ?? r.fullName ?? "";
 
@@ -30,40 +36,15 @@ export function registerRepositoryCommands(environment: Command): void {
       "Repositories registered for remediation in one environment (--environment <uuid> on every command)",
     );
 
-  addMcpOptions(
-    repository
-      .command("list")
-      .description("List the environment's registered repositories")
-      .option("--page-size <n>", "repositories per page, 1–200 (server default 50)")
-      .option("--cursor <cursor>", "continue from a previous page's nextCursor")
-      .option("--all", "follow nextCursor until the last page"),
-  ).action(async (flags: ListFlags) => {
-    const session = open(flags);
-    if (flags.pageSize !== undefined && !/^([1-9]\d?|1\d\d|200)$/.test(flags.pageSize)) {
-      throw usageError(`--page-size must be 1–200 (got "${flags.pageSize}")`);
-    }
-    if (flags.all && flags.cursor !== undefined)
-      throw usageError("--all starts at the first page; drop --cursor");
-    const fetchPage = async (cursor: string | undefined) =>
-      (await session.request({
-        method: "GET",
-        path: session.path(),
-        query: { pageSize: flags.pageSize, cursor },
-      })) as Page;
-    let page = await fetchPage(flags.cursor);
-    if (flags.all) {
-      const items = [...page.items];
-      for (let n = 1; page.nextCursor !== null && n < 1000; n++) {
-        page = await fetchPage(page.nextCursor);
-        items.push(...page.items);
-      }
-      page = { items, nextCursor: page.nextCursor };
-    }
-    if (session.json) return session.printJson(page);
-    session.print(
+  addListCommand(
+    repository,
+    repositories,
+    "repositories",
+    "List the environment's registered repositories",
+    (items: Repository[]) =>
       table(
         ["ID", "PROVIDER", "LOCATION", "BRANCH", "SERVICES", "TEST COMMAND"],
-        page.items.map((r) => [
+        items.map((r) => [
           r.id,
           r.provider,
           location(r),
@@ -72,23 +53,20 @@ export function registerRepositoryCommands(environment: Command): void {
           r.testCommand,
         ]),
       ),
-    );
-    if (page.nextCursor !== null) session.info(`more repositories: --cursor ${page.nextCursor} (or --all)`);
-  });
+  );
 
-  addMcpOptions(
+  addEnvironmentOptions(
     repository
       .command("get")
       .description("Show one registered repository")
       .argument("<repository-id>", "e.g. rep_…"),
-  ).action(async (id: string, flags: McpFlags) => {
+  ).action(async (id: string, flags: SessionFlags) => {
     const session = open(flags, id);
     const repo = (await session.request({ method: "GET", path: session.path() })) as Repository;
-    if (session.json) return session.printJson(repo);
-    session.print(block(repo));
+    session.show(repo, block(repo));
   });
 
-  addMcpOptions(
+  addEnvironmentOptions(
     repository
       .command("create")
       .description(
@@ -109,65 +87,60 @@ export function registerRepositoryCommands(environment: Command): void {
         collect,
         [],
       )
-      .option("--idempotency-key <key>", "Idempotency-Key to send (default: a new UUID, reported)"),
+      .option("--idempotency-key <key>", idempotencyKeyHelp),
   ).action(async (flags: CreateFlags) => {
     const session = open(flags);
     if (!flags.testCommand) throw usageError("--test-command is required");
     if (!flags.service?.length) throw usageError("--service is required (repeat it for several services)");
-    let body: Record<string, unknown>;
-    if (flags.provider === "local-git") {
-      if (!flags.path) throw usageError("--path is required with --provider local-git");
-      if (flags.installationId || flags.fullName)
-        throw usageError("--installation-id and --full-name go with --provider github");
-      body = { provider: "local-git", path: flags.path, defaultBranch: flags.defaultBranch ?? "main" };
-    } else if (flags.provider === "github") {
-      if (!flags.installationId || !/^\d{1,15}$/.test(flags.installationId)) {
-        throw usageError("--installation-id <number> is required with --provider github");
-      }
-      if (!flags.fullName) throw usageError("--full-name owner/name is required with --provider github");
-      if (flags.path) throw usageError("--path goes with --provider local-git");
-      body = {
-        provider: "github",
-        installationId: Number(flags.installationId),
-        fullName: flags.fullName,
-        ...(flags.defaultBranch ? { defaultBranch: flags.defaultBranch } : {}),
-      };
-    } else {
-      throw usageError(`--provider must be local-git or github (got "${flags.provider ?? ""}")`);
-    }
+    const body = { ...providerBody(flags), testCommand: flags.testCommand, services: flags.service };
+    const headers = { "idempotency-key": session.idempotencyKey() };
     const repo = (await session.request({
       method: "POST",
       path: session.path(),
-      headers: { "idempotency-key": session.idempotencyKey(flags) },
-      body: { ...body, testCommand: flags.testCommand, services: flags.service },
+      headers,
+      body,
     })) as Repository;
-    if (session.json) return session.printJson(repo);
-    session.print(`Registered ${repo.id}.\n${block(repo)}`);
+    session.show(repo, `Registered ${repo.id}.\n${block(repo)}`);
   });
 
-  addMcpOptions(
+  addEnvironmentOptions(
     repository
       .command("delete")
       .description("Remove a registration (patchbay's branches stay in the repository)")
       .argument("<repository-id>", "e.g. rep_…")
       .option("--yes", "delete without asking (required when stdin is not a terminal)")
-      .option("--idempotency-key <key>", "Idempotency-Key to send (default: a new UUID, reported)"),
-  ).action(async (id: string, flags: MutationFlags & { yes?: boolean }) => {
+      .option("--idempotency-key <key>", idempotencyKeyHelp),
+  ).action(async (id: string, flags: SessionFlags & { yes?: boolean }) => {
     const session = open(flags, id);
-    if (!flags.yes && !process.stdin.isTTY) {
-      throw usageError("refusing to delete without confirmation: stdin is not a terminal; pass --yes");
-    }
-    if (!flags.yes && !(await confirm(`Remove the registration ${id}?`))) {
-      throw new CliError("not_confirmed", `${id} was not removed`, exitCodes.other);
-    }
-    await session.request({
-      method: "DELETE",
-      path: session.path(),
-      headers: { "idempotency-key": session.idempotencyKey(flags) },
-    });
-    if (session.json) return session.printJson({ id, deleted: true });
-    session.print(`Removed ${id}.\n`);
+    requireTerminalOrYes(flags.yes);
+    await confirmOrStop(flags.yes, `Remove the registration ${id}?`, `${id} was not removed`);
+    const headers = { "idempotency-key": session.idempotencyKey() };
+    await session.request({ method: "DELETE", path: session.path(), headers });
+    session.show({ id, deleted: true }, `Removed ${id}.\n`);
   });
+}
+
+function providerBody(flags: CreateFlags): Record<string, unknown> {
+  if (flags.provider === "local-git") {
+    if (!flags.path) throw usageError("--path is required with --provider local-git");
+    if (flags.installationId || flags.fullName)
+      throw usageError("--installation-id and --full-name go with --provider github");
+    return { provider: "local-git", path: flags.path, defaultBranch: flags.defaultBranch ?? "main" };
+  }
+  if (flags.provider !== "github") {
+    throw usageError(`--provider must be local-git or github (got "${flags.provider ?? ""}")`);
+  }
+  if (!flags.installationId || !/^\d{1,15}$/.test(flags.installationId)) {
+    throw usageError("--installation-id <number> is required with --provider github");
+  }
+  if (!flags.fullName) throw usageError("--full-name owner/name is required with --provider github");
+  if (flags.path) throw usageError("--path goes with --provider local-git");
+  return {
+    provider: "github",
+    installationId: Number(flags.installationId),
+    fullName: flags.fullName,
+    ...(flags.defaultBranch ? { defaultBranch: flags.defaultBranch } : {}),
+  };
 }
 
 function block(r: Repository): string {
@@ -176,7 +149,7 @@ function block(r: Repository): string {
     ["Provider", r.provider],
     [r.provider === "local-git" ? "Path" : "Repository", location(r)],
     ...(r.installationId !== undefined
-      ? ([["Installation", String(r.installationId)]] as [string, string][])
+      ? [["Installation", String(r.installationId)] as [string, string]]
       : []),
     ["Default branch", r.defaultBranch],
     ["Test command", r.testCommand],
@@ -184,8 +157,4 @@ function block(r: Repository): string {
     ["Environment", r.environmentId],
     ["Created", r.createdAt],
   ]);
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }

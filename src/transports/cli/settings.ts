@@ -1,14 +1,19 @@
 import type { Command } from "commander";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
 import {
-  assertProfileName,
   DEFAULT_PROFILE,
   type OAuthSession,
+  type Profile,
+  profileFlag,
+  profileName,
   profilesPath,
   readProfiles,
+  toStderr,
 } from "./profiles.ts";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
+
+export const baseUrlHelp = `patchbay's base URL (default: the profile's, else PATCHBAY_BASE_URL, else ${DEFAULT_BASE_URL})`;
 
 /** The options every command that calls the API takes. */
 export type ClientFlags = { baseUrl?: string; profile?: string; apiKey?: string };
@@ -22,10 +27,7 @@ export type ClientSettings = { baseUrl: string; credential: Credential; profile:
 
 export function addClientOptions(command: Command): Command {
   return command
-    .option(
-      "--base-url <url>",
-      `patchbay's base URL (default: the profile's, else PATCHBAY_BASE_URL, else ${DEFAULT_BASE_URL})`,
-    )
+    .option("--base-url <url>", baseUrlHelp)
     .option("--profile <name>", `profile to use (default: "${DEFAULT_PROFILE}")`)
     .option(
       "--api-key <key>",
@@ -33,47 +35,47 @@ export function addClientOptions(command: Command): Command {
     );
 }
 
+/** --base-url, the profile's, PATCHBAY_BASE_URL, the local default. */
+export const baseUrlFor = (flag: string | undefined, profile: Profile | undefined, env = process.env) =>
+  normalizeBaseUrl(flag ?? profile?.baseUrl ?? nonEmpty(env.PATCHBAY_BASE_URL) ?? DEFAULT_BASE_URL);
+
 /**
- * Where to send requests and with which credential. Base URL: --base-url, the profile's,
- * PATCHBAY_BASE_URL, the local default. Credential: --api-key, PATCHBAY_API_KEY, the profile's
- * login (patchbay login), the profile's stored key.
+ * Where to send requests and with which credential. Credential: --api-key, PATCHBAY_API_KEY, the
+ * profile's login (patchbay login), the profile's stored key.
  */
 export function resolveSettings(
   flags: ClientFlags,
   env: NodeJS.ProcessEnv = process.env,
-  warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  warn: (line: string) => void = toStderr,
 ): ClientSettings {
-  const profileName = flags.profile ?? DEFAULT_PROFILE;
-  assertProfileName(profileName);
+  const name = profileName(flags.profile);
   const path = profilesPath(env);
-  const profile = readProfiles(path, warn).profiles[profileName];
+  const profile = readProfiles(path, warn).profiles[name];
   if (flags.profile !== undefined && profile === undefined) {
     throw usageError(
-      `there is no profile "${profileName}" in ${path}`,
-      `create it: patchbay profile set --profile ${profileName} --base-url <url> --api-key-stdin`,
+      `there is no profile "${name}" in ${path}`,
+      `create it: patchbay profile set --profile ${name} --base-url <url> --api-key-stdin`,
     );
   }
-  const baseUrl = normalizeBaseUrl(
-    flags.baseUrl ?? profile?.baseUrl ?? nonEmpty(env.PATCHBAY_BASE_URL) ?? DEFAULT_BASE_URL,
-  );
+  const baseUrl = baseUrlFor(flags.baseUrl, profile, env);
   const apiKey = flags.apiKey ?? nonEmpty(env.PATCHBAY_API_KEY);
   const session = profile?.oauth;
+  const key = apiKey ?? profile?.apiKey;
   // A login belongs to the server it was made with: another --base-url does not get its token.
-  const loginApplies = session !== undefined && apiKey === undefined && session.issuer === baseUrl;
-  const credential: Credential | undefined = loginApplies
-    ? { kind: "oauth", session, path }
-    : (apiKey ?? profile?.apiKey)
-      ? { kind: "api_key", key: apiKey ?? profile?.apiKey ?? "" }
-      : undefined;
-  if (credential === undefined || (credential.kind === "api_key" && credential.key === "")) {
-    const flag = profileName === DEFAULT_PROFILE ? "" : ` --profile ${profileName}`;
+  const credential: Credential | undefined =
+    session !== undefined && apiKey === undefined && session.issuer === baseUrl
+      ? { kind: "oauth", session, path }
+      : key
+        ? { kind: "api_key", key }
+        : undefined;
+  if (credential === undefined) {
     throw new CliError(
       "no_api_key",
       session
-        ? `profile ${profileName} is logged in to ${session.issuer}, not ${baseUrl}`
+        ? `profile ${name} is logged in to ${session.issuer}, not ${baseUrl}`
         : "not logged in and no API key: run patchbay login, pass --api-key, set PATCHBAY_API_KEY, or store a key in a profile",
       exitCodes.auth,
-      `patchbay login${flag}${flags.baseUrl ? ` --base-url ${baseUrl}` : ""}`,
+      `patchbay login${profileFlag(name)}${flags.baseUrl ? ` --base-url ${baseUrl}` : ""}`,
     );
   }
   const url = new URL(baseUrl);
@@ -82,7 +84,7 @@ export function resolveSettings(
       `warning: sending ${credential.kind === "oauth" ? "an access token" : "the API key"} over plain http to ${url.host}; use https`,
     );
   }
-  return { baseUrl, credential, profile: profileName };
+  return { baseUrl, credential, profile: name };
 }
 
 /** An http(s) URL without a trailing slash; a path prefix (behind a proxy) is kept. */

@@ -1,31 +1,7 @@
 /** A stream as far as styling cares: Node's process streams, or a test double. */
-export type Stream = { isTTY?: boolean; write(chunk: string): unknown; columns?: number };
+export type Stream = { isTTY?: boolean; write(chunk: string): unknown };
 
-export type Style = {
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-};
-
-const plain: Style = {
-  bold: (t) => t,
-  dim: (t) => t,
-  red: (t) => t,
-  green: (t) => t,
-  yellow: (t) => t,
-};
-
-const sgr = (open: number, close: number) => (text: string) => `\x1b[${open}m${text}\x1b[${close}m`;
-
-const ansi: Style = {
-  bold: sgr(1, 22),
-  dim: sgr(2, 22),
-  red: sgr(31, 39),
-  green: sgr(32, 39),
-  yellow: sgr(33, 39),
-};
+export type Style = Record<"bold" | "dim" | "red" | "green" | "yellow", (text: string) => string>;
 
 /**
  * Colour only for a terminal, and never when NO_COLOR is set to a non-empty value
@@ -38,7 +14,10 @@ export function colorEnabled(stream: Stream, env: NodeJS.ProcessEnv = process.en
 }
 
 export function styleFor(stream: Stream, env: NodeJS.ProcessEnv = process.env): Style {
-  return colorEnabled(stream, env) ? ansi : plain;
+  const on = colorEnabled(stream, env);
+  const sgr = (open: number, close: number) => (text: string) =>
+    on ? `\x1b[${open}m${text}\x1b[${close}m` : text;
+  return { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39) };
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point.

@@ -1,4 +1,6 @@
+import { createInterface } from "node:readline/promises";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import type { Stream } from "./style.ts";
 
 type Input = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
 
@@ -21,11 +23,7 @@ export async function readSecretFromStdin(
   return value;
 }
 
-export function stripOneNewline(text: string): string {
-  if (text.endsWith("\r\n")) return text.slice(0, -2);
-  if (text.endsWith("\n")) return text.slice(0, -1);
-  return text;
-}
+export const stripOneNewline = (text: string): string => text.replace(/\r?\n$/, "");
 
 async function readAll(input: Input): Promise<string> {
   const chunks: Buffer[] = [];
@@ -65,4 +63,50 @@ function readHiddenLine(what: string, input: Input, prompt: NodeJS.WritableStrea
     input.resume();
     input.on("data", onData);
   });
+}
+
+/** Without --yes a deletion asks on the terminal; with no terminal it is refused before anything is sent. */
+export function requireTerminalOrYes(yes: boolean | undefined): void {
+  if (!yes && !process.stdin.isTTY) {
+    throw usageError("refusing to delete without confirmation: stdin is not a terminal; pass --yes");
+  }
+}
+
+/** Unless --yes, asks `question` on the terminal; only an explicit "y" or "yes" goes on. */
+export async function confirmOrStop(
+  yes: boolean | undefined,
+  question: string,
+  refused: string,
+): Promise<void> {
+  if (yes) return;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`${question} [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CliError("not_confirmed", refused, exitCodes.other);
+  } finally {
+    rl.close();
+  }
+}
+
+const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/**
+ * A spinner with elapsed seconds on `stream`, drawn only when it is a terminal (a pipe or a
+ * log file gets nothing). Returns the function that stops it and clears its line.
+ */
+export function startSpinner(stream: Stream, text: string): () => void {
+  if (stream.isTTY !== true) return () => {};
+  const started = Date.now();
+  let frame = 0;
+  const draw = () => {
+    const seconds = Math.floor((Date.now() - started) / 1000);
+    stream.write(`\r\x1b[K${frames[frame++ % frames.length]} ${text} ${seconds}s`);
+  };
+  draw();
+  const timer = setInterval(draw, 80);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    stream.write("\r\x1b[K");
+  };
 }
