@@ -43,6 +43,16 @@ export function withTransaction<T>(on: ServiceContext | Db, fn: (tx: Db) => Prom
 }
 
 /**
+ * The free polling routes' refusal of a token that opens nothing (spec 4D rule 1): unknown, or
+ * its onboarding is past its expiry. One answer for both, so tokens cannot be probed.
+ */
+export const staleSessionToken = (): AppError =>
+  new AppError(
+    "unauthorized",
+    "This token is unknown or expired; start onboarding again with POST /x402/onboard.",
+  );
+
+/**
  * The permission a verb needs. An OAuth token without the scope for it is `insufficient_scope`
  * (403 with a challenge naming the scope): the remedy is to log in again and grant it, e.g. a
  * CLI profile made before the MCP scopes existed (spec 5.5).
@@ -50,16 +60,8 @@ export function withTransaction<T>(on: ServiceContext | Db, fn: (tx: Db) => Prom
 export function requirePermission(ctx: ServiceContext, permission: Permission): void {
   const actor = ctx.actor;
   if (actor.permissions.has(permission)) return;
-  if (actor.type === "onboarding_session" && actor.expired) {
-    throw new AppError(
-      "unauthorized",
-      "This session token is unknown or its session has expired; start a new onboarding session.",
-    );
-  }
-  const oauth =
-    actor.type === "wallet" || actor.type === "onboarding_session" || actor.type === "system"
-      ? undefined
-      : actor.oauth;
+  if (actor.type === "onboarding_session" && actor.expired) throw staleSessionToken();
+  const oauth = "oauth" in actor ? actor.oauth : undefined;
   if (oauth) {
     const scope = scopeForPermission(oauth.resource, permission) ?? permission;
     throw new AppError(

@@ -7,6 +7,7 @@ import {
   type WalletActor,
   walletPermissions,
 } from "../../actor.ts";
+import { staleSessionToken } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
@@ -80,12 +81,7 @@ export async function resolveSessionActor(
     })
     .from(onboardingSessions)
     .where(eq(onboardingSessions.tokenHash, hashSessionToken(token)));
-  if (!row) {
-    throw new AppError(
-      "unauthorized",
-      "This session token is unknown or its session has expired; start a new onboarding session.",
-    );
-  }
+  if (!row) throw staleSessionToken();
   const expired = row.expiresAt.getTime() <= deps.clock().getTime();
   return {
     type: "onboarding_session",

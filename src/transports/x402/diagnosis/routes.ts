@@ -5,12 +5,11 @@ import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
 import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
-import { callerEnvironment } from "../../../features/environments/find-environment.ts";
 import { workingStatuses } from "../../../features/remediations/run-state.ts";
 import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
-import { readAction } from "../telemetry/routes.ts";
+import { answeredEnvironment, readAction } from "../telemetry/routes.ts";
 
 /** A run in one of these still works toward a fix: poll it rather than pay for another. */
 const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
@@ -121,7 +120,7 @@ export const diagnosisRoutes: X402Route[] = [
     async handle(c, ctx) {
       const input = await parseJsonBody(c, DiagnoseInputSchema);
       const diagnosis = await diagnoseIncident({ ctx, input });
-      const environmentId = await callerEnvironment(ctx, input.environmentId);
+      const environmentId = answeredEnvironment(ctx, input.environmentId);
       if (diagnosis.confidence === "none" && !(await hasTelemetry(ctx.deps.db, environmentId))) {
         const summary = "No telemetry has arrived in this environment yet: there is no evidence to read.";
         return c.json({ ...diagnosis, summary, next_actions: [sendTelemetryAction(ctx.deps)] });

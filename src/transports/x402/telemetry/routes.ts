@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
+import type { WalletActor } from "../../../actor.ts";
 import type { ServiceContext } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
 import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
 import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
 import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
-import { callerEnvironment } from "../../../features/environments/find-environment.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
@@ -47,6 +47,13 @@ const ProblemsQuery = ProblemListQuerySchema.extend(environment);
 const EnvironmentQuery = z.object(environment);
 const ProblemParams = z.object({ id: z.string().min(1).max(64) });
 
+/**
+ * The environment a read answered for, without reading it again: the one named (the verb checked
+ * it is the wallet's; ids are stored in lowercase) or the wallet's default.
+ */
+export const answeredEnvironment = (ctx: ServiceContext<WalletActor>, named: string | undefined): string =>
+  named?.toLowerCase() ?? ctx.actor.environmentId;
+
 /** A paid read the agent may call next, at the read price. */
 export function readAction(deps: Deps, name: string, path: string, description: string): NextAction {
   const price = formatUsd(deps.payments.prices.read);
@@ -57,8 +64,11 @@ export function readAction(deps: Deps, name: string, path: string, description: 
  * Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at.
  * `named` is the query's environment, which the read has already checked.
  */
-async function afterOverview(ctx: ServiceContext, named: string | undefined): Promise<NextAction[]> {
-  const environmentId = await callerEnvironment(ctx, named);
+async function afterOverview(
+  ctx: ServiceContext<WalletActor>,
+  named: string | undefined,
+): Promise<NextAction[]> {
+  const environmentId = answeredEnvironment(ctx, named);
   if (!(await hasTelemetry(ctx.deps.db, environmentId))) return [sendTelemetryAction(ctx.deps)];
   return [
     readAction(
@@ -71,10 +81,10 @@ async function afterOverview(ctx: ServiceContext, named: string | undefined): Pr
 }
 
 /** The worst live problem of the page is the next thing to inspect. */
-async function afterProblems(ctx: ServiceContext, named: string | undefined, page: ProblemPage) {
+async function afterProblems(ctx: ServiceContext<WalletActor>, named: string | undefined, page: ProblemPage) {
   const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
   if (!worst) return afterOverview(ctx, named);
-  const environmentId = await callerEnvironment(ctx, named);
+  const environmentId = answeredEnvironment(ctx, named);
   return [
     readAction(
       ctx.deps,
@@ -86,8 +96,8 @@ async function afterProblems(ctx: ServiceContext, named: string | undefined, pag
 }
 
 /** A live problem can be remediated; a sample trace shows where it happened. */
-async function afterProblem(ctx: ServiceContext, named: string | undefined, problem: Problem) {
-  const environmentId = await callerEnvironment(ctx, named);
+async function afterProblem(ctx: ServiceContext<WalletActor>, named: string | undefined, problem: Problem) {
+  const environmentId = answeredEnvironment(ctx, named);
   const sample = problem.sampleTraceIds[0];
   const next_actions: NextAction[] = [];
   if (problem.status === "open" || problem.status === "regressed") {
