@@ -38,7 +38,8 @@ export type IdPrefix =
   | "inv"
   | "cup"
   | "rep"
-  | "oag";
+  | "oag"
+  | "cap";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

@@ -53,23 +53,36 @@ const echo: ToolHandler = (args) => ({
   structuredContent: args,
 });
 
-/** A small valid tool answering with its arguments (text and structuredContent). */
+/**
+ * A small valid tool answering with its arguments (text and structuredContent). Annotated
+ * read-only, as it is, so the task agent may call it on its own; `extra` may say otherwise.
+ */
 export function echoTool(name = "echo", extra: Record<string, unknown> = {}): TestTool {
   return {
     definition: {
       name,
       description: `Echoes its arguments (${name}).`,
       inputSchema: { type: "object", properties: { text: { type: "string" } } },
+      annotations: { readOnlyHint: true },
       ...extra,
     },
     handler: echo,
   };
 }
 
+/** A tool that claims to change the server's state (`destructiveHint`): a `write` tool once approved. */
+export const destructiveTool = (name = "drop_database"): TestTool =>
+  echoTool(name, { annotations: { readOnlyHint: false, destructiveHint: true } });
+
 /** Waits `ms` (or until the call is cancelled), then echoes. */
 export function slowTool(ms: number, name = "slow"): TestTool {
   return {
-    definition: { name, description: `Answers after ${ms} ms.`, inputSchema: { type: "object" } },
+    definition: {
+      name,
+      description: `Answers after ${ms} ms.`,
+      inputSchema: { type: "object" },
+      annotations: { readOnlyHint: true },
+    },
     handler: async (args, { signal }) => {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);

@@ -8,20 +8,37 @@ import { canonicalTool, hashManifest } from "../../platform/mcp-client/tool-hash
 import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { assertEnvironmentRoom, MAX_APPROVED_TOOLS } from "./limits.ts";
 import type { Connection } from "./schemas.ts";
+import { toolAccess } from "./tool-access.ts";
 import { viewConnection } from "./view-connection.ts";
 
 /**
  * Approves a subset of a discovery made under the current configuration. The approved manifest
  * is a frozen copy of those definitions; its hash is what tasks snapshot and what the gate
- * compares. Approval and enablement stay separate steps (spec part 3).
+ * compares. Approval and enablement stay separate steps (spec part 3). Each approved tool gets an
+ * access class (tool-access.ts): the ones named in `attestReadOnly` are `read` on the approver's
+ * word, which the audit trail keeps with the manifest it was given for.
  */
 export async function approveConnectionTools(args: {
   ctx: ServiceContext;
-  input: ConnectionRef & { revision: number; discoveryId: string; toolNames: string[] };
+  input: ConnectionRef & {
+    revision: number;
+    discoveryId: string;
+    toolNames: string[];
+    attestReadOnly?: string[] | undefined;
+  };
 }): Promise<Connection> {
   const member = requireOwnerOrAdmin(args.ctx, "mcp_connections:manage");
   const { ctx, input } = args;
   const names = [...new Set(input.toolNames)];
+  const attested = [...new Set(input.attestReadOnly ?? [])].sort();
+  const unapproved = attested.filter((n) => !names.includes(n));
+  if (unapproved.length) {
+    throw new AppError(
+      "invalid_request",
+      `Only tools being approved can be attested as read-only; not in toolNames: ${unapproved.slice(0, 10).join(", ")}.`,
+      { errors: [{ path: "attestReadOnly", message: "names tools that toolNames does not approve" }] },
+    );
+  }
   if (names.length > MAX_APPROVED_TOOLS) {
     throw new AppError(
       "limit_exceeded",
@@ -96,6 +113,7 @@ export async function approveConnectionTools(args: {
         approvedManifest: manifest,
         approvedManifestHash: manifestHash,
         approvedToolCount: manifest.length,
+        attestedReadTools: attested,
       },
       now,
     );
@@ -103,8 +121,23 @@ export async function approveConnectionTools(args: {
       action: "mcp_connection.tools_approved",
       targetType: "mcp_connection",
       targetId: row.id,
-      details: { revision: next.revision, discoveryId: discovery.id, toolNames: names, manifestHash },
+      details: {
+        revision: next.revision,
+        discoveryId: discovery.id,
+        toolNames: names,
+        manifestHash,
+        readTools: manifest.filter((t) => toolAccess(t, attested) === "read").map((t) => t.name),
+        attestedReadOnly: attested,
+      },
     });
+    if (attested.length) {
+      await recordAudit(tx, ctx, {
+        action: "mcp_connection.tools_attested_read_only",
+        targetType: "mcp_connection",
+        targetId: row.id,
+        details: { revision: next.revision, manifestHash, toolNames: attested },
+      });
+    }
     return viewConnection(tx, next);
   });
 }

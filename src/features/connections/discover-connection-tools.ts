@@ -8,6 +8,7 @@ import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
 import { assertRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { remoteAuthFor } from "./remote-auth.ts";
 import type { Discovery } from "./schemas.ts";
+import { withAccess } from "./tool-access.ts";
 
 /**
  * Connects through egress, lists every tool within the bounds, and stores the result for
@@ -56,7 +57,7 @@ export async function discoverConnectionTools(args: {
       discoveredAt: now.toISOString(),
       connectionRevision: current.revision,
       manifestHash: listing.manifestHash,
-      tools: listing.tools,
+      tools: listing.tools.map(withAccess),
     };
   });
 }

@@ -7,6 +7,7 @@ import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
+import { withAccess } from "./tool-access.ts";
 import { toConnection, viewConnection, viewConnections } from "./view-connection.ts";
 
 // Reads need `mcp_connections:read` and an owner or admin, like changes (spec 5.2/5.4).
@@ -69,7 +70,7 @@ export async function getConnectionReview(args: {
           discoveredAt: discovery.discoveredAt.toISOString(),
           connectionRevision: discovery.connectionRevision,
           manifestHash: discovery.manifestHash,
-          tools: discovery.tools,
+          tools: discovery.tools.map(withAccess),
         }
       : null,
     discoveryCurrent: discovery !== undefined && discovery.configVersion === row.configVersion,

@@ -13,6 +13,21 @@ export type Readiness = (typeof readinessStates)[number];
 
 const iso = z.iso.datetime();
 
+const access = z.enum(["read", "write"]).openapi({
+  description:
+    "`read`: the task agent may call the tool on its own. `write`: every call waits for an owner or admin to approve it (docs/tasks.md).",
+});
+
+export const ApprovedToolSchema = z
+  .object({
+    name: z.string(),
+    access,
+    attested: z.boolean().openapi({
+      description: "An owner or admin attested that the tool only reads (its annotations do not say so).",
+    }),
+  })
+  .openapi("McpApprovedTool");
+
 export const ConnectionSchema = z
   .object({
     id: z.string().openapi({ example: "mcp_7c9e2b4d6f8h0k2m4p6r8t0v" }),
@@ -44,6 +59,7 @@ export const ConnectionSchema = z
         toolCount: z.number().int(),
         manifestHash: z.string(),
         stale: z.boolean(),
+        tools: z.array(ApprovedToolSchema),
       })
       .nullable(),
     createdAt: iso,
@@ -73,6 +89,7 @@ export const ConnectionSchema = z
         toolCount: 4,
         manifestHash: "sha256:9a3e…",
         stale: false,
+        tools: [{ name: "search_runbooks", access: "read", attested: false }],
       },
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:05:00.000Z",
@@ -132,6 +149,10 @@ export const DiscoveredToolSchema = z
     inputSchema: z.record(z.string(), z.unknown()),
     outputSchema: z.record(z.string(), z.unknown()).optional(),
     annotations: z.record(z.string(), z.unknown()).optional(),
+    access: access.openapi({
+      description:
+        "The class its annotations give it once approved: `read` only for `readOnlyHint: true` without `destructiveHint: true`. An owner or admin may attest a `write` tool as `read` when approving.",
+    }),
     hash: z.string(),
     approvable: z.boolean(),
     reason: z.string().optional(),
@@ -153,6 +174,10 @@ export const ApproveBody = z
   .object({
     discoveryId: z.string().min(1).max(64),
     toolNames: z.array(z.string().min(1).max(128)).min(1).max(1000),
+    attestReadOnly: z.array(z.string().min(1).max(128)).max(1000).optional().openapi({
+      description:
+        "Approved tools you attest only read although their annotations do not say so: the agent may then call them on its own. Recorded in the audit trail with your name and the manifest.",
+    }),
   })
   .strict()
   .openapi("ApproveMcpTools", {

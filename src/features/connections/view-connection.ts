@@ -3,6 +3,7 @@ import type { Db } from "../../platform/db/client.ts";
 import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import type { Connection, Readiness } from "./schemas.ts";
+import { toolAccess } from "./tool-access.ts";
 
 type Row = typeof mcpConnections.$inferSelect;
 type DiscoveryRow = Pick<
@@ -75,6 +76,11 @@ export function toConnection(row: Row, discovery: DiscoveryRow | null | undefine
             toolCount: row.approvedToolCount,
             manifestHash: row.approvedManifestHash,
             stale: approvalIsStale(row),
+            tools: (row.approvedManifest ?? []).map((tool) => ({
+              name: tool.name,
+              access: toolAccess(tool, row.attestedReadTools),
+              attested: row.attestedReadTools.includes(tool.name),
+            })),
           }
         : null,
     createdAt: row.createdAt.toISOString(),

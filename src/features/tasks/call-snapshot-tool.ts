@@ -1,7 +1,15 @@
+import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
-import type { SnapshotTool, ToolCallOutcome } from "../../platform/db/schema/tasks.ts";
+import {
+  type SnapshotConnection,
+  type SnapshotTool,
+  type ToolCallOutcome,
+  tasks,
+  taskToolCalls,
+} from "../../platform/db/schema/tasks.ts";
 import type { RemoteSession } from "../../platform/mcp-client/remote-session.ts";
+import { awaitCallDecision, requestCallApproval, useCallApproval } from "./call-approvals.ts";
 import { recordUnsentCall } from "./call-record.ts";
 import { ensureManifestMatches } from "./drift-check.ts";
 import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
@@ -29,6 +37,11 @@ type Args = {
   input: Record<string, unknown>;
   sessions: SessionPool;
   timeoutMs?: number;
+  /**
+   * Who decides on `write` calls: absent when no person is in reach (a remediation run, a task
+   * an agent started), and every `write` call is then refused.
+   */
+  approvals?: { deadline: Date } | undefined;
 };
 
 /** A call's output; a refused call's row insert (never rejects). */
@@ -105,6 +118,13 @@ async function attemptCall(args: Args): Promise<Called> {
     }
   }
 
+  let approval: Approved | undefined;
+  if (tool.access !== "read") {
+    const decided = await personDecides(args, frozen);
+    if (decided instanceof AppError) return notSent("refused", decided);
+    approval = decided;
+  }
+
   let callId: number;
   try {
     callId = await openAttempt(deps.db, { task, frozen, tool, startedAt });
@@ -114,6 +134,7 @@ async function attemptCall(args: Args): Promise<Called> {
     }
     throw error;
   }
+  if (approval) await recordApprover(deps.db, callId, approval);
   const output = await callRemote(session, args);
   sessions.finished({
     id: callId,
@@ -122,6 +143,85 @@ async function attemptCall(args: Args): Promise<Called> {
     durationMs: elapsed(),
   });
   return { output };
+}
+
+type Approved = { callApprovalId: string; decidedBy: string };
+
+/**
+ * A `write` call goes to a person first: a pending approval bound to exactly this call, waited
+ * for within the task's time budget and then spent on this one call. Any other ending — nobody in
+ * reach, a rejection, expiry, the task stopping or running out of time — is the refusal to tell
+ * the model; nothing was sent.
+ */
+async function personDecides(args: Args, frozen: SnapshotConnection): Promise<Approved | AppError> {
+  const { deps, task, tool, input } = args;
+  if (!args.approvals) {
+    return new AppError(
+      "write_not_permitted",
+      `${tool.modelName} may change the customer's system (its access class is write) and no person is in reach to approve the call; it was not made. Continue with the read tools.`,
+    );
+  }
+  const pending = await requestCallApproval(deps, { task, frozen, tool, input });
+  await markAwaiting(deps.db, task.id, pending);
+  const decision = await awaitCallDecision(deps, {
+    id: pending.id,
+    taskId: task.id,
+    deadline: args.approvals.deadline,
+  }).finally(() => markAwaiting(deps.db, task.id, undefined));
+  if (decision === "approved") {
+    const used = await useCallApproval(deps.db, {
+      id: pending.id,
+      taskId: task.id,
+      frozen,
+      tool,
+      input,
+      now: deps.clock(),
+    });
+    if (used) return { callApprovalId: pending.id, decidedBy: used.decidedBy };
+  }
+  return decision === "rejected"
+    ? new AppError(
+        "call_rejected",
+        `An owner or admin rejected this call of ${tool.modelName}; it was not made.`,
+      )
+    : decision === "expired"
+      ? new AppError(
+          "approval_expired",
+          `Nobody approved this call of ${tool.modelName} in time; it was not made.`,
+        )
+      : new AppError(
+          "approval_wait_ended",
+          `The task stopped or ran out of time while this call of ${tool.modelName} waited for approval; it was not made.`,
+        );
+}
+
+/** What the task's view shows while its agent waits for a person (cleared when the wait ends). */
+async function markAwaiting(
+  db: Deps["db"],
+  taskId: string,
+  pending: { id: string; connectionId: string; toolName: string; expiresAt: Date } | undefined,
+): Promise<void> {
+  await db
+    .update(tasks)
+    .set({
+      awaitingCallApproval: pending
+        ? {
+            callApprovalId: pending.id,
+            connectionId: pending.connectionId,
+            toolName: pending.toolName,
+            expiresAt: pending.expiresAt.toISOString(),
+          }
+        : null,
+    })
+    .where(eq(tasks.id, taskId));
+}
+
+/** The call record names the approval and who gave it, before the request leaves. */
+async function recordApprover(db: Deps["db"], callId: number, approval: Approved): Promise<void> {
+  await db
+    .update(taskToolCalls)
+    .set({ callApprovalId: approval.callApprovalId, approvedBy: approval.decidedBy })
+    .where(eq(taskToolCalls.id, callId));
 }
 
 /** The one remote attempt, shaped for the model; a transport failure becomes an outcome. */

@@ -34,6 +34,11 @@ export const toTask = (row: typeof tasks.$inferSelect): Task => ({
   },
   budgets: row.budgets,
   usage: row.usage,
+  awaitingApproval: row.status === "running" ? row.awaitingCallApproval : null,
+  nextStep:
+    row.status === "running" && row.awaitingCallApproval
+      ? `Approve or reject the agent's call of ${row.awaitingCallApproval.toolName} (call approval ${row.awaitingCallApproval.callApprovalId}) before ${row.awaitingCallApproval.expiresAt}: on the task's page, with \`patchbay task call-approvals\`, or POST …/tasks/${row.id}/call-approvals/${row.awaitingCallApproval.callApprovalId}/decision.`
+      : null,
   createdAt: row.createdAt.toISOString(),
   startedAt: row.startedAt?.toISOString() ?? null,
   finishedAt: row.finishedAt?.toISOString() ?? null,

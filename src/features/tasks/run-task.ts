@@ -152,7 +152,7 @@ export async function runTask(args: {
       system: opts.system ?? SYSTEM,
       messages: transcriptMessages(transcript),
       tools: {
-        ...snapshotTools(deps, task, sessions),
+        ...snapshotTools(deps, task, sessions, writeApprovals(task, startedAt)),
         ...ownTools(deps, task, sessions, { finish, ...opts.tools }),
       },
       stopWhen: [stepCountIs(remainingSteps), hasToolCall("finish")],
@@ -205,3 +205,13 @@ const budgetExhausted = (errorMessage: string): TaskOutcome => ({
   errorCode: "budget_exhausted",
   errorMessage,
 });
+
+/**
+ * Who decides on the task's `write` calls: the organisation's owners and admins, for a task a
+ * member started, until the task's time budget ends. A remediation run has nobody in reach (it
+ * runs on its own, often for an agent that paid for it): its `write` calls are refused.
+ */
+const writeApprovals = (task: typeof tasks.$inferSelect, startedAt: Date) =>
+  task.kind === "agent"
+    ? { deadline: new Date(startedAt.getTime() + task.budgets.maxDurationMs) }
+    : undefined;

@@ -53,6 +53,14 @@ export const TaskSchema = z
       inputTokens: z.number().int(),
       outputTokens: z.number().int(),
     }),
+    awaitingApproval: z
+      .object({ callApprovalId: z.string(), connectionId: z.string(), toolName: z.string(), expiresAt: iso })
+      .nullable()
+      .openapi({
+        description:
+          "Set while the agent waits for an owner or admin to approve one of its write calls; `nextStep` says how.",
+      }),
+    nextStep: z.string().nullable().openapi({ description: "What a person should do now, when anything." }),
     createdAt: iso,
     startedAt: iso.nullable(),
     finishedAt: iso.nullable(),
@@ -86,6 +94,14 @@ export const ToolCallSchema = z
         "`ambiguous`: the request was sent and its outcome is not known — written before the request leaves, and kept if the worker stopped mid-call or the call timed out after sending. Final once the task has ended.",
     }),
     errorCode: z.string().nullable(),
+    callApprovalId: z
+      .string()
+      .nullable()
+      .openapi({ description: "The approval a write call was made under." }),
+    approvedBy: z
+      .string()
+      .nullable()
+      .openapi({ description: "The owner or admin who approved a write call." }),
   })
   .openapi("ToolCall");
 
@@ -99,3 +115,41 @@ export const TaskParams = EnvironmentParams.extend({
     .max(64)
     .openapi({ param: { name: "taskId", in: "path" } }),
 });
+
+export const callApprovalViewStates = ["pending", "approved", "rejected", "expired", "used"] as const;
+
+export const CallApprovalSchema = z
+  .object({
+    id: z.string().openapi({ example: "cap_4f6h8k0m2p4r6t8v0x2z4b6d" }),
+    taskId: z.string(),
+    connectionId: z.string(),
+    connectionRevision: z.number().int(),
+    toolName: z.string(),
+    modelToolName: z.string(),
+    arguments: z.record(z.string(), z.unknown()).openapi({
+      description: "The exact arguments the agent will send; the approval is bound to them.",
+    }),
+    state: z.enum(callApprovalViewStates).openapi({
+      description:
+        "`pending` until an owner or admin decides or it expires; `approved` lets exactly one call through, which makes it `used`.",
+    }),
+    requestedAt: iso,
+    expiresAt: iso,
+    decidedBy: z.string().nullable(),
+    decidedAt: iso.nullable(),
+    usedAt: iso.nullable(),
+  })
+  .openapi("TaskCallApproval");
+export type CallApproval = z.infer<typeof CallApprovalSchema>;
+
+export const CallApprovalParams = TaskParams.extend({
+  callApprovalId: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "callApprovalId", in: "path" } }),
+});
+
+export const CallDecisionBody = z
+  .object({ decision: z.enum(["approve", "reject"]) })
+  .strict()
+  .openapi("TaskCallDecision");

@@ -6,6 +6,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import type { TaskSnapshot } from "../../platform/db/schema/tasks.ts";
 import { MAX_TASK_SNAPSHOT_BYTES } from "../../platform/mcp-client/bounds.ts";
+import { toolAccess } from "../connections/tool-access.ts";
 import { deriveReadiness } from "../connections/view-connection.ts";
 
 /**
@@ -49,7 +50,7 @@ export async function takeSnapshot(
       revision: row.revision,
       manifestHash: row.approvedManifestHash ?? "",
     })),
-    tools: pairs.map(({ tool, connectionId }, i) => ({
+    tools: pairs.map(({ row, tool, connectionId }, i) => ({
       modelName: names[i] ?? "",
       connectionId,
       toolName: tool.name,
@@ -58,6 +59,7 @@ export async function takeSnapshot(
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+      access: toolAccess(tool, row.attestedReadTools),
     })),
   };
   const bytes = Buffer.byteLength(canonicalize(snapshot) ?? "");

@@ -17,7 +17,12 @@ const stopped = (options: ToolExecutionOptions): ToolOutput | undefined =>
     : undefined;
 
 /** The task's frozen customer tools, each routed through the per-call gate (`callSnapshotTool`). */
-export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPool): Record<string, Tool> {
+export function snapshotTools(
+  deps: Deps,
+  task: RunningTask,
+  sessions: SessionPool,
+  approvals: { deadline: Date } | undefined,
+): Record<string, Tool> {
   return Object.fromEntries(
     task.snapshot.tools.map((t) => [
       t.modelName,
@@ -32,6 +37,7 @@ export function snapshotTools(deps: Deps, task: RunningTask, sessions: SessionPo
             tool: t,
             input: (input ?? {}) as Record<string, unknown>,
             sessions,
+            approvals,
           }),
       } satisfies Tool,
     ]),

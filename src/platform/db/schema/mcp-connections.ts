@@ -48,6 +48,11 @@ export const mcpConnections = pgTable(
     approvedManifest: jsonb("approved_manifest").$type<ToolDefinition[]>(),
     approvedManifestHash: text("approved_manifest_hash"),
     approvedToolCount: integer("approved_tool_count").notNull().default(0),
+    /**
+     * Approved tools an owner or admin attested, tool by tool, to only read: they join the
+     * tools whose annotations say so in the `read` access class (features/connections/tool-access.ts).
+     */
+    attestedReadTools: jsonb("attested_read_tools").$type<string[]>().notNull().default([]),
     createdAt: millis("created_at").notNull().defaultNow(),
     updatedAt: millis("updated_at").notNull().defaultNow(),
   },

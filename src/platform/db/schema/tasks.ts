@@ -17,6 +17,11 @@ export type SnapshotTool = {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown> | undefined;
   annotations?: Record<string, unknown> | undefined;
+  /**
+   * `read`: the agent may call it on its own; `write`: every call waits for a person. Absent in
+   * snapshots taken before access classes existed, which count as `write` (fail closed).
+   */
+  access?: "read" | "write" | undefined;
 };
 
 export type SnapshotConnection = {
@@ -37,6 +42,13 @@ export type TranscriptEntry =
   | { type: "assistant"; text: string }
   | { type: "tool_call"; callId: string; tool: string; input: unknown }
   | { type: "tool_result"; callId: string; tool: string; outcome: string; output: unknown };
+
+export type AwaitingCallApproval = {
+  callApprovalId: string;
+  connectionId: string;
+  toolName: string;
+  expiresAt: string;
+};
 
 export const tasks = pgTable(
   "tasks",
@@ -60,6 +72,8 @@ export const tasks = pgTable(
     startedAt: millis("started_at"),
     finishedAt: millis("finished_at"),
     cancelRequestedAt: millis("cancel_requested_at"),
+    /** Set while the agent waits for a person to approve a `write` call (task_call_approvals). */
+    awaitingCallApproval: jsonb("awaiting_call_approval").$type<AwaitingCallApproval>(),
   },
   (t) => [
     index("tasks_env_page_idx").on(t.environmentId, t.createdAt, t.id),
@@ -86,6 +100,9 @@ export const taskToolCalls = pgTable(
     durationMs: integer("duration_ms").notNull(),
     outcome: text("outcome", { enum: toolCallOutcomes }).notNull(),
     errorCode: text("error_code"),
+    /** A `write` call: the approval that let it through, and who gave it. */
+    callApprovalId: text("call_approval_id"),
+    approvedBy: text("approved_by"),
   },
   (t) => [index("task_tool_calls_task_idx").on(t.taskId, t.id)],
 );
@@ -105,4 +122,39 @@ export const taskConnectionChecks = pgTable(
     checkedAt: millis("checked_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.taskId, t.connectionId] })],
+);
+
+export const callApprovalStates = ["pending", "approved", "rejected", "used"] as const;
+export type CallApprovalState = (typeof callApprovalStates)[number];
+
+/**
+ * A `write` tool call the agent asked for, waiting for an owner or admin. Single use: bound to
+ * the task, connection, revision, tool and the hash of the exact arguments; `expiresAt` passes
+ * a pending one by (shown as `expired`, never stored). `approved` turns into `used` when the one
+ * call it allows is made.
+ */
+export const taskCallApprovals = pgTable(
+  "task_call_approvals",
+  {
+    id: text("id").primaryKey(),
+    organizationId: organizationRef(),
+    environmentId: environmentRef(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id").notNull(),
+    connectionRevision: integer("connection_revision").notNull(),
+    toolName: text("tool_name").notNull(),
+    modelToolName: text("model_tool_name").notNull(),
+    /** The exact arguments, shown to the person who decides. */
+    arguments: jsonb("arguments").$type<Record<string, unknown>>().notNull(),
+    argumentsHash: text("arguments_hash").notNull(),
+    state: text("state", { enum: callApprovalStates }).notNull().default("pending"),
+    requestedAt: millis("requested_at").notNull(),
+    expiresAt: millis("expires_at").notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: millis("decided_at"),
+    usedAt: millis("used_at"),
+  },
+  (t) => [index("task_call_approvals_task_idx").on(t.taskId, t.requestedAt, t.id)],
 );

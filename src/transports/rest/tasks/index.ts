@@ -1,9 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
+import { decideCallApproval, listCallApprovals } from "../../../features/tasks/call-approvals.ts";
 import { cancelTask } from "../../../features/tasks/cancel-task.ts";
 import { createTask } from "../../../features/tasks/create-task.ts";
 import { getTask, getTaskTranscript, listTasks, listToolCalls } from "../../../features/tasks/read-tasks.ts";
 import {
+  CallApprovalParams,
+  CallApprovalSchema,
+  CallDecisionBody,
   CreateTaskBody,
   TaskParams,
   TaskSchema,
@@ -92,6 +96,37 @@ const transcript = createRoute({
   responses: { 200: jsonResponse(TranscriptSchema, "The transcript."), ...problemResponses() },
 });
 
+const callApprovals = createRoute({
+  method: "get",
+  path: `${base}/{taskId}/call-approvals`,
+  operationId: "listTaskCallApprovals",
+  tags,
+  summary: "The task's write calls waiting for, or given, a person's approval",
+  request: { params: TaskParams },
+  responses: {
+    200: jsonResponse(
+      z.object({ items: z.array(CallApprovalSchema) }).openapi("TaskCallApprovalList"),
+      "Approvals, oldest first.",
+    ),
+    ...problemResponses(),
+  },
+});
+
+const decideCall = createRoute({
+  method: "post",
+  path: `${base}/{taskId}/call-approvals/{callApprovalId}/decision`,
+  operationId: "decideTaskCallApproval",
+  tags,
+  summary:
+    "Approve or reject one pending write call (owners and admins): an approval lets exactly that call through once",
+  ...idempotentChange,
+  request: { params: CallApprovalParams, body: jsonBody(CallDecisionBody) },
+  responses: {
+    200: jsonResponse(CallApprovalSchema, "The decided approval."),
+    ...problemResponses(409, 410, 415, 422),
+  },
+});
+
 export function registerTaskRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(create, async (c) => {
     const input = { ...c.req.valid("param"), ...c.req.valid("json") };
@@ -112,6 +147,13 @@ export function registerTaskRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(toolCalls, async (c) =>
     c.json(await listToolCalls({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );
+  app.openapi(callApprovals, async (c) =>
+    c.json(await listCallApprovals({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
+  );
+  app.openapi(decideCall, async (c) => {
+    const input = { ...c.req.valid("param"), ...c.req.valid("json") };
+    return c.json(await decideCallApproval({ ctx: c.get("ctx"), input }), 200);
+  });
   app.openapi(transcript, async (c) =>
     c.json(await getTaskTranscript({ ctx: c.get("ctx"), input: c.req.valid("param") }), 200),
   );

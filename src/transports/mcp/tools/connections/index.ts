@@ -165,12 +165,15 @@ export const connectionTools: readonly RegistrableTool[] = [
       const discovery = await discoverConnectionTools({ ctx, input });
       const names = discovery.tools
         .slice(0, LISTED_NAMES)
-        .map((t) => (t.approvable ? t.name : `${t.name} (not approvable: ${t.reason ?? "refused"})`));
+        .map((t) =>
+          t.approvable ? `${t.name} [${t.access}]` : `${t.name} (not approvable: ${t.reason ?? "refused"})`,
+        );
       const more =
         discovery.tools.length > LISTED_NAMES ? `, … ${discovery.tools.length - LISTED_NAMES} more` : "";
       const text =
         `Discovered ${discovery.tools.length} tool(s), discoveryId ${discovery.id}: ${names.join(", ")}${more}. ` +
-        `Next: approve_mcp_connection_tools with this discoveryId, the chosen toolNames and revision ${input.revision}.`;
+        `Next: approve_mcp_connection_tools with this discoveryId, the chosen toolNames and revision ${input.revision}. ` +
+        "Approved [read] tools are the agent's to call on its own; every call of a [write] tool waits for an owner or admin to approve it.";
       return { text, data: { discovery } };
     },
   }),
@@ -178,7 +181,7 @@ export const connectionTools: readonly RegistrableTool[] = [
     name: "approve_mcp_connection_tools",
     title: "Approve a connection's tools",
     description:
-      "Approves 1–128 approvable tools of a discovery made under the connection's current configuration; the approval replaces any previous one. Approval does not enable the connection.",
+      "Approves 1–128 approvable tools of a discovery made under the connection's current configuration; the approval replaces any previous one. Approval does not enable the connection. A tool is `read` (the task agent may call it on its own) only when its annotations say readOnlyHint and not destructiveHint, or when you attest it in attestReadOnly; every other tool is `write`: each of its calls waits for an owner or admin to approve it in the web UI.",
     access: "write",
     input: {
       ...connectionRef,
@@ -187,7 +190,10 @@ export const connectionTools: readonly RegistrableTool[] = [
         "The discovery's id (`dsc_…`) from discover_mcp_connection_tools.",
       ),
       toolNames: ApproveBody.shape.toolNames.describe(
-        "Names of the tools to approve, from that discovery (approvable ones only).",
+        "Names of the tools to approve, from that discovery (approvable ones only). Name write tools only when a person will approve each of their calls.",
+      ),
+      attestReadOnly: ApproveBody.shape.attestReadOnly.describe(
+        "Approved tools you attest only read although their annotations do not say so; recorded in the audit trail under your name.",
       ),
     },
     output: { connection: ConnectionSchema },
@@ -195,8 +201,15 @@ export const connectionTools: readonly RegistrableTool[] = [
     nextStep: connectionNextStep,
     async run(input, ctx) {
       const connection = await approveConnectionTools({ ctx, input });
-      const count = connection.approval?.toolCount ?? 0;
-      return { text: `Approved ${count} tool(s). ${describeConnection(connection)}`, data: { connection } };
+      const tools = connection.approval?.tools ?? [];
+      const write = tools.filter((t) => t.access === "write").map((t) => t.name);
+      const warning = write.length
+        ? ` Write tools (each call waits for an owner or admin to approve it): ${write.join(", ")}.`
+        : "";
+      return {
+        text: `Approved ${tools.length} tool(s).${warning} ${describeConnection(connection)}`,
+        data: { connection },
+      };
     },
   }),
   defineTool({
