@@ -331,7 +331,12 @@ describe("task runtime", () => {
   }) => {
     let server: McpTestServer | undefined;
     const dying: TestTool = {
-      definition: { name: "dying", description: "Crashes the server.", inputSchema: { type: "object" } },
+      definition: {
+        name: "dying",
+        description: "Crashes the server.",
+        inputSchema: { type: "object" },
+        annotations: { readOnlyHint: true },
+      },
       handler: async () => {
         setTimeout(() => void server?.kill(), 50);
         await new Promise((r) => setTimeout(r, 2_000));
@@ -357,7 +362,12 @@ describe("task runtime", () => {
     mcp,
   }) => {
     const big: TestTool = {
-      definition: { name: "big", description: "Large answer.", inputSchema: { type: "object" } },
+      definition: {
+        name: "big",
+        description: "Large answer.",
+        inputSchema: { type: "object" },
+        annotations: { readOnlyHint: true },
+      },
       handler: () => ({ content: [{ type: "text", text: "x".repeat(200_000) }] }),
     };
     const typed: TestTool = {
@@ -365,6 +375,7 @@ describe("task runtime", () => {
         name: "typed",
         description: "Typed answer.",
         inputSchema: { type: "object" },
+        annotations: { readOnlyHint: true },
         outputSchema: { type: "object", properties: { count: { type: "number" } }, required: ["count"] },
       },
       handler: () => ({ content: [{ type: "text", text: "{}" }], structuredContent: { count: "many" } }),
