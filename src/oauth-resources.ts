@@ -35,7 +35,8 @@ export function resourceNamed(baseUrl: string, indicator: string): ResourceName 
 /**
  * What a token's scopes let its holder do, as the permissions the verbs check. On `/mcp` the
  * write scope carries both connection permissions and the read scope the read one, so the
- * server's read/write levels (src/transports/mcp/routes.ts) work for tokens as they do for keys.
+ * server's read/write levels (src/transports/mcp/routes.ts) work for tokens as they do for keys;
+ * both read the call approvals of tasks (list_task_call_approvals), which only a person decides.
  */
 export function permissionsForScopes(name: ResourceName, scopes: Iterable<string>): Set<Permission> {
   const granted = new Set<Permission>();
@@ -45,8 +46,10 @@ export function permissionsForScopes(name: ResourceName, scopes: Iterable<string
     } else if (scope === "patchbay.mcp.write") {
       granted.add("mcp_connections:manage");
       granted.add("mcp_connections:read");
+      granted.add("tasks:read");
     } else if (scope === "patchbay.mcp.read") {
       granted.add("mcp_connections:read");
+      granted.add("tasks:read");
     }
   }
   return granted;
@@ -62,7 +65,8 @@ export function scopeForPermission(name: ResourceName, permission: Permission): 
 
 /** What the consent page says each scope allows. */
 export const scopeDescriptions: Record<string, string> = {
-  "patchbay.mcp.read": "Read MCP connections through the MCP server",
+  "patchbay.mcp.read":
+    "Read MCP connections, and the task calls waiting for approval, through the MCP server",
   "patchbay.mcp.write": "Create, change and delete MCP connections through the MCP server",
   "environments:read": "Read environments",
   "environments:manage": "Create and rename environments",

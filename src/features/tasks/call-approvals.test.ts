@@ -2,6 +2,7 @@ import type { LanguageModel } from "ai";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { type Client, client } from "../../../test/http.ts";
+import { connectMcp, ok } from "../../../test/lib/mcp-client.ts";
 import { destructiveTool, echoTool, type McpTestServer } from "../../../test/lib/mcp-servers.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
@@ -24,7 +25,13 @@ type TaskView = {
   awaitingApproval: { callApprovalId: string; toolName: string } | null;
   nextStep: string | null;
 };
-type Approval = { id: string; state: string; arguments: Record<string, unknown>; decidedBy: string | null };
+type Approval = {
+  id: string;
+  state: string;
+  arguments: Record<string, unknown>;
+  decidedBy: string | null;
+  url: string | null;
+};
 type Call = { outcome: string; errorCode: string | null; toolName: string; approvedBy: string | null };
 
 async function json<T>(res: Response | Promise<Response>, status: number): Promise<T> {
@@ -99,7 +106,7 @@ describe("write calls wait for a person", () => {
       call("db__drop_database", { text: "staging" }),
       (o) => finish(JSON.stringify(lastToolResults(o))),
     ]);
-    const { deps: d, api } = setup(deps, owner, script.model);
+    const { deps: d, api, app } = setup(deps, owner, script.model);
     const { conn, discovery } = await ready(api, owner.environmentId, server);
     expect(discovery.tools.map((t) => [t.name, t.access]).sort()).toEqual([
       ["drop_database", "write"],
@@ -120,7 +127,22 @@ describe("write calls wait for a person", () => {
     expect(items).toEqual([
       expect.objectContaining({ state: "pending", arguments: { text: "staging" }, decidedBy: null }),
     ]);
+    expect(items[0]?.url).toMatch(/\/call-approvals\/cap_[0-9a-z]+$/);
     expect(server.count("tools/call")).toBe(0);
+    // The MCP server shows the pending call and where a person decides; it offers no way to approve.
+    const mcpClient = await connectMcp(app, owner.apiKey);
+    const listed = await ok<{ items: Approval[] }>(mcpClient, "list_task_call_approvals", {
+      environmentId: owner.environmentId,
+      taskId: task.id,
+    });
+    expect(listed.items).toEqual([
+      expect.objectContaining({ id: items[0]?.id, state: "pending", url: items[0]?.url }),
+    ]);
+    const mcpTools = (await mcpClient.listTools()).tools.map((t) => t.name);
+    expect(mcpTools.filter((name) => /approv/.test(name) && !/connection/.test(name))).toEqual([
+      "list_task_call_approvals",
+    ]);
+    await mcpClient.close();
 
     const approved = await json<Approval>(decide(api, owner, task.id, items[0]?.id ?? "", "approve"), 200);
     expect(approved).toMatchObject({ state: "approved", decidedBy: owner.userId });

@@ -30,21 +30,25 @@ type Row = typeof taskCallApprovals.$inferSelect;
 type TaskScope = { id: string; organizationId: string; environmentId: string };
 
 /** The public view; a pending approval past its expiry shows as `expired` (never stored). */
-export const toCallApproval = (row: Row, now: Date): CallApproval => ({
-  id: row.id,
-  taskId: row.taskId,
-  connectionId: row.connectionId,
-  connectionRevision: row.connectionRevision,
-  toolName: row.toolName,
-  modelToolName: row.modelToolName,
-  arguments: row.arguments,
-  state: row.state === "pending" && row.expiresAt <= now ? "expired" : row.state,
-  requestedAt: row.requestedAt.toISOString(),
-  expiresAt: row.expiresAt.toISOString(),
-  decidedBy: row.decidedBy,
-  decidedAt: row.decidedAt?.toISOString() ?? null,
-  usedAt: row.usedAt?.toISOString() ?? null,
-});
+export const toCallApproval = (row: Row, now: Date, baseUrl: string): CallApproval => {
+  const state = row.state === "pending" && row.expiresAt <= now ? "expired" : row.state;
+  return {
+    id: row.id,
+    taskId: row.taskId,
+    connectionId: row.connectionId,
+    connectionRevision: row.connectionRevision,
+    toolName: row.toolName,
+    modelToolName: row.modelToolName,
+    arguments: row.arguments,
+    state,
+    requestedAt: row.requestedAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    usedAt: row.usedAt?.toISOString() ?? null,
+    url: state === "pending" ? `${baseUrl}/call-approvals/${row.id}` : null,
+  };
+};
 
 /** RFC 8785 text of the arguments, hashed: what an approval is bound to besides the call's target. */
 export const hashArguments = (input: Record<string, unknown>): string =>
@@ -162,7 +166,7 @@ export async function listCallApprovals(args: {
     .orderBy(asc(taskCallApprovals.requestedAt), asc(taskCallApprovals.id))
     .limit(1000);
   const now = ctx.deps.clock();
-  return { items: rows.map((row) => toCallApproval(row, now)) };
+  return { items: rows.map((row) => toCallApproval(row, now, ctx.deps.config.baseUrl)) };
 }
 
 /**
@@ -198,7 +202,7 @@ export async function decideCallApproval(args: {
         .where(and(eq(taskCallApprovals.id, input.callApprovalId), eq(taskCallApprovals.taskId, task.id)));
       if (!row)
         throw new AppError("not_found", `Call approval ${input.callApprovalId} was not found on this task.`);
-      const view = toCallApproval(row, now);
+      const view = toCallApproval(row, now, ctx.deps.config.baseUrl);
       if (view.state === "expired") {
         throw new AppError(
           "approval_expired",
@@ -221,6 +225,6 @@ export async function decideCallApproval(args: {
         argumentsHash: decided.argumentsHash,
       },
     });
-    return toCallApproval(decided, now);
+    return toCallApproval(decided, now, ctx.deps.config.baseUrl);
   });
 }

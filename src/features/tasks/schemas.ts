@@ -138,6 +138,10 @@ export const CallApprovalSchema = z
     decidedBy: z.string().nullable(),
     decidedAt: iso.nullable(),
     usedAt: iso.nullable(),
+    url: z.string().nullable().openapi({
+      description:
+        "The web page where an owner or admin reviews and decides a pending approval; null once it is not pending.",
+    }),
   })
   .openapi("TaskCallApproval");
 export type CallApproval = z.infer<typeof CallApprovalSchema>;

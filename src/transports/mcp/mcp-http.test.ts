@@ -123,7 +123,7 @@ describe("/mcp transport and authentication", () => {
     });
   });
 
-  test("the official SDK client connects and lists exactly the ten tools", async ({ app, owner }) => {
+  test("the official SDK client connects and lists exactly the eleven tools", async ({ app, owner }) => {
     const client = await connectMcp(app, owner.apiKey);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
@@ -133,6 +133,7 @@ describe("/mcp transport and authentication", () => {
       "discover_mcp_connection_tools",
       "get_mcp_connection",
       "list_mcp_connections",
+      "list_task_call_approvals",
       "prepare_mcp_connection_credential_upload",
       "preview_mcp_connection_deletion",
       "set_mcp_connection_enabled",

@@ -124,7 +124,7 @@ describe("MCP clients: dynamic registration, authorization code + PKCE (the offi
     expect(provider.saved?.refresh_token).toBeTruthy();
 
     const client = await connect();
-    expect((await client.listTools()).tools).toHaveLength(10);
+    expect((await client.listTools()).tools).toHaveLength(11);
     const created = await client.callTool({
       name: "create_mcp_connection",
       arguments: {

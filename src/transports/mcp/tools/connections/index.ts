@@ -19,6 +19,8 @@ import {
 import { setConnectionEnabled } from "../../../../features/connections/set-connection-enabled.ts";
 import { updateConnection } from "../../../../features/connections/update-connection.ts";
 import { prepareCredentialUpload } from "../../../../features/credential-uploads/prepare-credential-upload.ts";
+import { listCallApprovals } from "../../../../features/tasks/call-approvals.ts";
+import { CallApprovalSchema } from "../../../../features/tasks/schemas.ts";
 import { defineTool, type RegistrableTool } from "../../tool.ts";
 import { connectionNextStep, connectionRef, describeConnection, environmentId, revision } from "./shared.ts";
 
@@ -314,6 +316,29 @@ export const connectionTools: readonly RegistrableTool[] = [
               ? `Upload ${upload.requestId} failed (${upload.errorCode ?? "unknown"}). Prepare a new upload to try again.`
               : `Upload ${upload.requestId} expired unused. Prepare a new upload.`;
       return { text, data: { upload } };
+    },
+  }),
+  defineTool({
+    name: "list_task_call_approvals",
+    title: "List a task's call approvals",
+    description:
+      "Lists the write calls a task's agent asked to make: tool, connection, revision, exact arguments and state (pending | approved | rejected | expired | used). Approving is a person's act: each pending one carries a url to open in a browser signed in to patchbay as an owner or admin, who decides there; this MCP client cannot approve.",
+    access: "read",
+    input: {
+      environmentId,
+      taskId: z.string().min(1).max(64).describe("The task's id (`tsk_…`)."),
+    },
+    output: { items: z.array(CallApprovalSchema) },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    nextStep: connectionNextStep,
+    async run(input, ctx) {
+      const page = await listCallApprovals({ ctx, input });
+      const lines = page.items.map(
+        (a) =>
+          `- ${a.id} ${a.toolName} on ${a.connectionId} (revision ${a.connectionRevision}): ${a.state}` +
+          (a.url ? `, decide at ${a.url} before ${a.expiresAt}` : ""),
+      );
+      return { text: [`${page.items.length} call approval(s).`, ...lines].join("\n"), data: page };
     },
   }),
 ];
