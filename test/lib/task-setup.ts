@@ -20,7 +20,7 @@ import { paymentsUnavailable } from "../../src/platform/payments/payments.ts";
 import { readPrices } from "../../src/platform/payments/prices.ts";
 import { generateKek, parseKeyring } from "../../src/platform/vault/keyring.ts";
 import { withServices } from "../../src/services.ts";
-import { client } from "../http.ts";
+import { type Client, client } from "../http.ts";
 import { devPolicy, type TestCa } from "./egress-servers.ts";
 
 /**
@@ -50,6 +50,54 @@ export function taskDeps(args: {
   });
 }
 
+export type ReadyConnection = {
+  id: string;
+  revision: number;
+  approval: { manifestHash: string; tools: { name: string; access: string; attested: boolean }[] };
+};
+
+/**
+ * A ready connection (alias `alias`, auth none, enabled) in `environmentId` to the MCP server at
+ * `endpointUrl`, with every listed tool approved and `attestReadOnly` attested as read-only.
+ */
+export async function readyConnection(
+  api: Client,
+  environmentId: string,
+  endpointUrl: string,
+  opts: { alias?: string; attestReadOnly?: string[] } = {},
+): Promise<{
+  connection: ReadyConnection;
+  discovery: { id: string; tools: { name: string; access: string }[] };
+}> {
+  const alias = opts.alias ?? "kb";
+  const base = `/environments/${environmentId}/mcp-connections`;
+  const created = await expectJson<ReadyConnection>(
+    api.post(base, { alias, displayName: alias, endpointUrl, auth: { kind: "none" } }),
+    201,
+  );
+  const discovery = await expectJson<{ id: string; tools: { name: string; access: string }[] }>(
+    api.post(`${base}/${created.id}/discoveries`, undefined, { revision: created.revision }),
+    201,
+  );
+  const approved = await expectJson<ReadyConnection>(
+    api.post(
+      `${base}/${created.id}/tool-approvals`,
+      {
+        discoveryId: discovery.id,
+        toolNames: discovery.tools.map((t) => t.name),
+        attestReadOnly: opts.attestReadOnly,
+      },
+      { revision: created.revision },
+    ),
+    200,
+  );
+  await expectJson(
+    api.put(`${base}/${created.id}/enablement`, { enabled: true }, { revision: approved.revision }),
+    200,
+  );
+  return { connection: approved, discovery };
+}
+
 /**
  * A fresh organisation with one ready connection (alias `alias`, auth none, every listed tool
  * approved, enabled) to the MCP server at `endpointUrl`, and a queued task that froze it.
@@ -57,28 +105,7 @@ export function taskDeps(args: {
 export async function readyTask(deps: Deps, endpointUrl: string, alias = "kb"): Promise<RunningTask> {
   const tenant = await bootstrapOrganization({ db: deps.db, input: {} });
   const api = client(createApp(deps), tenant.apiKey);
-  const base = `/environments/${tenant.environmentId}/mcp-connections`;
-  type Conn = { id: string; revision: number };
-  const created = await expectJson<Conn>(
-    api.post(base, { alias, displayName: alias, endpointUrl, auth: { kind: "none" } }),
-    201,
-  );
-  const discovery = await expectJson<{ id: string; tools: { name: string }[] }>(
-    api.post(`${base}/${created.id}/discoveries`, undefined, { revision: created.revision }),
-    201,
-  );
-  const approved = await expectJson<Conn>(
-    api.post(
-      `${base}/${created.id}/tool-approvals`,
-      { discoveryId: discovery.id, toolNames: discovery.tools.map((t) => t.name) },
-      { revision: created.revision },
-    ),
-    200,
-  );
-  await expectJson<Conn>(
-    api.put(`${base}/${created.id}/enablement`, { enabled: true }, { revision: approved.revision }),
-    200,
-  );
+  await readyConnection(api, tenant.environmentId, endpointUrl, { alias });
   const view = await expectJson<{ id: string }>(
     api.post(`/environments/${tenant.environmentId}/tasks`, { instructions: "Investigate." }),
     201,

@@ -6,7 +6,7 @@ import { connectMcp, ok } from "../../../test/lib/mcp-client.ts";
 import { destructiveTool, echoTool, type McpTestServer } from "../../../test/lib/mcp-servers.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
-import { runAsJob } from "../../../test/lib/task-setup.ts";
+import { readyConnection, runAsJob } from "../../../test/lib/task-setup.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
@@ -14,11 +14,6 @@ import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import { requestCallApproval, useCallApproval } from "./call-approvals.ts";
 
-type Conn = {
-  id: string;
-  revision: number;
-  approval: { manifestHash: string; tools: { name: string; access: string; attested: boolean }[] };
-};
 type TaskView = {
   id: string;
   status: string;
@@ -44,31 +39,13 @@ async function json<T>(res: Response | Promise<Response>, status: number): Promi
 const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 const finish = (summary = "done"): Turn => call("finish", { summary });
 
-/** A ready connection (auth none) to `server` with every listed tool approved. */
-async function ready(api: Client, envId: string, server: McpTestServer, attestReadOnly?: string[]) {
-  const base = `/environments/${envId}/mcp-connections`;
-  const conn = await json<Conn>(
-    api.post(base, { alias: "db", displayName: "Database", endpointUrl: server.url, auth: { kind: "none" } }),
-    201,
-  );
-  const disc = await json<{ id: string; tools: { name: string; access: string }[] }>(
-    api.post(`${base}/${conn.id}/discoveries`, undefined, { revision: 1 }),
-    201,
-  );
-  const approved = await json<Conn>(
-    api.post(
-      `${base}/${conn.id}/tool-approvals`,
-      { discoveryId: disc.id, toolNames: disc.tools.map((t) => t.name), attestReadOnly },
-      { revision: 1 },
-    ),
-    200,
-  );
-  await json(
-    api.put(`${base}/${conn.id}/enablement`, { enabled: true }, { revision: approved.revision }),
-    200,
-  );
-  return { conn: approved, discovery: disc };
-}
+const ready = async (api: Client, envId: string, server: McpTestServer, attestReadOnly?: string[]) => {
+  const { connection, discovery } = await readyConnection(api, envId, server.url, {
+    alias: "db",
+    attestReadOnly,
+  });
+  return { conn: connection, discovery };
+};
 
 function setup(deps: Deps, owner: Tenant, model: LanguageModel) {
   const d: Deps = { ...deps, languageModel: model };
@@ -317,7 +294,7 @@ describe("write calls wait for a person", () => {
   test("attesting a tool that is not being approved is refused", async ({ owner, mcp }) => {
     const server = await mcp.start({ tools: [destructiveTool(), echoTool("status")] });
     const base = `/environments/${owner.environmentId}/mcp-connections`;
-    const conn = await json<Conn>(
+    const conn = await json<{ id: string }>(
       owner.api.post(base, {
         alias: "db",
         displayName: "Db",
