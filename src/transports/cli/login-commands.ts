@@ -8,11 +8,10 @@ import {
   type DeviceAuthorization,
   discoverServer,
   OAuthError,
+  post,
   requestToken,
-  revokeToken,
   type ServerMetadata,
   sessionFromTokens,
-  startDeviceAuthorization,
   type TokenResponse,
 } from "./oauth.ts";
 import {
@@ -66,15 +65,15 @@ async function login(flags: { baseUrl?: string; profile?: string; browser?: bool
   const path = profilesPath();
   const baseUrl = baseUrlFor(flags.baseUrl, readProfiles(path).profiles[name]);
   const server = await discoverServer(baseUrl);
-  const device = await startDeviceAuthorization(server, {
-    client_id: CLI_CLIENT_ID,
-    scope: cliScopes.join(" "),
-    resource: `${baseUrl}/api/v1`,
-  }).catch((error: unknown) => {
+  const form = { client_id: CLI_CLIENT_ID, scope: cliScopes.join(" "), resource: `${baseUrl}/api/v1` };
+  const device = (await post(server.deviceAuthorizationEndpoint, baseUrl, form, [
+    "device_code",
+    "user_code",
+  ]).catch((error: unknown) => {
     throw error instanceof OAuthError
       ? new CliError("oauth_error", `the server refused to start a login: ${error.message}`, exitCodes.other)
       : error;
-  });
+  })) as DeviceAuthorization;
 
   const style = styleFor(process.stderr);
   const link = device.verification_uri_complete ?? device.verification_uri;
@@ -149,13 +148,16 @@ async function logout(flags: { profile?: string; forget?: boolean }): Promise<vo
   if (session.revocationEndpoint) {
     try {
       // Revoking the refresh token ends the whole login at the server: its access tokens too.
-      await revokeToken(
-        { issuer: session.issuer, revocationEndpoint: session.revocationEndpoint },
+      // RFC 7009: the server answers 200 for any token, known or not.
+      await post(
+        session.revocationEndpoint,
+        session.issuer,
         {
           token: session.refreshToken ?? session.accessToken,
           token_type_hint: session.refreshToken ? "refresh_token" : "access_token",
           client_id: session.clientId,
         },
+        [],
       );
       revoked = true;
     } catch (error) {
@@ -288,20 +290,18 @@ export function registerProfileCommands(program: Command): void {
         apiKeyStored: p.apiKey !== undefined,
         loggedIn: p.oauth !== undefined,
       }));
+      const cells = rows.map((r) => [
+        r.name,
+        r.baseUrl ?? "-",
+        r.apiKeyStored ? "stored" : "-",
+        r.loggedIn ? "yes" : "-",
+      ]);
       process.stdout.write(
         flags.json
           ? json({ path, profiles: rows })
           : rows.length === 0
             ? `No profiles in ${path}.\n`
-            : table(
-                ["PROFILE", "BASE URL", "API KEY", "LOGIN"],
-                rows.map((r) => [
-                  r.name,
-                  r.baseUrl ?? "-",
-                  r.apiKeyStored ? "stored" : "-",
-                  r.loggedIn ? "yes" : "-",
-                ]),
-              ),
+            : table(["PROFILE", "BASE URL", "API KEY", "LOGIN"], cells),
       );
     });
 

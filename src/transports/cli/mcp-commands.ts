@@ -9,9 +9,7 @@ import type {
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
 import { keyValue, type Style, table, truncate, yesNo } from "./format.ts";
 import {
-  addEnvironmentCommand,
-  addListCommand,
-  type CommandSpec,
+  addEnvironmentGroup,
   collect,
   type EnvironmentSession,
   idempotencyKeyHelp,
@@ -42,20 +40,15 @@ const headerNameOption: OptionSpec = [
 
 /** `patchbay environment mcp …` (docs/cli.md): the MCP connections of one environment. */
 export function registerMcpCommands(environment: Command): void {
-  const mcp = environment
-    .command("mcp")
-    .description(
-      "Customer MCP server connections of one environment (--environment <uuid> on every command)",
-    );
-  const add = <F extends SessionFlags>(spec: CommandSpec<F>, parent = mcp) =>
-    addEnvironmentCommand(parent, connections, spec);
-
-  addListCommand(
-    mcp,
+  const { group: mcp, add } = addEnvironmentGroup(
+    environment,
     connections,
-    "connections",
-    "List the environment's MCP connections with readiness and next step",
-    connectionTable,
+    "Customer MCP server connections of one environment",
+    {
+      noun: "connections",
+      description: "List the environment's MCP connections with readiness and next step",
+      render: connectionTable,
+    },
   );
 
   add({

@@ -65,7 +65,7 @@ async function call(url: string, baseUrl: string, form?: Form) {
 }
 
 /** POSTs the form to an OAuth endpoint: the body of a 200 with the `required` strings, else an `OAuthError`. */
-async function post(url: string, issuer: string, form: Form, required: string[]): Promise<unknown> {
+export async function post(url: string, issuer: string, form: Form, required: string[]): Promise<unknown> {
   const { status, body } = await call(url, issuer, form);
   if (status === 200 && required.every((key) => typeof body[key] === "string")) return body;
   if (typeof body.error !== "string") throw new OAuthError(`http_${status}`);
@@ -110,20 +110,9 @@ export async function discoverServer(baseUrl: string): Promise<ServerMetadata> {
   };
 }
 
-export const startDeviceAuthorization = (server: ServerMetadata, form: Form) =>
-  post(server.deviceAuthorizationEndpoint, server.issuer, form, [
-    "device_code",
-    "user_code",
-  ]) as Promise<DeviceAuthorization>;
-
 /** One token request (device code or refresh grant); OAuth errors come back as `OAuthError`. */
 export const requestToken = (server: Pick<ServerMetadata, "issuer" | "tokenEndpoint">, form: Form) =>
   post(server.tokenEndpoint, server.issuer, form, ["access_token"]) as Promise<TokenResponse>;
-
-/** RFC 7009: the server answers 200 for any token, known or not. */
-export const revokeToken = async (server: { issuer: string; revocationEndpoint: string }, form: Form) => {
-  await post(server.revocationEndpoint, server.issuer, form, []);
-};
 
 export function sessionFromTokens(
   server: Pick<ServerMetadata, "issuer" | "tokenEndpoint" | "revocationEndpoint">,

@@ -141,21 +141,13 @@ function isStale(lock: string): boolean {
 /** A stored session, or undefined when it is absent or not one (then `patchbay login` again). */
 function parseSession(value: unknown): OAuthSession | undefined {
   if (!isRecord(value) || typeof value.expiresAt !== "number") return undefined;
-  const { issuer, clientId, tokenEndpoint, revocationEndpoint, accessToken, refreshToken, scope } = strings(
-    value,
-    ["issuer", "clientId", "tokenEndpoint", "revocationEndpoint", "accessToken", "refreshToken", "scope"],
-  );
+  const fields = strings(value, [
+    ...["issuer", "clientId", "tokenEndpoint", "accessToken"],
+    ...["revocationEndpoint", "refreshToken", "scope"],
+  ]);
+  const { issuer, clientId, tokenEndpoint, accessToken, scope = "" } = fields;
   if (!issuer || !clientId || !tokenEndpoint || !accessToken) return undefined;
-  return {
-    issuer,
-    clientId,
-    tokenEndpoint,
-    ...(revocationEndpoint ? { revocationEndpoint } : {}),
-    accessToken,
-    ...(refreshToken ? { refreshToken } : {}),
-    expiresAt: value.expiresAt,
-    scope: scope ?? "",
-  };
+  return { ...fields, issuer, clientId, tokenEndpoint, accessToken, expiresAt: value.expiresAt, scope };
 }
 
 const isErrno = (error: unknown, code: string): boolean =>

@@ -3,9 +3,7 @@ import type { Repository } from "../../features/repositories/schemas.ts";
 import { usageError } from "./cli-error.ts";
 import { keyValue, table } from "./format.ts";
 import {
-  addEnvironmentCommand,
-  addListCommand,
-  type CommandSpec,
+  addEnvironmentGroup,
   collect,
   idempotencyKeyHelp,
   type Resource,
@@ -33,31 +31,26 @@ const location = (r: Repository) => r.path ?? r.fullName ?? "";
 
 /** `patchbay environment repository list|get|create|delete` (docs/cli.md). */
 export function registerRepositoryCommands(environment: Command): void {
-  const repository = environment
-    .command("repository")
-    .description(
-      "Repositories registered for remediation in one environment (--environment <uuid> on every command)",
-    );
-  const add = <F extends SessionFlags>(spec: CommandSpec<F>) =>
-    addEnvironmentCommand(repository, repositories, spec);
-
-  addListCommand(
-    repository,
+  const { add } = addEnvironmentGroup(
+    environment,
     repositories,
-    "repositories",
-    "List the environment's registered repositories",
-    (items: Repository[]) =>
-      table(
-        ["ID", "PROVIDER", "LOCATION", "BRANCH", "SERVICES", "TEST COMMAND"],
-        items.map((r) => [
-          r.id,
-          r.provider,
-          location(r),
-          r.defaultBranch,
-          r.services.join(","),
-          r.testCommand,
-        ]),
-      ),
+    "Repositories registered for remediation in one environment",
+    {
+      noun: "repositories",
+      description: "List the environment's registered repositories",
+      render: (items: Repository[]) =>
+        table(
+          ["ID", "PROVIDER", "LOCATION", "BRANCH", "SERVICES", "TEST COMMAND"],
+          items.map((r) => [
+            r.id,
+            r.provider,
+            location(r),
+            r.defaultBranch,
+            r.services.join(","),
+            r.testCommand,
+          ]),
+        ),
+    },
   );
 
   add({

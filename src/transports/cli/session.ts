@@ -250,7 +250,7 @@ export type CommandSpec<F> = {
  * One `environment <group>` command. Help lists the command's own options, then --revision and a
  * key for a change, then the options every such command takes.
  */
-export function addEnvironmentCommand<F extends SessionFlags>(
+function addEnvironmentCommand<F extends SessionFlags>(
   parent: Command,
   resource: Resource,
   spec: CommandSpec<F>,
@@ -278,44 +278,43 @@ export function addEnvironmentCommand<F extends SessionFlags>(
   });
 }
 
-/** `list` of an environment resource: an aligned table, or the API's page with --json. */
-export function addListCommand<T>(
-  parent: Command,
+/**
+ * The `environment <group>` command with its `list` (an aligned table, or the API's page with
+ * --json); `add` declares the group's other commands.
+ */
+export function addEnvironmentGroup<T>(
+  environment: Command,
   resource: Resource,
-  noun: string,
   description: string,
-  render: (items: T[], style: Style) => string,
-): void {
-  addEnvironmentCommand<SessionFlags & { pageSize?: string; cursor?: string; all?: boolean }>(
-    parent,
-    resource,
-    {
-      name: "list",
-      description,
-      options: [
-        ["--page-size <n>", `${noun} per page, 1–200 (server default 50)`],
-        ["--cursor <cursor>", "continue from a previous page's nextCursor"],
-        ["--all", "follow nextCursor until the last page"],
-      ],
-      run: async (session, flags) => {
-        const raw = flags.pageSize;
-        if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 200)) {
-          throw usageError(`--page-size must be 1–200 (got "${raw}")`);
-        }
-        if (flags.all && flags.cursor !== undefined)
-          throw usageError("--all starts at the first page; drop --cursor");
-        const pageSize = raw === undefined ? undefined : String(Number(raw));
-        const page = await readPages<T>(
-          session,
-          session.path(),
-          { pageSize, cursor: flags.cursor },
-          flags.all,
-        );
-        session.show(page, render(page.items, session.style));
-        if (!session.json && page.nextCursor !== null) {
-          session.info(`more ${noun}: --cursor ${page.nextCursor} (or --all)`);
-        }
-      },
+  list: { noun: string; description: string; render: (items: T[], style: Style) => string },
+) {
+  const group = environment
+    .command(resource.group)
+    .description(`${description} (--environment <uuid> on every command)`);
+  const add = <F extends SessionFlags>(spec: CommandSpec<F>, parent = group) =>
+    addEnvironmentCommand(parent, resource, spec);
+  add<SessionFlags & { pageSize?: string; cursor?: string; all?: boolean }>({
+    name: "list",
+    description: list.description,
+    options: [
+      ["--page-size <n>", `${list.noun} per page, 1–200 (server default 50)`],
+      ["--cursor <cursor>", "continue from a previous page's nextCursor"],
+      ["--all", "follow nextCursor until the last page"],
+    ],
+    run: async (session, flags) => {
+      const raw = flags.pageSize;
+      if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 200)) {
+        throw usageError(`--page-size must be 1–200 (got "${raw}")`);
+      }
+      if (flags.all && flags.cursor !== undefined)
+        throw usageError("--all starts at the first page; drop --cursor");
+      const pageSize = raw === undefined ? undefined : String(Number(raw));
+      const page = await readPages<T>(session, session.path(), { pageSize, cursor: flags.cursor }, flags.all);
+      session.show(page, list.render(page.items, session.style));
+      if (!session.json && page.nextCursor !== null) {
+        session.info(`more ${list.noun}: --cursor ${page.nextCursor} (or --all)`);
+      }
     },
-  );
+  });
+  return { group, add };
 }
