@@ -79,14 +79,8 @@ export function registerMcpCommands(environment: Command): void {
       if (!auth) throw usageError("--auth none|bearer|api_key is required");
       const { alias, endpointUrl, displayName = alias } = flags;
       const headers = { "idempotency-key": session.idempotencyKey() };
-      const connection = await change(
-        session,
-        "POST",
-        "",
-        { alias, displayName, endpointUrl, auth },
-        headers,
-      );
-      report(session, connection, `Created ${connection.id}.`);
+      const body = { alias, displayName, endpointUrl, auth };
+      await change(session, "POST", "", body, (c) => `Created ${c.id}.`, headers);
     },
   });
 
@@ -114,8 +108,7 @@ export function registerMcpCommands(environment: Command): void {
           "nothing to update: give --display-name, --endpoint-url or --auth (the alias is immutable)",
         );
       }
-      const connection = await change(session, "PATCH", "", body);
-      report(session, connection, `Updated ${connection.id}.`);
+      await change(session, "PATCH", "", body, (c) => `Updated ${c.id}.`);
     },
   });
 
@@ -129,8 +122,8 @@ export function registerMcpCommands(environment: Command): void {
       change: true,
       run: async (session) => {
         session.revision();
-        const connection = await change(session, "PUT", "/enablement", { enabled });
-        report(session, connection, `${enabled ? "Enabled" : "Disabled"} ${connection.id}.`);
+        const summary = (c: Connection) => `${enabled ? "Enabled" : "Disabled"} ${c.id}.`;
+        await change(session, "PUT", "/enablement", { enabled }, summary);
       },
     });
   }
@@ -202,9 +195,8 @@ export function registerMcpCommands(environment: Command): void {
       } else if (toolNames.length === 0) {
         throw usageError("give at least one --tool <name> (or --all-approvable)");
       }
-      const connection = await change(session, "POST", "/tool-approvals", { discoveryId, toolNames });
       const summary = `Approved ${toolNames.length} tools of ${discoveryId}: ${toolNames.join(", ")}.`;
-      report(session, connection, summary);
+      await change(session, "POST", "/tool-approvals", { discoveryId, toolNames }, () => summary);
     },
   });
 
@@ -227,9 +219,9 @@ export function registerMcpCommands(environment: Command): void {
         }
         session.revision();
         const value = await readSecretFromStdin("credential");
-        const connection = await change(session, "PUT", "/credential", { value });
-        const summary = `Credential set for ${connection.id} (checked against the server; never shown again).`;
-        report(session, connection, summary);
+        const summary = (c: Connection) =>
+          `Credential set for ${c.id} (checked against the server; never shown again).`;
+        await change(session, "PUT", "/credential", { value }, summary);
       },
     },
     credential,
@@ -274,20 +266,25 @@ export function registerMcpCommands(environment: Command): void {
   });
 }
 
-/** Sends a change of the connection, by default with If-Match and the command's key. */
+/**
+ * Sends a change of the connection (by default with If-Match and the command's key) and shows the
+ * connection as the API answered: a summary line and its details, or its JSON.
+ */
 async function change(
   session: EnvironmentSession,
   method: "PATCH" | "PUT" | "POST",
   suffix: string,
   body: unknown,
+  summary: (connection: Connection) => string,
   headers: Record<string, string> = session.changeHeaders(),
-) {
-  return (await session.request({ method, path: session.path(suffix), headers, body })) as Connection;
-}
-
-/** The connection as the API answered: a summary line and its details, or its JSON. */
-function report(session: EnvironmentSession, connection: Connection, summary: string): void {
-  session.show(connection, `${summary}\n${connectionBlock(connection, session.style)}`);
+): Promise<void> {
+  const connection = (await session.request({
+    method,
+    path: session.path(suffix),
+    headers,
+    body,
+  })) as Connection;
+  session.show(connection, `${summary(connection)}\n${connectionBlock(connection, session.style)}`);
 }
 
 async function discover(session: EnvironmentSession, key: string): Promise<Discovery> {
