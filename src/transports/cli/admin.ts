@@ -3,7 +3,7 @@ import { type Config, loadConfig } from "../../config.ts";
 import { isAppError } from "../../errors.ts";
 import { bootstrapOrganization } from "../../features/organizations/bootstrap-organization.ts";
 import { setUserPassword } from "../../features/web-sessions/set-password.ts";
-import { addVersionToKekFile, type KekSource, readKekSource } from "../../platform/vault/kek-source.ts";
+import { addVersionToKekFile, readKekSource } from "../../platform/vault/kek-source.ts";
 import { addKekVersion, parseKeyring } from "../../platform/vault/keyring.ts";
 import { loadKeyring } from "../../platform/vault/load-keyring.ts";
 import { rewrapAllCredentials } from "../../platform/vault/rewrap-credentials.ts";
@@ -93,26 +93,19 @@ function printNewKeyring(config: Config, json: boolean | undefined): string {
 async function rotate(config: Config, json: boolean | undefined): Promise<string> {
   // The server would generate the development file on first start; so does this.
   if (!config.kek) loadKeyring(config);
-  return withDatabase(config, async (database) => {
-    const source = readKekSource(config);
+  const source = readKekSource(config);
+  const result = await withDatabase(config, async (database) => {
     const run = async () => {
       // Read inside the lock: two rotations adding "v2" at once would each keep a different key.
       const keyring = parseKeyring(source.kind === "file" ? addVersionToKekFile(source.path) : source.raw);
-      const counts = await rewrapAllCredentials(database.db, keyring);
-      return { activeVersion: keyring.activeVersion, ...counts };
+      return { activeVersion: keyring.activeVersion, ...(await rewrapAllCredentials(database.db, keyring)) };
     };
     // The file is rewritten under the start-up lock (PostgreSQL) or the data-dir lock (PGlite).
-    const result = source.kind === "file" ? await database.withStartupLock(run) : await run();
-    return json ? `${JSON.stringify(result)}\n` : summary(source, result);
+    return source.kind === "file" ? await database.withStartupLock(run) : await run();
   });
-}
-
-function summary(
-  source: KekSource,
-  r: { activeVersion: number; rewrapped: number; alreadyCurrent: number },
-): string {
-  const counts = `Re-wrapped ${r.rewrapped} credential(s) under KEK v${r.activeVersion}; ${r.alreadyCurrent} already current.`;
+  if (json) return `${JSON.stringify(result)}\n`;
+  const counts = `Re-wrapped ${result.rewrapped} credential(s) under KEK v${result.activeVersion}; ${result.alreadyCurrent} already current.`;
   return source.kind === "file"
-    ? `Added KEK v${r.activeVersion} to ${source.path}. ${counts} Restart running instances so they load it.\n`
+    ? `Added KEK v${result.activeVersion} to ${source.path}. ${counts} Restart running instances so they load it.\n`
     : `${counts} Older versions may now be removed from PATCHBAY_KEK.\n`;
 }

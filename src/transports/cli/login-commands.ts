@@ -2,23 +2,25 @@ import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import type { Me } from "../../features/me/schemas.ts";
 import { CLI_CLIENT_ID, cliScopes, DEVICE_CODE_GRANT } from "../../features/oauth/cli-client.ts";
-import { ApiError, createApiClient } from "./api-client.ts";
-import { problemToCliError } from "./api-errors.ts";
-import { CliError, exitCodes } from "./cli-error.ts";
-import { json } from "./format.ts";
+import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import { json, keyValue, styleFor, table } from "./format.ts";
 import {
   type DeviceAuthorization,
   discoverServer,
   OAuthError,
+  post,
   requestToken,
-  revokeToken,
   type ServerMetadata,
-  startDeviceAuthorization,
+  sessionFromTokens,
   type TokenResponse,
-} from "./oauth-client.ts";
-import { sessionFromTokens } from "./oauth-session.ts";
+} from "./oauth.ts";
 import {
+  addClientOptions,
+  baseUrlFor,
+  baseUrlHelp,
   DEFAULT_PROFILE,
+  normalizeBaseUrl,
+  type Profile,
   profileFlag,
   profileName,
   profilesPath,
@@ -27,11 +29,14 @@ import {
   withProfilesLock,
   writeProfiles,
 } from "./profiles.ts";
-import { baseUrlFor, baseUrlHelp } from "./settings.ts";
-import { styleFor } from "./style.ts";
+import { jsonHelp, openSession, type SessionFlags } from "./session.ts";
+import { readSecretFromStdin } from "./terminal.ts";
 
-type LoginFlags = { baseUrl?: string; profile?: string; browser?: boolean; json?: boolean };
-type LogoutFlags = { profile?: string; forget?: boolean };
+/** Puts `change` of profile `name` into the file (the profile starts empty when new). */
+function updateProfile(path: string, name: string, change: (profile: Profile) => Profile): void {
+  const { profiles } = readProfiles(path);
+  writeProfiles(path, { profiles: { ...profiles, [name]: change(profiles[name] ?? {}) } });
+}
 
 /** `patchbay login` (OAuth device authorization, RFC 8628) and `patchbay logout`. */
 export function registerLoginCommands(program: Command): void {
@@ -55,20 +60,20 @@ export function registerLoginCommands(program: Command): void {
     .action(logout);
 }
 
-async function login(flags: LoginFlags): Promise<void> {
+async function login(flags: { baseUrl?: string; profile?: string; browser?: boolean; json?: boolean }) {
   const name = profileName(flags.profile);
   const path = profilesPath();
   const baseUrl = baseUrlFor(flags.baseUrl, readProfiles(path).profiles[name]);
   const server = await discoverServer(baseUrl);
-  const device = await startDeviceAuthorization(server, {
-    client_id: CLI_CLIENT_ID,
-    scope: cliScopes.join(" "),
-    resource: `${baseUrl}/api/v1`,
-  }).catch((error: unknown) => {
+  const form = { client_id: CLI_CLIENT_ID, scope: cliScopes.join(" "), resource: `${baseUrl}/api/v1` };
+  const device = (await post(server.deviceAuthorizationEndpoint, baseUrl, form, [
+    "device_code",
+    "user_code",
+  ]).catch((error: unknown) => {
     throw error instanceof OAuthError
       ? new CliError("oauth_error", `the server refused to start a login: ${error.message}`, exitCodes.other)
       : error;
-  });
+  })) as DeviceAuthorization;
 
   const style = styleFor(process.stderr);
   const link = device.verification_uri_complete ?? device.verification_uri;
@@ -85,20 +90,14 @@ async function login(flags: LoginFlags): Promise<void> {
   if (flags.browser !== false) openBrowser(link);
 
   const session = sessionFromTokens(server, CLI_CLIENT_ID, await waitForApproval(server, device));
-  const me = (await createApiClient({ baseUrl, profile: name, credential: { kind: "oauth", session, path } })(
-    {
-      method: "GET",
-      path: "/me",
-    },
-  ).catch((error: unknown) => {
-    throw error instanceof ApiError ? problemToCliError(error.problem, {}) : error;
-  })) as Me;
-  await withProfilesLock(path, async () => {
-    const file = readProfiles(path);
-    const { apiKey, ...kept } = file.profiles[name] ?? {};
-    if (apiKey) toStderr(`note: the API key stored in profile ${name} was removed; the login replaces it`);
-    writeProfiles(path, { profiles: { ...file.profiles, [name]: { ...kept, baseUrl, oauth: session } } });
-  });
+  const settings = { baseUrl, profile: name, credential: { kind: "oauth" as const, session, path } };
+  const me = (await openSession({}, {}, settings).request({ method: "GET", path: "/me" })) as Me;
+  await withProfilesLock(path, async () =>
+    updateProfile(path, name, ({ apiKey, ...kept }) => {
+      if (apiKey) toStderr(`note: the API key stored in profile ${name} was removed; the login replaces it`);
+      return { ...kept, baseUrl, oauth: session };
+    }),
+  );
   process.stdout.write(
     flags.json
       ? json({ profile: name, baseUrl, ...me })
@@ -140,7 +139,7 @@ async function waitForApproval(server: ServerMetadata, device: DeviceAuthorizati
   }
 }
 
-async function logout(flags: LogoutFlags): Promise<void> {
+async function logout(flags: { profile?: string; forget?: boolean }): Promise<void> {
   const name = profileName(flags.profile);
   const path = profilesPath();
   const session = readProfiles(path).profiles[name]?.oauth;
@@ -149,13 +148,16 @@ async function logout(flags: LogoutFlags): Promise<void> {
   if (session.revocationEndpoint) {
     try {
       // Revoking the refresh token ends the whole login at the server: its access tokens too.
-      await revokeToken(
-        { issuer: session.issuer, revocationEndpoint: session.revocationEndpoint },
+      // RFC 7009: the server answers 200 for any token, known or not.
+      await post(
+        session.revocationEndpoint,
+        session.issuer,
         {
           token: session.refreshToken ?? session.accessToken,
           token_type_hint: session.refreshToken ? "refresh_token" : "access_token",
           client_id: session.clientId,
         },
+        [],
       );
       revoked = true;
     } catch (error) {
@@ -172,9 +174,7 @@ async function logout(flags: LogoutFlags): Promise<void> {
     }
   }
   await withProfilesLock(path, async () => {
-    const file = readProfiles(path);
-    const { oauth, ...rest } = file.profiles[name] ?? {};
-    if (oauth) writeProfiles(path, { profiles: { ...file.profiles, [name]: rest } });
+    if (readProfiles(path).profiles[name]?.oauth) updateProfile(path, name, ({ oauth, ...rest }) => rest);
   });
   process.stdout.write(
     revoked
@@ -205,4 +205,124 @@ function openBrowser(url: string): void {
   } catch {
     // the link is printed
   }
+}
+
+/** `whoami`: who the credential acts as, and where. */
+export function registerWhoamiCommand(program: Command): void {
+  const command = program
+    .command("whoami")
+    .description("Show who you are to the API: user, organisation, role, permissions, credential")
+    .option("--json", jsonHelp);
+  addClientOptions(command).action(async (flags: SessionFlags) => {
+    const session = openSession(flags);
+    const me = (await session.request({ method: "GET", path: "/me" })) as Me;
+    const { baseUrl, profile } = session.settings();
+    const credential =
+      me.actor.type === "oauth_token"
+        ? `login (OAuth grant ${me.actor.id}, client ${me.actor.clientId ?? "?"})`
+        : `${me.actor.type} ${me.actor.id}`;
+    session.show(
+      me,
+      keyValue([
+        ["User", `${me.user.email} (${me.user.id})`],
+        ["Organisation", `${me.organization.name} (${me.organization.id})`],
+        ["Role", me.role],
+        ["Permissions", me.permissions.join(", ") || "none"],
+        ["Credential", credential],
+        ["Base URL", baseUrl],
+        ["Profile", profile],
+      ]),
+    );
+  });
+}
+
+/**
+ * Stored connection targets. `patchbay login` keeps a login session in a profile;
+ * `profile set --api-key-stdin` keeps an API key (for automation) out of every command line.
+ * Neither is ever printed back.
+ */
+export function registerProfileCommands(program: Command): void {
+  const profile = program
+    .command("profile")
+    .description("Stored base URLs and API keys (profiles.json, mode 0600)");
+
+  profile
+    .command("set")
+    .description("Create or change a profile")
+    .option("--profile <name>", `profile to change (default: "${DEFAULT_PROFILE}")`)
+    .option("--base-url <url>", "patchbay's base URL for this profile")
+    .option("--api-key-stdin", "read an API key from stdin and store it (one trailing newline is dropped)")
+    .action(async (flags: { profile?: string; baseUrl?: string; apiKeyStdin?: boolean }) => {
+      const name = profileName(flags.profile);
+      if (flags.baseUrl === undefined && !flags.apiKeyStdin) {
+        throw usageError("nothing to set: give --base-url and/or --api-key-stdin");
+      }
+      const baseUrl = flags.baseUrl === undefined ? undefined : normalizeBaseUrl(flags.baseUrl);
+      const apiKey = flags.apiKeyStdin ? await readSecretFromStdin("API key") : undefined;
+      if (apiKey !== undefined && !/^[\x21-\x7e]{1,512}$/.test(apiKey)) {
+        throw usageError("the API key on stdin must be one word of visible ASCII");
+      }
+      const path = profilesPath();
+      const { profiles } = readProfiles(path);
+      if (apiKey !== undefined && profiles[name]?.oauth) {
+        throw usageError(
+          `profile ${name} is logged in; a profile holds one credential`,
+          `log out first (patchbay logout${profileFlag(name)}), or use another --profile`,
+        );
+      }
+      const next = { ...profiles[name], ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+      writeProfiles(path, { profiles: { ...profiles, [name]: next } });
+      process.stdout.write(
+        `Profile ${name} saved in ${path}: base URL ${next.baseUrl ?? "(not set)"}, API key ${next.apiKey ? "stored" : "not stored"}.\n`,
+      );
+      if (apiKey) toStderr(`check it with: patchbay whoami${profileFlag(name)}`);
+    });
+
+  profile
+    .command("list")
+    .description("List profiles (keys are never shown, only whether one is stored)")
+    .option("--json", "print JSON")
+    .action((flags: { json?: boolean }) => {
+      const path = profilesPath();
+      const rows = Object.entries(readProfiles(path).profiles).map(([name, p]) => ({
+        name,
+        baseUrl: p.baseUrl ?? null,
+        apiKeyStored: p.apiKey !== undefined,
+        loggedIn: p.oauth !== undefined,
+      }));
+      const cells = rows.map((r) => [
+        r.name,
+        r.baseUrl ?? "-",
+        r.apiKeyStored ? "stored" : "-",
+        r.loggedIn ? "yes" : "-",
+      ]);
+      process.stdout.write(
+        flags.json
+          ? json({ path, profiles: rows })
+          : rows.length === 0
+            ? `No profiles in ${path}.\n`
+            : table(["PROFILE", "BASE URL", "API KEY", "LOGIN"], cells),
+      );
+    });
+
+  profile
+    .command("remove")
+    .description("Remove a profile and its stored key (log out first to revoke a login)")
+    .argument("<name>", "the profile")
+    .action((name: string) => {
+      profileName(name);
+      const path = profilesPath();
+      const { [name]: removed, ...rest } = readProfiles(path).profiles;
+      if (!removed) {
+        throw new CliError("not_found", `there is no profile "${name}" in ${path}`, exitCodes.notFound);
+      }
+      if (removed.oauth) {
+        throw usageError(
+          `profile ${name} is logged in`,
+          `log out first, which also revokes the login: patchbay logout --profile ${name}`,
+        );
+      }
+      writeProfiles(path, { profiles: rest });
+      process.stdout.write(`Removed profile ${name}.\n`);
+    });
 }

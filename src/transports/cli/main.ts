@@ -1,11 +1,13 @@
 import { Command } from "commander";
+import type { Environment } from "../../features/environments/schemas.ts";
 import { version } from "../../version.ts";
-import { registerIdentityCommands } from "./identity-commands.ts";
-import { registerLoginCommands } from "./login-commands.ts";
+import { exitFor } from "./cli-error.ts";
+import { table } from "./format.ts";
+import { registerLoginCommands, registerProfileCommands, registerWhoamiCommand } from "./login-commands.ts";
 import { registerMcpCommands } from "./mcp-commands.ts";
-import { registerProfileCommands } from "./profile-commands.ts";
-import { exitFor } from "./report-error.ts";
+import { addClientOptions } from "./profiles.ts";
 import { registerRepositoryCommands } from "./repository-commands.ts";
+import { jsonHelp, openSession, readPages, type SessionFlags } from "./session.ts";
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command()
@@ -34,7 +36,18 @@ export async function main(argv: string[]): Promise<void> {
     .command("environment")
     .description("Environments, their MCP connections and repositories");
   registerLoginCommands(program);
-  registerIdentityCommands(program, environment);
+  registerWhoamiCommand(program);
+  const list = environment
+    .command("list")
+    .description("List the organisation's environments (their ids are what --environment takes)")
+    .option("--json", jsonHelp);
+  addClientOptions(list).action(async (flags: SessionFlags) => {
+    const session = openSession(flags);
+    // Organisations have few environments; read them all.
+    const page = await readPages<Environment>(session, "/environments", { pageSize: "200" }, true);
+    const rows = page.items.map((e) => [e.id, e.name, String(e.revision)]);
+    session.show(page, rows.length === 0 ? "No environments.\n" : table(["ID", "NAME", "REVISION"], rows));
+  });
   registerProfileCommands(program);
   registerMcpCommands(environment);
   registerRepositoryCommands(environment);

@@ -1,25 +1,24 @@
+import type { z } from "@hono/zod-openapi";
 import type { Command } from "commander";
-import type { AuthInputValue, Connection, Discovery } from "../../features/connections/schemas.ts";
+import type {
+  AuthInputValue,
+  Connection,
+  DeletionPreviewSchema,
+  Discovery,
+} from "../../features/connections/schemas.ts";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import { keyValue, type Style, table, truncate, yesNo } from "./format.ts";
 import {
-  connectionBlock,
-  connectionTable,
-  type DeletionPreview,
-  discoveryText,
-  previewText,
-} from "./mcp-view.ts";
-import {
-  addEnvironmentOptions,
-  addListCommand,
+  addEnvironmentGroup,
   collect,
   type EnvironmentSession,
   idempotencyKeyHelp,
-  openEnvironmentSession,
+  type OptionSpec,
+  type Resource,
   type SessionFlags,
 } from "./session.ts";
 import { confirmOrStop, readSecretFromStdin, requireTerminalOrYes, startSpinner } from "./terminal.ts";
 
-type ApproveFlags = SessionFlags & { discovery?: string; tool?: string[]; allApprovable?: boolean };
 type ConfigFlags = SessionFlags & {
   displayName?: string;
   endpointUrl?: string;
@@ -27,254 +26,265 @@ type ConfigFlags = SessionFlags & {
   headerName?: string;
 };
 
-const connections = { group: "mcp", collection: "mcp-connections" };
+const connections: Resource = {
+  group: "mcp",
+  collection: "mcp-connections",
+  item: ["<connection-id>", "e.g. mcp_…"],
+};
 const authKinds = ["none", "bearer", "api_key"] as const;
 const MAX_TOOLS_IN_HINT = 8;
-
-const open = (flags: SessionFlags, id?: string) => openEnvironmentSession(flags, connections, id);
+const headerNameOption: OptionSpec = [
+  "--header-name <name>",
+  "the header that carries the key (with --auth api_key)",
+];
 
 /** `patchbay environment mcp …` (docs/cli.md): the MCP connections of one environment. */
 export function registerMcpCommands(environment: Command): void {
-  const mcp = environment
-    .command("mcp")
-    .description(
-      "Customer MCP server connections of one environment (--environment <uuid> on every command)",
-    );
-  const about = (name: string, description: string) =>
-    mcp.command(name).description(description).argument("<connection-id>", "e.g. mcp_…");
-
-  addListCommand(
-    mcp,
+  const { group: mcp, add } = addEnvironmentGroup(
+    environment,
     connections,
-    "connections",
-    "List the environment's MCP connections with readiness and next step",
-    connectionTable,
-  );
-
-  addEnvironmentOptions(about("get", "Show one MCP connection")).action(
-    async (id: string, flags: SessionFlags) => {
-      const session = open(flags, id);
-      const connection = (await session.request({ method: "GET", path: session.path() })) as Connection;
-      session.show(connection, connectionBlock(connection, session.style));
+    "Customer MCP server connections of one environment",
+    {
+      noun: "connections",
+      description: "List the environment's MCP connections with readiness and next step",
+      render: connectionTable,
     },
   );
 
-  addEnvironmentOptions(
-    mcp
-      .command("create")
-      .description("Create a connection (disabled, no credential, revision 1)")
-      .option("--alias <alias>", "stable alias, 1–40 of a-z 0-9 _ - (required; immutable)")
-      .option("--display-name <name>", "human-readable name (default: the alias)")
-      .option("--endpoint-url <url>", "the server's MCP endpoint: public https, port 443 (required)")
-      .option("--auth <kind>", "none | bearer | api_key (required)")
-      .option("--header-name <name>", "the header that carries the key (with --auth api_key)")
-      .option("--idempotency-key <key>", idempotencyKeyHelp),
-  ).action(async (flags: ConfigFlags & { alias?: string }) => {
-    const session = open(flags);
-    if (!flags.alias) throw usageError("--alias is required");
-    if (!flags.endpointUrl) throw usageError("--endpoint-url is required");
-    const auth = parseAuth(flags);
-    if (!auth) throw usageError("--auth none|bearer|api_key is required");
-    const { alias, endpointUrl, displayName = alias } = flags;
-    const headers = { "idempotency-key": session.idempotencyKey() };
-    const connection = await change(session, "POST", "", { alias, displayName, endpointUrl, auth }, headers);
-    report(session, connection, `Created ${connection.id}.`);
+  add({
+    name: "get",
+    description: "Show one MCP connection",
+    item: true,
+    run: async (session) => {
+      const connection = (await session.request({ method: "GET", path: session.path() })) as Connection;
+      session.show(connection, connectionBlock(connection, session.style));
+    },
   });
 
-  addEnvironmentOptions(
-    about("update", "Change display name, endpoint or auth (endpoint/auth need a disabled connection)")
-      .option("--display-name <name>", "new display name")
-      .option(
-        "--endpoint-url <url>",
-        "new endpoint URL (approval goes stale; another origin drops the credential)",
-      )
-      .option(
-        "--auth <kind>",
-        "none | bearer | api_key (approval goes stale; a new kind drops the credential)",
-      )
-      .option("--header-name <name>", "the header that carries the key (with --auth api_key)"),
-    true,
-  ).action(async (id: string, flags: ConfigFlags) => {
-    const session = open(flags, id);
-    session.revision();
-    const auth = parseAuth(flags);
-    const body = {
-      ...(flags.displayName !== undefined ? { displayName: flags.displayName } : {}),
-      ...(flags.endpointUrl !== undefined ? { endpointUrl: flags.endpointUrl } : {}),
-      ...(auth ? { auth } : {}),
-    };
-    if (Object.keys(body).length === 0) {
-      throw usageError(
-        "nothing to update: give --display-name, --endpoint-url or --auth (the alias is immutable)",
-      );
-    }
-    const connection = await change(session, "PATCH", "", body);
-    report(session, connection, `Updated ${connection.id}.`);
+  add<ConfigFlags & { alias?: string }>({
+    name: "create",
+    description: "Create a connection (disabled, no credential, revision 1)",
+    options: [
+      ["--alias <alias>", "stable alias, 1–40 of a-z 0-9 _ - (required; immutable)"],
+      ["--display-name <name>", "human-readable name (default: the alias)"],
+      ["--endpoint-url <url>", "the server's MCP endpoint: public https, port 443 (required)"],
+      ["--auth <kind>", "none | bearer | api_key (required)"],
+      headerNameOption,
+      ["--idempotency-key <key>", idempotencyKeyHelp],
+    ],
+    run: async (session, flags) => {
+      if (!flags.alias) throw usageError("--alias is required");
+      if (!flags.endpointUrl) throw usageError("--endpoint-url is required");
+      const auth = parseAuth(flags);
+      if (!auth) throw usageError("--auth none|bearer|api_key is required");
+      const { alias, endpointUrl, displayName = alias } = flags;
+      const headers = { "idempotency-key": session.idempotencyKey() };
+      const body = { alias, displayName, endpointUrl, auth };
+      await change(session, "POST", "", body, (c) => `Created ${c.id}.`, headers);
+    },
+  });
+
+  add<ConfigFlags>({
+    name: "update",
+    description: "Change display name, endpoint or auth (endpoint/auth need a disabled connection)",
+    item: true,
+    change: true,
+    options: [
+      ["--display-name <name>", "new display name"],
+      ["--endpoint-url <url>", "new endpoint URL (approval goes stale; another origin drops the credential)"],
+      ["--auth <kind>", "none | bearer | api_key (approval goes stale; a new kind drops the credential)"],
+      headerNameOption,
+    ],
+    run: async (session, flags) => {
+      session.revision();
+      const auth = parseAuth(flags);
+      const body = {
+        ...(flags.displayName !== undefined ? { displayName: flags.displayName } : {}),
+        ...(flags.endpointUrl !== undefined ? { endpointUrl: flags.endpointUrl } : {}),
+        ...(auth ? { auth } : {}),
+      };
+      if (Object.keys(body).length === 0) {
+        throw usageError(
+          "nothing to update: give --display-name, --endpoint-url or --auth (the alias is immutable)",
+        );
+      }
+      await change(session, "PATCH", "", body, (c) => `Updated ${c.id}.`);
+    },
   });
 
   for (const enabled of [true, false]) {
-    addEnvironmentOptions(
-      about(
-        enabled ? "enable" : "disable",
-        enabled
-          ? "Enable a connection (needs a current approval and, if its auth needs one, a credential)"
-          : "Disable a connection (new tasks stop receiving its tools; running tasks fail closed on their next call)",
-      ),
-      true,
-    ).action(async (id: string, flags: SessionFlags) => {
-      const session = open(flags, id);
-      session.revision();
-      const connection = await change(session, "PUT", "/enablement", { enabled });
-      report(session, connection, `${enabled ? "Enabled" : "Disabled"} ${connection.id}.`);
+    add({
+      name: enabled ? "enable" : "disable",
+      description: enabled
+        ? "Enable a connection (needs a current approval and, if its auth needs one, a credential)"
+        : "Disable a connection (new tasks stop receiving its tools; running tasks fail closed on their next call)",
+      item: true,
+      change: true,
+      run: async (session) => {
+        session.revision();
+        const summary = (c: Connection) => `${enabled ? "Enabled" : "Disabled"} ${c.id}.`;
+        await change(session, "PUT", "/enablement", { enabled }, summary);
+      },
     });
   }
 
-  addEnvironmentOptions(
-    about("discover", "List the server's tools for review (does not change the revision)"),
-    true,
-  ).action(async (id: string, flags: SessionFlags) => {
-    const session = open(flags, id);
-    const revision = session.revision();
-    const discovery = await discover(session, session.idempotencyKey());
-    if (session.json) return session.printJson(discovery);
-    session.print(discoveryText(discovery, session.style));
-    const approvable = discovery.tools.filter((t) => t.approvable).map((t) => t.name);
-    if (approvable.length === 0) return;
-    // Name the tools while the line stays readable; past that, the selection is the user's.
-    const tools =
-      approvable.length <= MAX_TOOLS_IN_HINT
-        ? approvable.map((n) => `--tool ${n}`).join(" ")
-        : "--tool <name> … (or --all-approvable instead of --discovery)";
-    session.info(
-      `approve with: patchbay environment mcp approve ${id} --environment ${session.environmentId} ` +
-        `--revision ${revision} --discovery ${discovery.id} ${tools}`,
-    );
+  add({
+    name: "discover",
+    description: "List the server's tools for review (does not change the revision)",
+    item: true,
+    change: true,
+    run: async (session) => {
+      const revision = session.revision();
+      const discovery = await discover(session, session.idempotencyKey());
+      if (session.json) return session.printJson(discovery);
+      session.print(discoveryText(discovery, session.style));
+      const approvable = discovery.tools.filter((t) => t.approvable).map((t) => t.name);
+      if (approvable.length === 0) return;
+      // Name the tools while the line stays readable; past that, the selection is the user's.
+      const tools =
+        approvable.length <= MAX_TOOLS_IN_HINT
+          ? approvable.map((n) => `--tool ${n}`).join(" ")
+          : "--tool <name> … (or --all-approvable instead of --discovery)";
+      session.info(
+        `approve with: patchbay environment mcp approve ${session.id} --environment ${session.environmentId} ` +
+          `--revision ${revision} --discovery ${discovery.id} ${tools}`,
+      );
+    },
   });
 
-  addEnvironmentOptions(
-    about("approve", "Approve tools of a discovery for the task agent (enabling is a separate step)")
-      .option("--discovery <id>", "the discovery to approve from (dsc_…)")
-      .option("--tool <name>", "a tool to approve; repeat for each", collect)
-      .option(
+  add<SessionFlags & { discovery?: string; tool?: string[]; allApprovable?: boolean }>({
+    name: "approve",
+    description: "Approve tools of a discovery for the task agent (enabling is a separate step)",
+    item: true,
+    change: true,
+    options: [
+      ["--discovery <id>", "the discovery to approve from (dsc_…)"],
+      ["--tool <name>", "a tool to approve; repeat for each", collect],
+      [
         "--all-approvable",
         "run a fresh discovery and approve every approvable tool of it (instead of --discovery/--tool)",
-      ),
-    true,
-  ).action(async (id: string, flags: ApproveFlags) => {
-    const session = open(flags, id);
-    const revision = session.revision();
-    const discoverCommand = `patchbay environment mcp discover ${id} --environment ${session.environmentId} --revision ${revision}`;
-    let discoveryId = flags.discovery;
-    let toolNames = [...new Set(flags.tool)];
-    if (flags.allApprovable) {
-      if (discoveryId !== undefined || toolNames.length > 0) {
-        throw usageError("--all-approvable makes its own discovery; drop --discovery and --tool");
-      }
-      // Its own key: the same key on a different request is refused (idempotency_key_reused).
-      const discovery = await discover(session, `${session.idempotencyKey()}:discover`);
-      discoveryId = discovery.id;
-      toolNames = discovery.tools.filter((t) => t.approvable).map((t) => t.name);
-      if (!session.json) {
-        session.info(
-          `discovered ${discoveryId}: ${discovery.tools.length} tools, ${toolNames.length} approvable`,
+      ],
+    ],
+    run: async (session, flags) => {
+      const revision = session.revision();
+      const discoverCommand = `patchbay environment mcp discover ${session.id} --environment ${session.environmentId} --revision ${revision}`;
+      let discoveryId = flags.discovery;
+      let toolNames = [...new Set(flags.tool)];
+      if (flags.allApprovable) {
+        if (discoveryId !== undefined || toolNames.length > 0) {
+          throw usageError("--all-approvable makes its own discovery; drop --discovery and --tool");
+        }
+        // Its own key: the same key on a different request is refused (idempotency_key_reused).
+        const discovery = await discover(session, `${session.idempotencyKey()}:discover`);
+        discoveryId = discovery.id;
+        toolNames = discovery.tools.filter((t) => t.approvable).map((t) => t.name);
+        if (!session.json) {
+          session.info(
+            `discovered ${discoveryId}: ${discovery.tools.length} tools, ${toolNames.length} approvable`,
+          );
+        }
+        if (toolNames.length === 0) {
+          const detail = `discovery ${discoveryId} has no approvable tools`;
+          throw new CliError("nothing_to_approve", detail, exitCodes.other, `see why: ${discoverCommand}`);
+        }
+      } else if (discoveryId === undefined) {
+        throw usageError(
+          "--discovery <id> is required (or --all-approvable)",
+          `discover first: ${discoverCommand}`,
         );
+      } else if (toolNames.length === 0) {
+        throw usageError("give at least one --tool <name> (or --all-approvable)");
       }
-      if (toolNames.length === 0) {
-        const detail = `discovery ${discoveryId} has no approvable tools`;
-        throw new CliError("nothing_to_approve", detail, exitCodes.other, `see why: ${discoverCommand}`);
-      }
-    } else if (discoveryId === undefined) {
-      throw usageError(
-        "--discovery <id> is required (or --all-approvable)",
-        `discover first: ${discoverCommand}`,
-      );
-    } else if (toolNames.length === 0) {
-      throw usageError("give at least one --tool <name> (or --all-approvable)");
-    }
-    const connection = await change(session, "POST", "/tool-approvals", { discoveryId, toolNames });
-    report(
-      session,
-      connection,
-      `Approved ${toolNames.length} tools of ${discoveryId}: ${toolNames.join(", ")}.`,
-    );
+      const summary = `Approved ${toolNames.length} tools of ${discoveryId}: ${toolNames.join(", ")}.`;
+      await change(session, "POST", "/tool-approvals", { discoveryId, toolNames }, () => summary);
+    },
   });
 
   // The credential is read only from stdin: an argument or an environment variable would sit in
   // shell history, `ps` output and CI logs.
-  addEnvironmentOptions(
-    mcp
-      .command("credential")
-      .description("Write-only credential of a connection")
-      .command("set")
-      .description("Set or rotate the credential, read from stdin (checked against the server first)")
-      .argument("<connection-id>", "e.g. mcp_…")
-      .option("--stdin", "read the credential from stdin (required; one trailing newline is dropped)"),
-    true,
-  ).action(async (id: string, flags: SessionFlags & { stdin?: boolean }) => {
-    const session = open(flags, id);
-    if (!flags.stdin) {
-      throw usageError(
-        "credential set reads the credential only from stdin; pass --stdin",
-        `printf '%s' "$TOKEN" | patchbay environment mcp credential set ${id} --environment ${session.environmentId} --revision <n> --stdin`,
-      );
-    }
-    session.revision();
-    const connection = await change(session, "PUT", "/credential", {
-      value: await readSecretFromStdin("credential"),
-    });
-    report(
-      session,
-      connection,
-      `Credential set for ${connection.id} (checked against the server; never shown again).`,
-    );
-  });
+  const credential = mcp.command("credential").description("Write-only credential of a connection");
+  add<SessionFlags & { stdin?: boolean }>(
+    {
+      name: "set",
+      description: "Set or rotate the credential, read from stdin (checked against the server first)",
+      item: true,
+      change: true,
+      options: [["--stdin", "read the credential from stdin (required; one trailing newline is dropped)"]],
+      run: async (session, flags) => {
+        if (!flags.stdin) {
+          throw usageError(
+            "credential set reads the credential only from stdin; pass --stdin",
+            `printf '%s' "$TOKEN" | patchbay environment mcp credential set ${session.id} --environment ${session.environmentId} --revision <n> --stdin`,
+          );
+        }
+        session.revision();
+        const value = await readSecretFromStdin("credential");
+        const summary = (c: Connection) =>
+          `Credential set for ${c.id} (checked against the server; never shown again).`;
+        await change(session, "PUT", "/credential", { value }, summary);
+      },
+    },
+    credential,
+  );
 
-  addEnvironmentOptions(
-    about("delete", "Preview the effects of deleting a disabled connection, confirm, then delete it").option(
-      "--yes",
-      "delete without asking (required when stdin is not a terminal)",
-    ),
-    true,
-  ).action(async (id: string, flags: SessionFlags & { yes?: boolean }) => {
-    const session = open(flags, id);
-    session.revision();
-    // Refuse before previewing: a script without --yes must not half-run.
-    requireTerminalOrYes(flags.yes);
-    const key = session.idempotencyKey();
-    // The preview is a different request, so it gets its own key derived from the reported one.
-    const preview = (await session.request({
-      method: "POST",
-      path: session.path("/deletion-previews"),
-      headers: session.changeHeaders(`${key}:preview`),
-    })) as DeletionPreview;
-    const effects = `Deletion preview for ${id}:\n${previewText(preview)}`;
-    if (!session.json) session.print(effects);
-    else if (!flags.yes) process.stderr.write(effects); // the prompt must not ask blind
-    await confirmOrStop(flags.yes, `Delete ${id}?`, `${id} was not deleted`);
-    await session.request({
-      method: "DELETE",
-      path: session.path(),
-      headers: { ...session.changeHeaders(key), "deletion-receipt": preview.receipt },
-    });
-    // DELETE answers 204; the JSON mode reports what was deleted and what it took along.
-    session.show({ id, deleted: true, effects: preview.effects }, `Deleted ${id}.\n`);
+  add<SessionFlags & { yes?: boolean }>({
+    name: "delete",
+    description: "Preview the effects of deleting a disabled connection, confirm, then delete it",
+    item: true,
+    change: true,
+    options: [["--yes", "delete without asking (required when stdin is not a terminal)"]],
+    run: async (session, flags) => {
+      const id = session.id;
+      session.revision();
+      // Refuse before previewing: a script without --yes must not half-run.
+      requireTerminalOrYes(flags.yes);
+      const key = session.idempotencyKey();
+      // The preview is a different request, so it gets its own key derived from the reported one.
+      const preview = (await session.request({
+        method: "POST",
+        path: session.path("/deletion-previews"),
+        headers: session.changeHeaders(`${key}:preview`),
+      })) as z.infer<typeof DeletionPreviewSchema>;
+      const e = preview.effects;
+      const effects = `Deletion preview for ${id}:\n${keyValue([
+        ["Approved tools removed", String(e.approvedToolCount)],
+        ["Credential destroyed", yesNo(e.credentialDestroyed)],
+        ["Running tasks affected", String(e.runningTasksAffected)],
+        ["Receipt expires", preview.expiresAt],
+      ])}`;
+      if (!session.json) session.print(effects);
+      else if (!flags.yes) process.stderr.write(effects); // the prompt must not ask blind
+      await confirmOrStop(flags.yes, `Delete ${id}?`, `${id} was not deleted`);
+      await session.request({
+        method: "DELETE",
+        path: session.path(),
+        headers: { ...session.changeHeaders(key), "deletion-receipt": preview.receipt },
+      });
+      // DELETE answers 204; the JSON mode reports what was deleted and what it took along.
+      session.show({ id, deleted: true, effects: preview.effects }, `Deleted ${id}.\n`);
+    },
   });
 }
 
-/** Sends a change of the connection, by default with If-Match and the command's key. */
+/**
+ * Sends a change of the connection (by default with If-Match and the command's key) and shows the
+ * connection as the API answered: a summary line and its details, or its JSON.
+ */
 async function change(
   session: EnvironmentSession,
   method: "PATCH" | "PUT" | "POST",
   suffix: string,
   body: unknown,
+  summary: (connection: Connection) => string,
   headers: Record<string, string> = session.changeHeaders(),
-) {
-  return (await session.request({ method, path: session.path(suffix), headers, body })) as Connection;
-}
-
-/** The connection as the API answered: a summary line and its details, or its JSON. */
-function report(session: EnvironmentSession, connection: Connection, summary: string): void {
-  session.show(connection, `${summary}\n${connectionBlock(connection, session.style)}`);
+): Promise<void> {
+  const connection = (await session.request({
+    method,
+    path: session.path(suffix),
+    headers,
+    body,
+  })) as Connection;
+  session.show(connection, `${summary(connection)}\n${connectionBlock(connection, session.style)}`);
 }
 
 async function discover(session: EnvironmentSession, key: string): Promise<Discovery> {
@@ -303,4 +313,93 @@ function parseAuth(flags: ConfigFlags): AuthInputValue | undefined {
   }
   if (flags.headerName !== undefined) throw usageError("--header-name goes only with --auth api_key");
   return { kind };
+}
+
+function readinessText(readiness: Connection["readiness"], style: Style): string {
+  if (readiness === "ready") return style.green(readiness);
+  return readiness === "disabled" ? style.dim(readiness) : style.yellow(readiness);
+}
+
+function connectionTable(items: Connection[], style: Style): string {
+  if (items.length === 0) return "No MCP connections in this environment.\n";
+  return table(
+    ["ID", "ALIAS", "READINESS", "ENABLED", "REVISION", "NEXT STEP"],
+    items.map((c) => [
+      c.id,
+      c.alias,
+      readinessText(c.readiness, style),
+      yesNo(c.enabled),
+      String(c.revision),
+      c.readiness === "ready" ? "" : c.nextStep,
+    ]),
+  );
+}
+
+/** The command that takes the connection's next step, when one command does. */
+function nextCommand(c: Connection): string | undefined {
+  const tail = `${c.id} --environment ${c.environmentId} --revision ${c.revision}`;
+  switch (c.readiness) {
+    case "credential_missing":
+      return `patchbay environment mcp credential set ${tail} --stdin`;
+    case "approval_missing":
+    case "approval_stale":
+      return `patchbay environment mcp discover ${tail}`;
+    case "disabled":
+      return `patchbay environment mcp enable ${tail}`;
+    default:
+      return undefined;
+  }
+}
+
+function connectionBlock(c: Connection, style: Style): string {
+  const auth = c.auth.kind === "api_key" ? `api_key (header ${c.auth.headerName ?? "?"})` : c.auth.kind;
+  const credential =
+    c.auth.kind === "none"
+      ? "not needed"
+      : c.auth.credentialReady
+        ? `set${c.auth.credentialUpdatedAt ? ` ${c.auth.credentialUpdatedAt}` : ""}`
+        : style.yellow("missing");
+  const command = nextCommand(c);
+  const next =
+    c.readiness === "ready" ? c.nextStep : `${c.nextStep}${command ? `\n${style.dim(command)}` : ""}`;
+  const discovery = c.discovery
+    ? `${c.discovery.id} (${c.discovery.toolCount} tools, ${c.discovery.discoveredAt})`
+    : "none";
+  const approval = c.approval
+    ? `${c.approval.toolCount} tools, ${c.approval.approvedAt} by ${c.approval.approvedBy}${c.approval.stale ? style.yellow(" (stale)") : ""}`
+    : "none";
+  return keyValue([
+    ["ID", c.id],
+    ["Alias", c.alias],
+    ["Display name", c.displayName],
+    ["Environment", c.environmentId],
+    ["Endpoint", c.endpointOrigin],
+    ["Auth", auth],
+    ["Credential", credential],
+    ["Enabled", yesNo(c.enabled)],
+    ["Readiness", readinessText(c.readiness, style)],
+    ["Next step", next],
+    ["Revision", String(c.revision)],
+    ["Discovery", discovery],
+    ["Approval", approval],
+    ["Created", c.createdAt],
+    ["Updated", c.updatedAt],
+  ]);
+}
+
+function discoveryText(d: Discovery, style: Style): string {
+  const approvable = d.tools.filter((t) => t.approvable).length;
+  const head = keyValue([
+    ["Discovery", d.id],
+    ["Discovered", d.discoveredAt],
+    ["Manifest", d.manifestHash],
+    ["Tools", `${d.tools.length} (${approvable} approvable)`],
+  ]);
+  if (d.tools.length === 0) return head;
+  const rows = d.tools.map((t) => [
+    t.name,
+    t.approvable ? style.green("yes") : style.yellow("no"),
+    truncate(t.approvable ? (t.description ?? t.title ?? "") : `not approvable: ${t.reason ?? "?"}`, 70),
+  ]);
+  return `${head}\n${table(["TOOL", "APPROVABLE", "DESCRIPTION"], rows)}`;
 }

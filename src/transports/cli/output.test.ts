@@ -1,8 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, test } from "vitest";
-import { exitCodeFor, nextStepFor } from "./api-errors.ts";
-import { keyValue, table, truncate } from "./format.ts";
-import { colorEnabled, stripAnsi, styleFor, visibleLength } from "./style.ts";
+import { exitCodeFor, nextStepFor } from "./cli-error.ts";
+import { colorEnabled, keyValue, stripAnsi, styleFor, table, truncate, visibleLength } from "./format.ts";
 import { readSecretFromStdin, stripOneNewline } from "./terminal.ts";
 
 const tty = { isTTY: true, write: () => true };

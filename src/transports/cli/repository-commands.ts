@@ -3,11 +3,10 @@ import type { Repository } from "../../features/repositories/schemas.ts";
 import { usageError } from "./cli-error.ts";
 import { keyValue, table } from "./format.ts";
 import {
-  addEnvironmentOptions,
-  addListCommand,
+  addEnvironmentGroup,
   collect,
   idempotencyKeyHelp,
-  openEnvironmentSession,
+  type Resource,
   type SessionFlags,
 } from "./session.ts";
 import { confirmOrStop, requireTerminalOrYes } from "./terminal.ts";
@@ -22,101 +21,101 @@ type CreateFlags = SessionFlags & {
   service?: string[];
 };
 
-const repositories = { group: "repository", collection: "repositories" };
-
-const open = (flags: SessionFlags, id?: string) => openEnvironmentSession(flags, repositories, id);
+const repositories: Resource = {
+  group: "repository",
+  collection: "repositories",
+  item: ["<repository-id>", "e.g. rep_…"],
+};
 
 const location = (r: Repository) => r.path ?? r.fullName ?? "";
 
 /** `patchbay environment repository list|get|create|delete` (docs/cli.md). */
 export function registerRepositoryCommands(environment: Command): void {
-  const repository = environment
-    .command("repository")
-    .description(
-      "Repositories registered for remediation in one environment (--environment <uuid> on every command)",
-    );
-
-  addListCommand(
-    repository,
+  const { add } = addEnvironmentGroup(
+    environment,
     repositories,
-    "repositories",
-    "List the environment's registered repositories",
-    (items: Repository[]) =>
-      table(
-        ["ID", "PROVIDER", "LOCATION", "BRANCH", "SERVICES", "TEST COMMAND"],
-        items.map((r) => [
-          r.id,
-          r.provider,
-          location(r),
-          r.defaultBranch,
-          r.services.join(","),
-          r.testCommand,
-        ]),
-      ),
+    "Repositories registered for remediation in one environment",
+    {
+      noun: "repositories",
+      description: "List the environment's registered repositories",
+      render: (items: Repository[]) =>
+        table(
+          ["ID", "PROVIDER", "LOCATION", "BRANCH", "SERVICES", "TEST COMMAND"],
+          items.map((r) => [
+            r.id,
+            r.provider,
+            location(r),
+            r.defaultBranch,
+            r.services.join(","),
+            r.testCommand,
+          ]),
+        ),
+    },
   );
 
-  addEnvironmentOptions(
-    repository
-      .command("get")
-      .description("Show one registered repository")
-      .argument("<repository-id>", "e.g. rep_…"),
-  ).action(async (id: string, flags: SessionFlags) => {
-    const session = open(flags, id);
-    const repo = (await session.request({ method: "GET", path: session.path() })) as Repository;
-    session.show(repo, block(repo));
+  add({
+    name: "get",
+    description: "Show one registered repository",
+    item: true,
+    run: async (session) => {
+      const repo = (await session.request({ method: "GET", path: session.path() })) as Repository;
+      session.show(repo, block(repo));
+    },
   });
 
-  addEnvironmentOptions(
-    repository
-      .command("create")
-      .description(
-        "Register a repository: local-git by path on the server's machine, or github through the App",
-      )
-      .option("--provider <provider>", "local-git | github (required)")
-      .option("--path <path>", "local-git: absolute path of the work tree's top level")
-      .option("--installation-id <id>", "github: the App installation's id")
-      .option("--full-name <owner/name>", "github: the repository")
-      .option(
+  add<CreateFlags>({
+    name: "create",
+    description:
+      "Register a repository: local-git by path on the server's machine, or github through the App",
+    options: [
+      ["--provider <provider>", "local-git | github (required)"],
+      ["--path <path>", "local-git: absolute path of the work tree's top level"],
+      ["--installation-id <id>", "github: the App installation's id"],
+      ["--full-name <owner/name>", "github: the repository"],
+      [
         "--default-branch <branch>",
         "the branch fixes are based on (local-git default: main; github: the repository's)",
-      )
-      .option("--test-command <command>", "run with sh -c at the repository root in the sandbox (required)")
-      .option(
+      ],
+      ["--test-command <command>", "run with sh -c at the repository root in the sandbox (required)"],
+      [
         "--service <name>",
         "a service whose problems this repository fixes (repeatable, at least one)",
         collect,
         [],
-      )
-      .option("--idempotency-key <key>", idempotencyKeyHelp),
-  ).action(async (flags: CreateFlags) => {
-    const session = open(flags);
-    if (!flags.testCommand) throw usageError("--test-command is required");
-    if (!flags.service?.length) throw usageError("--service is required (repeat it for several services)");
-    const body = { ...providerBody(flags), testCommand: flags.testCommand, services: flags.service };
-    const headers = { "idempotency-key": session.idempotencyKey() };
-    const repo = (await session.request({
-      method: "POST",
-      path: session.path(),
-      headers,
-      body,
-    })) as Repository;
-    session.show(repo, `Registered ${repo.id}.\n${block(repo)}`);
+      ],
+      ["--idempotency-key <key>", idempotencyKeyHelp],
+    ],
+    run: async (session, flags) => {
+      if (!flags.testCommand) throw usageError("--test-command is required");
+      if (!flags.service?.length) throw usageError("--service is required (repeat it for several services)");
+      const body = { ...providerBody(flags), testCommand: flags.testCommand, services: flags.service };
+      const headers = { "idempotency-key": session.idempotencyKey() };
+      const repo = (await session.request({
+        method: "POST",
+        path: session.path(),
+        headers,
+        body,
+      })) as Repository;
+      session.show(repo, `Registered ${repo.id}.\n${block(repo)}`);
+    },
   });
 
-  addEnvironmentOptions(
-    repository
-      .command("delete")
-      .description("Remove a registration (patchbay's branches stay in the repository)")
-      .argument("<repository-id>", "e.g. rep_…")
-      .option("--yes", "delete without asking (required when stdin is not a terminal)")
-      .option("--idempotency-key <key>", idempotencyKeyHelp),
-  ).action(async (id: string, flags: SessionFlags & { yes?: boolean }) => {
-    const session = open(flags, id);
-    requireTerminalOrYes(flags.yes);
-    await confirmOrStop(flags.yes, `Remove the registration ${id}?`, `${id} was not removed`);
-    const headers = { "idempotency-key": session.idempotencyKey() };
-    await session.request({ method: "DELETE", path: session.path(), headers });
-    session.show({ id, deleted: true }, `Removed ${id}.\n`);
+  add<SessionFlags & { yes?: boolean }>({
+    name: "delete",
+    description: "Remove a registration (patchbay's branches stay in the repository)",
+    item: true,
+    options: [
+      ["--yes", "delete without asking (required when stdin is not a terminal)"],
+      ["--idempotency-key <key>", idempotencyKeyHelp],
+    ],
+    run: async (session, flags) => {
+      const id = session.id;
+      requireTerminalOrYes(flags.yes);
+      await confirmOrStop(flags.yes, `Remove the registration ${id}?`, `${id} was not removed`);
+      const headers = { "idempotency-key": session.idempotencyKey() };
+      await session.request({ method: "DELETE", path: session.path(), headers });
+      session.show({ id, deleted: true }, `Removed ${id}.\n`);
+    },
   });
 }
 

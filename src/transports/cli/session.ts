@@ -1,13 +1,24 @@
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { ApiError, type ApiRequest, createApiClient } from "./api-client.ts";
-import { type HintContext, problemToCliError } from "./api-errors.ts";
-import { CliError, usageError } from "./cli-error.ts";
-import { json } from "./format.ts";
-import { isRecord } from "./json.ts";
-import { toStderr } from "./profiles.ts";
-import { addClientOptions, type ClientFlags, type ClientSettings, resolveSettings } from "./settings.ts";
-import { type Style, styleFor } from "./style.ts";
+import { version } from "../../version.ts";
+import {
+  CliError,
+  exitCodes,
+  type HintContext,
+  networkError,
+  type Problem,
+  problemToCliError,
+  usageError,
+} from "./cli-error.ts";
+import { isRecord, json, parseJson, type Style, styleFor } from "./format.ts";
+import { accessTokenFor } from "./oauth.ts";
+import {
+  addClientOptions,
+  type ClientFlags,
+  type ClientSettings,
+  resolveSettings,
+  toStderr,
+} from "./profiles.ts";
 
 export type SessionFlags = ClientFlags & {
   json?: boolean;
@@ -18,6 +29,17 @@ export type SessionFlags = ClientFlags & {
 
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
+type ApiRequest = {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Below `/api/v1`, e.g. `/me`. */
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+};
+
+/** Discovery and credential checks wait on the remote server; the server bounds those itself. */
+const TIMEOUT_MS = 120_000;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const keyPattern = /^[\x21-\x7e]{1,200}$/;
 /** A safety stop for --all against a server whose cursors never end. */
@@ -30,32 +52,74 @@ export const idempotencyKeyHelp = "Idempotency-Key to send (default: a new UUID,
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /**
- * The options every `environment <group>` command takes, after the command's own (help lists them
- * in the order added); a change of an existing connection also takes --revision and a key.
+ * A request to `/api/v1`: the answer's JSON body, or the problem of an error status; no answer at
+ * all is a `CliError`. With a login (OAuth) credential the access token is refreshed transparently:
+ * before a request when it is about to expire, and once more if the API answers 401 anyway.
  */
-export function addEnvironmentOptions(command: Command, change = false): Command {
-  if (change) {
-    command
-      .option(
-        "--revision <n>",
-        "the connection's revision from your latest read (required; sent as If-Match)",
-      )
-      .option("--idempotency-key <key>", idempotencyKeyHelp);
+async function callApi(
+  { baseUrl, credential, profile }: ClientSettings,
+  request: ApiRequest,
+): Promise<{ body: unknown } | { problem: Problem }> {
+  const bearer = (force = false) =>
+    credential.kind === "api_key"
+      ? credential.key
+      : accessTokenFor(credential.path, profile, credential.session, { force });
+  const url = new URL(`${baseUrl}/api/v1${request.path}`);
+  for (const [name, value] of Object.entries(request.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, value);
   }
-  return addClientOptions(
-    command
-      .option(
-        "--environment <uuid>",
-        "the environment's UUID (required; patchbay environment list shows them)",
-      )
-      .option("--json", jsonHelp),
-  );
+  const hasBody = request.body !== undefined;
+  const send = (token: string) =>
+    fetch(url, {
+      method: request.method,
+      headers: {
+        accept: "application/json, application/problem+json",
+        authorization: `Bearer ${token}`,
+        "user-agent": `patchbay-cli/${version}`,
+        ...request.headers,
+        ...(hasBody ? { "content-type": "application/json" } : {}),
+      },
+      body: hasBody ? JSON.stringify(request.body) : undefined,
+      redirect: "manual", // never replay the credential to wherever a redirect points
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    }).catch((error: unknown) => {
+      const check =
+        "check that the server is running and --base-url (or the profile's base URL) points at it";
+      throw networkError(baseUrl, error, check, TIMEOUT_MS);
+    });
+  let res = await send(await bearer());
+  if (res.status === 401 && credential.kind === "oauth") {
+    // Expired early, or revoked: one refresh (which forgets a login the server ended), one retry.
+    await res.arrayBuffer();
+    res = await send(await bearer(true));
+  }
+  const text = await res.text();
+  const body = parseJson(text);
+  if (res.status >= 200 && res.status < 300) {
+    if (text !== "" && body === undefined) {
+      throw new CliError(
+        "bad_response",
+        `${url.pathname} answered with a body that is not JSON`,
+        exitCodes.other,
+      );
+    }
+    return { body };
+  }
+  if (isRecord(body) && typeof body.code === "string") {
+    return { problem: { ...body, code: body.code, status: res.status } };
+  }
+  // Not our problem+json (a proxy, a redirect, an older server): keep what can be said.
+  const where = res.status >= 300 && res.status < 400 ? ` to ${res.headers.get("location") ?? "?"}` : "";
+  return {
+    problem: { code: `http_${res.status}`, status: res.status, detail: `HTTP ${res.status}${where}` },
+  };
 }
 
-/** What a client command needs: the API (its client made on first use), output, and a change's keys. */
-export function openSession(flags: SessionFlags, hint: HintContext = {}) {
-  let settings: ClientSettings | undefined;
-  let client: ReturnType<typeof createApiClient> | undefined;
+/**
+ * What a client command needs: the API (its settings resolved on first use), output, and a
+ * change's keys. `settings` is given only by `login`, which has its credential in hand.
+ */
+export function openSession(flags: SessionFlags, hint: HintContext = {}, settings?: ClientSettings) {
   let generatedKey: string | undefined;
   const session = {
     json: flags.json === true,
@@ -63,18 +127,33 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}) {
     style: styleFor(process.stdout),
     settings: (): ClientSettings => (settings ??= resolveSettings(flags)),
     async request(request: ApiRequest): Promise<unknown> {
-      client ??= createApiClient(session.settings());
-      try {
-        return await client(request);
-      } catch (error) {
-        // In --json mode the problem body also goes to stdout, for scripts.
-        if (error instanceof ApiError && session.json) session.printJson(error.problem);
-        throw reportable(error, hint, generatedKey);
-      }
+      // When the outcome is unknown (no answer, 5xx) the generated key is named, so a retry
+      // applies the change at most once.
+      const retryNote = generatedKey
+        ? [`to retry safely, pass --idempotency-key ${generatedKey}: the change applies at most once`]
+        : [];
+      const answer = await callApi(session.settings(), request).catch((error: unknown) => {
+        if (error instanceof CliError && (error.code === "unreachable" || error.code === "timeout")) {
+          error.notes.push(...retryNote);
+        }
+        throw error;
+      });
+      if ("body" in answer) return answer.body;
+      // In --json mode the problem body also goes to stdout, for scripts.
+      if (session.json) session.printJson(answer.problem);
+      throw problemToCliError(answer.problem, hint, answer.problem.status >= 500 ? retryNote : []);
     },
     /** `--revision` as the API wants it (a positive integer); remembered for next-step hints. */
     revision(): number {
-      hint.revision = parseRevision(flags.revision);
+      const raw = flags.revision;
+      if (raw === undefined) {
+        throw usageError(
+          "--revision <n> is required: the revision from your latest read (get or list shows it)",
+        );
+      }
+      if (!/^[1-9]\d{0,8}$/.test(raw))
+        throw usageError(`--revision must be a positive integer (got "${raw}")`);
+      hint.revision = Number(raw);
       return hint.revision;
     },
     /** The Idempotency-Key to send: the given one, or a fresh UUID that is reported. */
@@ -110,14 +189,29 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}) {
   return session;
 }
 
-type Session = ReturnType<typeof openSession>;
+/** One page from `cursor`, or with `all` every page from there as one. */
+export async function readPages<T>(
+  session: ReturnType<typeof openSession>,
+  path: string,
+  query: { pageSize?: string; cursor?: string },
+  all = false,
+): Promise<Page<T>> {
+  const read = async (cursor: string | undefined) =>
+    (await session.request({ method: "GET", path, query: { ...query, cursor } })) as Page<T>;
+  let page = await read(query.cursor);
+  if (!all) return page;
+  const items = [...page.items];
+  for (let n = 1; page.nextCursor !== null && n < MAX_PAGES; n++) {
+    page = await read(page.nextCursor);
+    items.push(...page.items);
+  }
+  return { items, nextCursor: page.nextCursor };
+}
 
-/** A session on one `environment <group>` resource (`/environments/<env>/<collection>`), or one item of it. */
-export function openEnvironmentSession(
-  flags: SessionFlags,
-  resource: { group: string; collection: string },
-  id?: string,
-) {
+/** An `environment <group>` collection (`/environments/<env>/<collection>`) and its items' argument. */
+export type Resource = { group: string; collection: string; item: [name: string, example: string] };
+
+function openEnvironmentSession(flags: SessionFlags, resource: Resource, id: string | undefined) {
   const environmentId = flags.environment;
   if (environmentId === undefined || environmentId === "") {
     throw usageError(
@@ -138,85 +232,89 @@ export function openEnvironmentSession(
 
 export type EnvironmentSession = ReturnType<typeof openEnvironmentSession>;
 
-/** One page from `cursor`, or with `all` every page from there as one. */
-export async function readPages<T>(
-  session: Session,
-  path: string,
-  query: { pageSize?: string; cursor?: string },
-  all = false,
-): Promise<Page<T>> {
-  const read = async (cursor: string | undefined) =>
-    (await session.request({ method: "GET", path, query: { ...query, cursor } })) as Page<T>;
-  let page = await read(query.cursor);
-  if (!all) return page;
-  const items = [...page.items];
-  for (let n = 1; page.nextCursor !== null && n < MAX_PAGES; n++) {
-    page = await read(page.nextCursor);
-    items.push(...page.items);
-  }
-  return { items, nextCursor: page.nextCursor };
-}
+/** An option of a command: flags, help, and for a repeatable one its parser and initial value. */
+export type OptionSpec = [flags: string, description: string, parse?: typeof collect, initial?: string[]];
 
-/** `list` of an environment resource: an aligned table, or the API's page with --json. */
-export function addListCommand<T>(
+export type CommandSpec<F> = {
+  name: string;
+  description: string;
+  /** Takes the item's id as its argument. */
+  item?: boolean;
+  /** Changes an existing item: takes --revision and a key. */
+  change?: boolean;
+  options?: OptionSpec[];
+  run: (session: EnvironmentSession, flags: F) => Promise<void>;
+};
+
+/**
+ * One `environment <group>` command. Help lists the command's own options, then --revision and a
+ * key for a change, then the options every such command takes.
+ */
+function addEnvironmentCommand<F extends SessionFlags>(
   parent: Command,
-  resource: { group: string; collection: string },
-  noun: string,
-  description: string,
-  render: (items: T[], style: Style) => string,
+  resource: Resource,
+  spec: CommandSpec<F>,
 ): void {
-  type ListFlags = SessionFlags & { pageSize?: string; cursor?: string; all?: boolean };
-  addEnvironmentOptions(
-    parent
-      .command("list")
-      .description(description)
-      .option("--page-size <n>", `${noun} per page, 1–200 (server default 50)`)
-      .option("--cursor <cursor>", "continue from a previous page's nextCursor")
-      .option("--all", "follow nextCursor until the last page"),
-  ).action(async (flags: ListFlags) => {
-    const session = openEnvironmentSession(flags, resource);
-    const pageSize = parsePageSize(flags.pageSize);
-    if (flags.all && flags.cursor !== undefined)
-      throw usageError("--all starts at the first page; drop --cursor");
-    const page = await readPages<T>(session, session.path(), { pageSize, cursor: flags.cursor }, flags.all);
-    session.show(page, render(page.items, session.style));
-    if (!session.json && page.nextCursor !== null) {
-      session.info(`more ${noun}: --cursor ${page.nextCursor} (or --all)`);
-    }
+  const command = parent.command(spec.name).description(spec.description);
+  if (spec.item) command.argument(...resource.item);
+  for (const [flags, description, parse, initial] of spec.options ?? []) {
+    if (parse) command.option(flags, description, parse, initial);
+    else command.option(flags, description);
+  }
+  if (spec.change) {
+    command
+      .option(
+        "--revision <n>",
+        "the connection's revision from your latest read (required; sent as If-Match)",
+      )
+      .option("--idempotency-key <key>", idempotencyKeyHelp);
+  }
+  command
+    .option("--environment <uuid>", "the environment's UUID (required; patchbay environment list shows them)")
+    .option("--json", jsonHelp);
+  addClientOptions(command).action(() => {
+    const flags = command.opts<F>();
+    return spec.run(openEnvironmentSession(flags, resource, spec.item ? command.args[0] : undefined), flags);
   });
 }
 
-function parsePageSize(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > 200) throw usageError(`--page-size must be 1–200 (got "${raw}")`);
-  return String(n);
-}
-
-function parseRevision(raw: string | undefined): number {
-  if (raw === undefined) {
-    throw usageError("--revision <n> is required: the revision from your latest read (get or list shows it)");
-  }
-  if (!/^[1-9]\d{0,8}$/.test(raw)) throw usageError(`--revision must be a positive integer (got "${raw}")`);
-  return Number(raw);
-}
-
 /**
- * An API error with the next step for this command. When the outcome is unknown (network failure,
- * 5xx) the generated key is named so a retry applies the change at most once.
+ * The `environment <group>` command with its `list` (an aligned table, or the API's page with
+ * --json); `add` declares the group's other commands.
  */
-function reportable(error: unknown, hint: HintContext, generatedKey: string | undefined): unknown {
-  const retryNote = generatedKey
-    ? [`to retry safely, pass --idempotency-key ${generatedKey}: the change applies at most once`]
-    : [];
-  if (error instanceof ApiError) {
-    return problemToCliError(error.problem, hint, error.problem.status >= 500 ? retryNote : []);
-  }
-  if (error instanceof CliError && (error.code === "unreachable" || error.code === "timeout")) {
-    return new CliError(error.code, error.message, error.exitCode, error.nextStep, [
-      ...error.notes,
-      ...retryNote,
-    ]);
-  }
-  return error;
+export function addEnvironmentGroup<T>(
+  environment: Command,
+  resource: Resource,
+  description: string,
+  list: { noun: string; description: string; render: (items: T[], style: Style) => string },
+) {
+  const group = environment
+    .command(resource.group)
+    .description(`${description} (--environment <uuid> on every command)`);
+  const add = <F extends SessionFlags>(spec: CommandSpec<F>, parent = group) =>
+    addEnvironmentCommand(parent, resource, spec);
+  add<SessionFlags & { pageSize?: string; cursor?: string; all?: boolean }>({
+    name: "list",
+    description: list.description,
+    options: [
+      ["--page-size <n>", `${list.noun} per page, 1–200 (server default 50)`],
+      ["--cursor <cursor>", "continue from a previous page's nextCursor"],
+      ["--all", "follow nextCursor until the last page"],
+    ],
+    run: async (session, flags) => {
+      const raw = flags.pageSize;
+      if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 200)) {
+        throw usageError(`--page-size must be 1–200 (got "${raw}")`);
+      }
+      if (flags.all && flags.cursor !== undefined)
+        throw usageError("--all starts at the first page; drop --cursor");
+      const pageSize = raw === undefined ? undefined : String(Number(raw));
+      const page = await readPages<T>(session, session.path(), { pageSize, cursor: flags.cursor }, flags.all);
+      session.show(page, list.render(page.items, session.style));
+      if (!session.json && page.nextCursor !== null) {
+        session.info(`more ${list.noun}: --cursor ${page.nextCursor} (or --all)`);
+      }
+    },
+  });
+  return { group, add };
 }

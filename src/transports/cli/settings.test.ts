@@ -2,8 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { profilesPath, readProfiles, writeProfiles } from "./profiles.ts";
-import { DEFAULT_BASE_URL, resolveSettings } from "./settings.ts";
+import { DEFAULT_BASE_URL, profilesPath, readProfiles, resolveSettings, writeProfiles } from "./profiles.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "patchbay-settings-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

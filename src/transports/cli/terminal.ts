@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
-import type { Stream } from "./style.ts";
+import type { Stream } from "./format.ts";
 
 type Input = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown };
 
