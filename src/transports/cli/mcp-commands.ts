@@ -152,7 +152,9 @@ export function registerMcpCommands(environment: Command): void {
     },
   });
 
-  add<SessionFlags & { discovery?: string; tool?: string[]; allApprovable?: boolean }>({
+  add<
+    SessionFlags & { discovery?: string; tool?: string[]; allApprovable?: boolean; attestReadOnly?: string[] }
+  >({
     name: "approve",
     description: "Approve tools of a discovery for the task agent (enabling is a separate step)",
     item: true,
@@ -162,29 +164,43 @@ export function registerMcpCommands(environment: Command): void {
       ["--tool <name>", "a tool to approve; repeat for each", collect],
       [
         "--all-approvable",
-        "run a fresh discovery and approve every approvable tool of it (instead of --discovery/--tool)",
+        "run a fresh discovery and approve every approvable read tool of it (instead of --discovery); write tools only when named with --tool",
+      ],
+      [
+        "--attest-read-only <name>",
+        "attest that an approved tool only reads although its annotations do not say so (recorded in the audit trail); repeat for each",
+        collect,
       ],
     ],
     run: async (session, flags) => {
       const revision = session.revision();
       const discoverCommand = `patchbay environment mcp discover ${session.id} --environment ${session.environmentId} --revision ${revision}`;
       let discoveryId = flags.discovery;
-      let toolNames = [...new Set(flags.tool)];
+      const named = [...new Set(flags.tool)];
+      const attestReadOnly = [...new Set(flags.attestReadOnly)];
+      let toolNames = named;
+      let leftOut: string[] = [];
       if (flags.allApprovable) {
-        if (discoveryId !== undefined || toolNames.length > 0) {
-          throw usageError("--all-approvable makes its own discovery; drop --discovery and --tool");
+        if (discoveryId !== undefined) {
+          throw usageError("--all-approvable makes its own discovery; drop --discovery");
         }
         // Its own key: the same key on a different request is refused (idempotency_key_reused).
         const discovery = await discover(session, `${session.idempotencyKey()}:discover`);
         discoveryId = discovery.id;
-        toolNames = discovery.tools.filter((t) => t.approvable).map((t) => t.name);
+        const approvable = discovery.tools.filter((t) => t.approvable);
+        // Read tools, and write tools only when named or attested: approving a write tool is a
+        // decision about each tool, never a side effect of "all".
+        const chosen = (t: { name: string; access: string }) =>
+          t.access === "read" || named.includes(t.name) || attestReadOnly.includes(t.name);
+        toolNames = [...new Set([...approvable.filter(chosen).map((t) => t.name), ...named])];
+        leftOut = approvable.filter((t) => !chosen(t)).map((t) => t.name);
         if (!session.json) {
           session.info(
-            `discovered ${discoveryId}: ${discovery.tools.length} tools, ${toolNames.length} approvable`,
+            `discovered ${discoveryId}: ${discovery.tools.length} tools, ${approvable.length} approvable (${approvable.length - leftOut.length} chosen)`,
           );
         }
         if (toolNames.length === 0) {
-          const detail = `discovery ${discoveryId} has no approvable tools`;
+          const detail = `discovery ${discoveryId} has no approvable read tools${leftOut.length ? `; write tools (name each with --tool): ${leftOut.join(", ")}` : ""}`;
           throw new CliError("nothing_to_approve", detail, exitCodes.other, `see why: ${discoverCommand}`);
         }
       } else if (discoveryId === undefined) {
@@ -195,8 +211,20 @@ export function registerMcpCommands(environment: Command): void {
       } else if (toolNames.length === 0) {
         throw usageError("give at least one --tool <name> (or --all-approvable)");
       }
-      const summary = `Approved ${toolNames.length} tools of ${discoveryId}: ${toolNames.join(", ")}.`;
-      await change(session, "POST", "/tool-approvals", { discoveryId, toolNames }, () => summary);
+      const summary = (c: Connection) => {
+        const write = (c.approval?.tools ?? []).filter((t) => t.access === "write").map((t) => t.name);
+        return [
+          `Approved ${toolNames.length} tools of ${discoveryId}: ${toolNames.join(", ")}.`,
+          ...(write.length
+            ? [`Write tools (every call waits for an owner or admin to approve it): ${write.join(", ")}.`]
+            : []),
+          ...(leftOut.length
+            ? [`Not approved, write tools (name each with --tool): ${leftOut.join(", ")}.`]
+            : []),
+        ].join("\n");
+      };
+      const body = { discoveryId, toolNames, ...(attestReadOnly.length ? { attestReadOnly } : {}) };
+      await change(session, "POST", "/tool-approvals", body, summary);
     },
   });
 
@@ -365,8 +393,9 @@ function connectionBlock(c: Connection, style: Style): string {
   const discovery = c.discovery
     ? `${c.discovery.id} (${c.discovery.toolCount} tools, ${c.discovery.discoveredAt})`
     : "none";
+  const write = (c.approval?.tools ?? []).filter((t) => t.access === "write").map((t) => t.name);
   const approval = c.approval
-    ? `${c.approval.toolCount} tools, ${c.approval.approvedAt} by ${c.approval.approvedBy}${c.approval.stale ? style.yellow(" (stale)") : ""}`
+    ? `${c.approval.toolCount} tools (${c.approval.toolCount - write.length} read, ${write.length} write), ${c.approval.approvedAt} by ${c.approval.approvedBy}${c.approval.stale ? style.yellow(" (stale)") : ""}`
     : "none";
   return keyValue([
     ["ID", c.id],
@@ -382,6 +411,7 @@ function connectionBlock(c: Connection, style: Style): string {
     ["Revision", String(c.revision)],
     ["Discovery", discovery],
     ["Approval", approval],
+    ...(write.length ? [["Write tools", style.yellow(write.join(", "))] as [string, string]] : []),
     ["Created", c.createdAt],
     ["Updated", c.updatedAt],
   ]);
@@ -399,7 +429,19 @@ function discoveryText(d: Discovery, style: Style): string {
   const rows = d.tools.map((t) => [
     t.name,
     t.approvable ? style.green("yes") : style.yellow("no"),
-    truncate(t.approvable ? (t.description ?? t.title ?? "") : `not approvable: ${t.reason ?? "?"}`, 70),
+    t.access === "read" ? "read" : style.yellow("write"),
+    hints(t.annotations),
+    truncate(t.approvable ? (t.description ?? t.title ?? "") : `not approvable: ${t.reason ?? "?"}`, 60),
   ]);
-  return `${head}\n${table(["TOOL", "APPROVABLE", "DESCRIPTION"], rows)}`;
+  const legend =
+    "read: the task agent may call it on its own. write: every call waits for an owner or admin to approve it.";
+  return `${head}\n${table(["TOOL", "APPROVABLE", "ACCESS", "ANNOTATIONS", "DESCRIPTION"], rows)}\n${style.dim(legend)}`;
+}
+
+/** The hints a server set to true, shortest names first as MCP spells them; "-" for none. */
+function hints(annotations: Record<string, unknown> | undefined): string {
+  const set = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
+    .filter((name) => annotations?.[name] === true)
+    .map((name) => name.replace(/Hint$/, ""));
+  return set.length ? set.join(",") : "-";
 }
