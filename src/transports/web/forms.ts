@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodType } from "zod";
 import { AppError, isAppError } from "../../errors.ts";
 import { parseFormBody } from "../http/form-body.ts";
 import { csrfToken } from "./csrf.ts";
@@ -7,6 +9,14 @@ import { type Html, html, join, nothing, when } from "./html.ts";
 
 /** Messages tied to form fields by name; `""` is the form as a whole. */
 export type FieldErrors = Record<string, string>;
+
+/** What a page with a form is rendered with besides its data: a refusal to show, or a note. */
+export type FormState = {
+  status?: ContentfulStatusCode;
+  error?: string | undefined;
+  fields?: FieldErrors;
+  flash?: string | undefined;
+};
 
 /** The hidden `_csrf` input every POST form carries (see csrf.ts). */
 export const csrfField = (c: Context<WebEnv>): Html =>
@@ -203,6 +213,29 @@ export function formStrings(body: Record<string, unknown>, name: string): string
   const value = body[name];
   const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return all.filter((v): v is string => typeof v === "string");
+}
+
+/** A verb's refusal as the form shows it: its status, its message, the fields it marks. */
+export const refusalState = (error: AppError, codeFields?: Record<string, string>): FormState => ({
+  status: error.status as ContentfulStatusCode,
+  error: refusalMessage(error),
+  fields: fieldErrorsOf(error, codeFields),
+});
+
+/**
+ * Validates a form's values with the same zod schema the REST route uses, failing the same way
+ * (`invalid_request` with `errors: [{ path, message }]`), so the UI shows the API's messages.
+ */
+export function parseWith<T>(schema: ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.slice(0, 20).map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  const message = first ? `${first.path || "The form"}: ${first.message}` : "Invalid form.";
+  throw new AppError("invalid_request", message, { errors });
 }
 
 /** The form body (already parsed and cached by verifyCsrf). */

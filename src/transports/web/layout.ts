@@ -131,6 +131,33 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
 }
 
 /**
+ * Asks before something that cannot be undone: what it does, the button that does it (a
+ * CSRF-checked POST) and the way back.
+ */
+export function confirmPage(
+  c: Context<WebEnv>,
+  o: Pick<PageOptions, "title" | "section"> & {
+    text: Html;
+    action: string;
+    button: Html;
+    label?: string;
+    cancel: string;
+  },
+): Promise<Response> {
+  return renderPage(c, {
+    title: o.title,
+    section: o.section,
+    body: html`<div class="card">
+  ${o.text}
+  <div class="actions">
+    ${postForm(c, { action: o.action, label: o.label, body: o.button })}
+    <a class="button secondary" href="${o.cancel}">Cancel</a>
+  </div>
+</div>`,
+  });
+}
+
+/**
  * The one page shell: header with the organisation and environment switchers, navigation and
  * sign-out; the page in <main>. Pages (UI, OAuth consent, approval links, credential upload)
  * hand it their content and get a complete response back.

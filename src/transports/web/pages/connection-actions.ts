@@ -9,8 +9,15 @@ import { setConnectionCredential } from "../../../features/connections/set-conne
 import { setConnectionEnabled } from "../../../features/connections/set-connection-enabled.ts";
 import { updateConnection } from "../../../features/connections/update-connection.ts";
 import type { WebEnv } from "../env.ts";
-import { fieldError, fieldErrorsOf, formString, formStrings, readForm, refusalMessage } from "../forms.ts";
-import { parseWith } from "../validate.ts";
+import {
+  fieldError,
+  fieldErrorsOf,
+  formString,
+  formStrings,
+  parseWith,
+  readForm,
+  refusalMessage,
+} from "../forms.ts";
 import {
   authFromForm,
   type ConnectionFormValues,

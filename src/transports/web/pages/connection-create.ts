@@ -9,13 +9,13 @@ import {
   type FieldErrors,
   fieldErrorsOf,
   inputField,
+  parseWith,
   postForm,
   readForm,
   refusalMessage,
 } from "../forms.ts";
 import { html } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 import {
   authFromForm,
   type ConnectionFormValues,

@@ -5,13 +5,12 @@ import {
 } from "../../../features/connections/delete-connection.ts";
 import { getConnection } from "../../../features/connections/read-connections.ts";
 import type { WebEnv } from "../env.ts";
-import { formString, postForm } from "../forms.ts";
+import { formString } from "../forms.ts";
 import { formatTime, html } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { confirmPage } from "../layout.ts";
 import { connectionAction, connectionBase } from "./connection-actions.ts";
 import { connectionsPath } from "./connection-view.ts";
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+import { plural } from "./telemetry-view.ts";
 
 /**
  * Deletion in two steps, as the API has it: the preview lists what would be lost and issues a
@@ -25,11 +24,10 @@ export function registerConnectionDeletePages(web: Hono<WebEnv>): void {
       const conn = await getConnection({ ctx, input: ref });
       const base = `${connectionsPath(c.get("org").id, ref.environmentId)}/${ref.connectionId}`;
       const { effects } = preview;
-      return renderPage(c, {
+      return confirmPage(c, {
         title: `Delete ${conn.displayName}?`,
         section: "connections",
-        body: html`<div class="card">
-  <p>Deleting <strong>${conn.displayName}</strong> (<code>${conn.alias}</code>, ${conn.endpointOrigin}) cannot be undone:</p>
+        text: html`<p>Deleting <strong>${conn.displayName}</strong> (<code>${conn.alias}</code>, ${conn.endpointOrigin}) cannot be undone:</p>
   <ul>
     <li>${effects.approvedToolCount > 0 ? `${plural(effects.approvedToolCount, "approved tool is", "approved tools are")} removed with it.` : "It has no approved tools."}</li>
     <li>${effects.credentialDestroyed ? "Its stored credential is destroyed." : "It has no stored credential."}</li>
@@ -39,17 +37,12 @@ export function registerConnectionDeletePages(web: Hono<WebEnv>): void {
         : "No running task uses it."
     }</li>
   </ul>
-  <p class="muted">This confirmation is valid until ${formatTime(preview.expiresAt)}, once, and only while nobody changes the connection.</p>
-  <div class="actions">
-    ${postForm(c, {
-      action: `${base}/delete`,
-      label: "Confirm deletion",
-      body: html`<input type="hidden" name="revision" value="${revision}"><input type="hidden" name="receipt" value="${preview.receipt}">
+  <p class="muted">This confirmation is valid until ${formatTime(preview.expiresAt)}, once, and only while nobody changes the connection.</p>`,
+        action: `${base}/delete`,
+        label: "Confirm deletion",
+        button: html`<input type="hidden" name="revision" value="${revision}"><input type="hidden" name="receipt" value="${preview.receipt}">
       <button type="submit" class="danger">Delete permanently</button>`,
-    })}
-    <a class="button secondary" href="${base}">Cancel</a>
-  </div>
-</div>`,
+        cancel: base,
       });
     }),
   );

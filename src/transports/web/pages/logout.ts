@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { signOut } from "../../../features/web-sessions/sign-out.ts";
 import { verifyCsrf } from "../csrf.ts";
 import type { WebEnv } from "../env.ts";
-import { clearSessionCookie, loginUrl } from "../session.ts";
+import { clearCookie, loginUrl } from "../session.ts";
 
 /**
  * POST only, with the CSRF check: a link or an image cannot sign anyone out. A session that
@@ -16,7 +16,7 @@ export function registerLogoutPage(web: Hono<WebEnv>): void {
     async (c) => {
       const secret = c.get("webSecret");
       if (secret) await signOut({ deps: c.get("deps"), input: { secret } });
-      clearSessionCookie(c);
+      clearCookie(c, "session");
       return c.redirect(loginUrl(undefined, "signed_out"), 303);
     },
   );

@@ -9,10 +9,9 @@ import {
 } from "../../../features/telemetry/problems/schemas.ts";
 import { setProblemStatus } from "../../../features/telemetry/problems/set-problem-status.ts";
 import type { WebEnv } from "../env.ts";
-import { errorSummary, formString, notice, postForm, readForm, refusalMessage } from "../forms.ts";
+import { errorSummary, formString, notice, parseWith, postForm, readForm, refusalMessage } from "../forms.ts";
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 import { problemStatusBadge, remediationStateText } from "./problem-view.ts";
 import { environmentPath, mayManage } from "./telemetry-view.ts";
 

@@ -2,10 +2,9 @@ import type { Context } from "hono";
 import type { ZodType } from "zod";
 import { isAppError } from "../../../errors.ts";
 import type { WebEnv } from "../env.ts";
-import { type FieldErrors, fieldErrorsOf, refusalMessage } from "../forms.ts";
+import { type FieldErrors, fieldErrorsOf, parseWith, refusalMessage } from "../forms.ts";
 import { type Html, html, nothing } from "../html.ts";
 import type { EnvironmentSection } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 
 /** An environment page's path: `/orgs/:orgId/environments/:environmentId/<rest>`. */
 export const environmentPath = (c: Context<WebEnv>, rest: EnvironmentSection | string): string =>
