@@ -21,7 +21,7 @@ import {
   selectField,
 } from "../forms.ts";
 import { dataTable, formatTime, type Html, hiddenText, html, join, nothing, when } from "../html.ts";
-import { confirmPage, renderPage } from "../layout.ts";
+import { confirmPage, renderPage, roleNames } from "../layout.ts";
 import { invitationPath } from "./invitation.ts";
 
 const roleOptions = [
@@ -29,7 +29,6 @@ const roleOptions = [
   { value: "admin", label: "Admin — manages connections and API keys" },
   { value: "owner", label: "Owner — everything, including members and roles" },
 ] as const;
-const roleLabel = { owner: "Owner", admin: "Admin", member: "Member" } as const;
 
 const done: Record<string, string> = {
   role_changed: "The role was changed. It applies to their API keys at once.",
@@ -62,11 +61,11 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
           <select id="role-${m.userId}" name="role">${join(
             roles.map(
               (r) =>
-                html`<option value="${r}"${r === m.role ? html` selected` : nothing}>${roleLabel[r]}</option>`,
+                html`<option value="${r}"${r === m.role ? html` selected` : nothing}>${roleNames[r]}</option>`,
             ),
           )}</select> <button type="submit" class="secondary">Set role<span class="visually-hidden"> of ${m.email}</span></button>`,
           })
-        : roleLabel[m.role]
+        : roleNames[m.role]
     }</td>
     <td>${formatTime(m.joinedAt)}</td>
     ${when(isOwner, () => html`<td><a href="${base}/members/${m.userId}/remove">Remove…</a></td>`)}
@@ -74,7 +73,7 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
   );
   const invitationRows = invitations.map(
     (i) =>
-      html`<tr><td>${i.email}</td><td>${roleLabel[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td>${postForm(
+      html`<tr><td>${i.email}</td><td>${roleNames[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td>${postForm(
         c,
         {
           action: `${base}/invitations/${i.id}/revoke`,
@@ -172,7 +171,7 @@ export function registerMemberPages(web: Hono<WebEnv>): void {
     return confirmPage(c, {
       title: `Remove ${member.email}?`,
       section: "members",
-      text: html`<p>${member.email} (${roleLabel[member.role]}) loses access to ${org.name} at once. Their API keys for this
+      text: html`<p>${member.email} (${roleNames[member.role]}) loses access to ${org.name} at once. Their API keys for this
   organisation are revoked and will not come back if they are invited again.</p>`,
       action: `/orgs/${org.id}/members/${userId}/remove`,
       button: html`<button type="submit" class="danger">Remove ${member.email}</button>`,

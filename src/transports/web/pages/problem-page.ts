@@ -17,25 +17,11 @@ import { environmentPath, mayManage } from "./telemetry-view.ts";
 
 type ProblemState = { status?: ContentfulStatusCode; error?: string | undefined; flash?: string | undefined };
 
-/** The status changes a person may make from each status (`regressed` is patchbay's to set). */
-const changes: Record<Problem["status"], { status: "open" | "resolved" | "ignored"; label: string }[]> = {
-  open: [
-    { status: "resolved", label: "Resolve" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  regressed: [
-    { status: "resolved", label: "Resolve" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  resolved: [
-    { status: "open", label: "Reopen" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  ignored: [
-    { status: "open", label: "Reopen" },
-    { status: "resolved", label: "Resolve" },
-  ],
-};
+const changeLabels = { open: "Reopen", resolved: "Resolve", ignored: "Ignore" } as const;
+
+/** The status changes a person may make: to any other (`regressed` is patchbay's to set, and counts as open). */
+const changesFrom = (status: Problem["status"]) =>
+  (["open", "resolved", "ignored"] as const).filter((s) => s !== (status === "regressed" ? "open" : status));
 
 const done: Record<string, string> = {
   open: "The problem is open again.",
@@ -51,9 +37,9 @@ function statusForm(c: Context<WebEnv>, problem: Problem): Html {
     label: "Change the status",
     body: html`<input type="hidden" name="revision" value="${problem.revision}">
   <div class="actions">${join(
-    changes[problem.status].map(
-      (change) =>
-        html`<button type="submit" name="status" value="${change.status}" class="secondary">${change.label}</button>`,
+    changesFrom(problem.status).map(
+      (status) =>
+        html`<button type="submit" name="status" value="${status}" class="secondary">${changeLabels[status]}</button>`,
     ),
   )}</div>`,
   });
