@@ -47,7 +47,7 @@ function messages(name: string, error: string | undefined, hint: string | undefi
   )}`;
 }
 
-export type InputOptions = {
+type InputOptions = {
   name: string;
   label: string;
   value?: string | undefined;
@@ -77,7 +77,7 @@ export function inputField(o: InputOptions): Html {
 </div>`;
 }
 
-export type SelectOptions = {
+type SelectOptions = {
   name: string;
   label: string;
   options: readonly { value: string; label: string }[];
@@ -216,7 +216,10 @@ export function formStrings(body: Record<string, unknown>, name: string): string
 }
 
 /** A verb's refusal as the form shows it: its status, its message, the fields it marks. */
-export const refusalState = (error: AppError, codeFields?: Record<string, string>): FormState => ({
+export const refusalState = (
+  error: AppError,
+  codeFields?: Record<string, string>,
+): FormState & { fields: FieldErrors } => ({
   status: error.status as ContentfulStatusCode,
   error: refusalMessage(error),
   fields: fieldErrorsOf(error, codeFields),

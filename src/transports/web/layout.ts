@@ -19,7 +19,7 @@ const environmentSectionNames = {
 export type EnvironmentSection = keyof typeof environmentSectionNames;
 export const environmentSections = Object.keys(environmentSectionNames) as EnvironmentSection[];
 const sectionNames = { ...environmentSectionNames, "api-keys": "API keys", members: "Members" } as const;
-export type Section = keyof typeof sectionNames;
+type Section = keyof typeof sectionNames;
 
 export type PageOptions = {
   title: string;

@@ -10,14 +10,12 @@ import { handleWebError } from "./error-page.ts";
 import { registerApiKeyPages } from "./pages/api-keys.ts";
 import { registerApprovalPages } from "./pages/approve.ts";
 import { registerConnectionActions } from "./pages/connection-actions.ts";
-import { registerConnectionCreatePages } from "./pages/connection-create.ts";
-import { registerConnectionDeletePages } from "./pages/connection-delete.ts";
+import { registerConnectionCreatePages } from "./pages/connection-form.ts";
 import { registerConnectionListPage } from "./pages/connections-list.ts";
 import { registerCredentialUploadPages } from "./pages/credential-upload.ts";
 import { registerHomePages } from "./pages/home.ts";
 import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
-import { registerLogoutPage } from "./pages/logout.ts";
 import { registerLogPages } from "./pages/logs.ts";
 import { registerMemberPages } from "./pages/members.ts";
 import { registerProblemPages } from "./pages/problem-page.ts";
@@ -82,7 +80,6 @@ export function createWebRoutes(): Hono<WebEnv> {
 
   registerHomePages(web);
   registerLoginPages(web);
-  registerLogoutPage(web);
   registerInvitationPages(web);
   registerMemberPages(web);
   registerApprovalPages(web);
@@ -90,7 +87,6 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerApiKeyPages(web);
   registerConnectionListPage(web);
   registerConnectionCreatePages(web);
-  registerConnectionDeletePages(web);
   registerConnectionActions(web);
   registerTelemetryKeyPages(web);
   registerServicePages(web);

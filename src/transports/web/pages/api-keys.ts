@@ -29,9 +29,7 @@ import { renderPage } from "../layout.ts";
  * What the UI's key dialog offers: every permission except the MCP connection ones, which
  * owners and admins grant through the key API only (spec 5.2).
  */
-export const offeredPermissions: readonly Permission[] = permissions.filter(
-  (p) => !apiOnlyPermissions.includes(p),
-);
+const offeredPermissions: readonly Permission[] = permissions.filter((p) => !apiOnlyPermissions.includes(p));
 
 const permissionHints: Partial<Record<Permission, string>> = {
   "environments:manage": "create and rename environments",

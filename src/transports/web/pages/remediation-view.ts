@@ -75,7 +75,7 @@ export function statusExplanation(run: Pick<Remediation, "status" | "approval" |
 type DiffFile = { path: string; lines: string[]; added: number; removed: number };
 
 /** Splits a unified diff (`git diff` output) into its files; text before the first header is kept. */
-export function splitDiff(diff: string): DiffFile[] {
+function splitDiff(diff: string): DiffFile[] {
   const files: DiffFile[] = [];
   let current: DiffFile | undefined;
   for (const line of diff.split("\n")) {

@@ -18,7 +18,7 @@ export const environmentPath = (c: Context<WebEnv>, rest: EnvironmentSection | s
 export const mayManage = (c: Context<WebEnv>): boolean => c.get("org").role !== "member";
 
 /** Query parameters as the form sent them, empty fields left out (a blank filter is no filter). */
-export function queryValues(c: Context<WebEnv>, names: readonly string[]): Record<string, string> {
+function queryValues(c: Context<WebEnv>, names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = c.req.query(name)?.trim();
