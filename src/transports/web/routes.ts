@@ -18,10 +18,8 @@ import { registerInvitationPages } from "./pages/invitation.ts";
 import { registerLoginPages } from "./pages/login.ts";
 import { registerLogPages } from "./pages/logs.ts";
 import { registerMemberPages } from "./pages/members.ts";
-import { registerProblemPages } from "./pages/problem-page.ts";
-import { registerProblemListPage } from "./pages/problems-list.ts";
-import { registerRemediationApprovalPages } from "./pages/remediation-approval.ts";
-import { registerRemediationReviewPage } from "./pages/remediation-review.ts";
+import { registerProblemPages } from "./pages/problems.ts";
+import { registerRemediationReviewPages } from "./pages/remediation-review.ts";
 import { registerRemediationRunPages } from "./pages/remediation-run.ts";
 import { registerRemediationListPages } from "./pages/remediations-list.ts";
 import { registerRepositoryPages } from "./pages/repositories.ts";
@@ -92,14 +90,12 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerServicePages(web);
   registerLogPages(web);
   registerTracePages(web);
-  registerProblemListPage(web);
   registerProblemPages(web);
   registerRepositoryPages(web);
   registerRepositoryCreatePages(web);
   registerRemediationListPages(web);
   registerRemediationRunPages(web);
-  registerRemediationReviewPage(web);
-  registerRemediationApprovalPages(web);
+  registerRemediationReviewPages(web);
 
   web.all("/remediations/*", () => {
     throw new AppError("not_found", "There is no such page.");
