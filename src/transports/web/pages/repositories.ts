@@ -11,6 +11,7 @@ import { dataTable, formatTime, type Html, hiddenText, html, join, when } from "
 import { confirmPage, renderPage } from "../layout.ts";
 import { repositoriesPath } from "./remediation-view.ts";
 import { githubInstallLink } from "./repository-create.ts";
+import { mayManage } from "./telemetry-view.ts";
 
 const done: Record<string, string> = {
   created: "The repository is registered. Runs waiting for its services resume by themselves.",
@@ -23,8 +24,6 @@ export const repositoryLocation = (r: Repository): Html =>
     ? html`<code>${r.path ?? ""}</code><br><span class="muted">local git</span>`
     : html`<code>${r.fullName ?? ""}</code><br><span class="muted">GitHub, installation ${r.installationId ?? ""}</span>`;
 
-const canManage = (c: Context<WebEnv>) => c.get("org").role !== "member";
-
 async function listPage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const base = repositoriesPath(c.get("org").id, current.id);
@@ -32,7 +31,7 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
   const repos = await allPages((cursor) =>
     listRepositories({ ctx, input: { environmentId: current.id, pageSize: 200, cursor } }),
   );
-  const manage = canManage(c);
+  const manage = mayManage(c);
   const install = manage ? githubInstallLink(c) : undefined;
   const rows = repos.map(
     (r) => html`<tr>
