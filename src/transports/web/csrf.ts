@@ -3,8 +3,8 @@ import { AppError } from "../../errors.ts";
 import { csrfTokenFor, sameSecret } from "../../features/web-sessions/session-secret.ts";
 import { randomToken } from "../../ids.ts";
 import { parseFormBody } from "../http/form-body.ts";
-import { readCookie, writeCookie } from "./cookies.ts";
 import type { WebEnv } from "./env.ts";
+import { readCookie, writeCookie } from "./session.ts";
 
 /**
  * The token every form posts back in `_csrf`. Signed in: derived from the session secret (a

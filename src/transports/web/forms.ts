@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodType } from "zod";
 import { AppError, isAppError } from "../../errors.ts";
 import { parseFormBody } from "../http/form-body.ts";
 import { csrfToken } from "./csrf.ts";
@@ -7,6 +9,14 @@ import { type Html, html, join, nothing, when } from "./html.ts";
 
 /** Messages tied to form fields by name; `""` is the form as a whole. */
 export type FieldErrors = Record<string, string>;
+
+/** What a page with a form is rendered with besides its data: a refusal to show, or a note. */
+export type FormState = {
+  status?: ContentfulStatusCode;
+  error?: string | undefined;
+  fields?: FieldErrors;
+  flash?: string | undefined;
+};
 
 /** The hidden `_csrf` input every POST form carries (see csrf.ts). */
 export const csrfField = (c: Context<WebEnv>): Html =>
@@ -17,27 +27,48 @@ export function postForm(
   c: Context<WebEnv>,
   args: { action: string; body: Html; busy?: string; className?: string; label?: string },
 ): Html {
-  return html`<form method="post" action="${args.action}" class="${args.className ?? ""}"${
-    args.busy ? html` data-busy="${args.busy}"` : nothing
-  }${args.label ? html` aria-label="${args.label}"` : nothing} novalidate>${csrfField(c)}${args.body}</form>`;
+  const { action, busy, label } = args;
+  return html`<form method="post" action="${action}" class="${args.className ?? ""}"${attrs({
+    "data-busy": busy,
+    "aria-label": label,
+  })} novalidate>${csrfField(c)}${args.body}</form>`;
 }
 
 const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 
-/** The message under a field, referenced by the input's aria-describedby. */
-function describedBy(name: string, error: string | undefined, hint: string | undefined) {
-  const ids = [hint ? `${fieldId(name)}-hint` : "", error ? `${fieldId(name)}-error` : ""].filter(Boolean);
-  return ids.length ? html` aria-describedby="${ids.join(" ")}"` : nothing;
+/** Attributes in the order given: `true` is a bare attribute, a string one with that value; the rest is left out. */
+const attrs = (list: Record<string, string | boolean | undefined>): Html =>
+  join(
+    Object.entries(list).map(([name, value]) =>
+      value === true ? html` ${name}` : typeof value === "string" ? html` ${name}="${value}"` : nothing,
+    ),
+  );
+
+const fieldErrorText = (name: string, error: string | undefined) =>
+  when(error, () => html`<p class="field-error" id="${fieldId(name)}-error">${error}</p>`);
+
+/**
+ * A labelled control with its hint and error under it. An error marks the control invalid; both
+ * are read out with it (`aria`, the control's last attributes).
+ */
+function field(
+  o: { name: string; label: string; error?: string | undefined; hint?: string | undefined },
+  control: (id: string, aria: Html) => Html,
+): Html {
+  const id = fieldId(o.name);
+  const described = [o.hint ? `${id}-hint` : "", o.error ? `${id}-error` : ""].filter(Boolean).join(" ");
+  const aria = attrs({
+    "aria-invalid": o.error ? "true" : undefined,
+    "aria-describedby": described || undefined,
+  });
+  return html`<div class="field${o.error ? " has-error" : ""}">
+  <label for="${id}">${o.label}</label>
+  ${control(id, aria)}
+  ${when(o.hint, () => html`<p class="hint" id="${id}-hint">${o.hint}</p>`)}${fieldErrorText(o.name, o.error)}
+</div>`;
 }
 
-function messages(name: string, error: string | undefined, hint: string | undefined): Html {
-  return html`${when(hint, () => html`<p class="hint" id="${fieldId(name)}-hint">${hint}</p>`)}${when(
-    error,
-    () => html`<p class="field-error" id="${fieldId(name)}-error">${error}</p>`,
-  )}`;
-}
-
-export type InputOptions = {
+export function inputField(o: {
   name: string;
   label: string;
   value?: string | undefined;
@@ -49,51 +80,31 @@ export type InputOptions = {
   placeholder?: string;
   autofocus?: boolean;
   readonly?: boolean;
-};
-
-/** A labelled input; an error marks it invalid and is read out with it. */
-export function inputField(o: InputOptions): Html {
-  const id = fieldId(o.name);
-  return html`<div class="field${o.error ? " has-error" : ""}">
-  <label for="${id}">${o.label}</label>
-  <input id="${id}" name="${o.name}" type="${o.type ?? "text"}"${
-    o.value !== undefined && o.type !== "password" ? html` value="${o.value}"` : nothing
-  }${o.required ? html` required` : nothing}${o.autocomplete ? html` autocomplete="${o.autocomplete}"` : nothing}${
-    o.placeholder ? html` placeholder="${o.placeholder}"` : nothing
-  }${o.autofocus ? html` autofocus` : nothing}${o.readonly ? html` readonly` : nothing}${
-    o.error ? html` aria-invalid="true"` : nothing
-  }${describedBy(o.name, o.error, o.hint)}>
-  ${messages(o.name, o.error, o.hint)}
-</div>`;
+}): Html {
+  const { name, type = "text", required, autocomplete, placeholder, autofocus, readonly } = o;
+  // A password is never sent back to the browser.
+  const value = type === "password" ? undefined : o.value;
+  return field(
+    o,
+    (id, aria) =>
+      html`<input${attrs({ id, name, type, value, required, autocomplete, placeholder, autofocus, readonly })}${aria}>`,
+  );
 }
 
-export type SelectOptions = {
+export function selectField(o: {
   name: string;
   label: string;
   options: readonly { value: string; label: string }[];
   value?: string | undefined;
   error?: string | undefined;
   hint?: string | undefined;
-};
-
-export function selectField(o: SelectOptions): Html {
-  const id = fieldId(o.name);
-  return html`<div class="field${o.error ? " has-error" : ""}">
-  <label for="${id}">${o.label}</label>
-  <select id="${id}" name="${o.name}"${o.error ? html` aria-invalid="true"` : nothing}${describedBy(
-    o.name,
-    o.error,
-    o.hint,
-  )}>
-    ${join(
-      o.options.map(
-        (opt) =>
-          html`<option value="${opt.value}"${opt.value === o.value ? html` selected` : nothing}>${opt.label}</option>`,
-      ),
-    )}
-  </select>
-  ${messages(o.name, o.error, o.hint)}
-</div>`;
+}): Html {
+  return field(
+    o,
+    (id, aria) => html`<select id="${id}" name="${o.name}"${aria}>
+    ${join(o.options.map((opt) => html`<option value="${opt.value}"${attrs({ selected: opt.value === o.value })}>${opt.label}</option>`))}
+  </select>`,
+  );
 }
 
 /** A group of checkboxes sharing one name, in a fieldset with a legend. */
@@ -104,22 +115,20 @@ export function checkboxGroup(o: {
   checked: ReadonlySet<string>;
   error?: string | undefined;
 }): Html {
-  return html`<fieldset class="field${o.error ? " has-error" : ""}"${
-    o.error ? html` aria-describedby="${fieldId(o.name)}-error"` : nothing
-  }>
+  return html`<fieldset class="field${o.error ? " has-error" : ""}"${attrs({
+    "aria-describedby": o.error ? `${fieldId(o.name)}-error` : undefined,
+  })}>
   <legend>${o.legend}</legend>
   ${join(
     o.options.map((opt, i) => {
       const id = `${fieldId(o.name)}-${i}`;
       return html`<div class="check">
-    <input type="checkbox" id="${id}" name="${o.name}" value="${opt.value}"${
-      o.checked.has(opt.value) ? html` checked` : nothing
-    }${opt.disabled ? html` disabled` : nothing}>
+    <input type="checkbox" id="${id}" name="${o.name}" value="${opt.value}"${attrs({ checked: o.checked.has(opt.value), disabled: opt.disabled })}>
     <label for="${id}">${opt.label}${when(opt.hint, () => html` <span class="hint">${opt.hint}</span>`)}</label>
   </div>`;
     }),
   )}
-  ${when(o.error, () => html`<p class="field-error" id="${fieldId(o.name)}-error">${o.error}</p>`)}
+  ${fieldErrorText(o.name, o.error)}
 </fieldset>`;
 }
 
@@ -203,6 +212,32 @@ export function formStrings(body: Record<string, unknown>, name: string): string
   const value = body[name];
   const all = Array.isArray(value) ? value : value === undefined ? [] : [value];
   return all.filter((v): v is string => typeof v === "string");
+}
+
+/** A verb's refusal as the form shows it: its status, its message, the fields it marks. */
+export const refusalState = (
+  error: AppError,
+  codeFields?: Record<string, string>,
+): FormState & { fields: FieldErrors } => ({
+  status: error.status as ContentfulStatusCode,
+  error: refusalMessage(error),
+  fields: fieldErrorsOf(error, codeFields),
+});
+
+/**
+ * Validates a form's values with the same zod schema the REST route uses, failing the same way
+ * (`invalid_request` with `errors: [{ path, message }]`), so the UI shows the API's messages.
+ */
+export function parseWith<T>(schema: ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.slice(0, 20).map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const first = errors[0];
+  const message = first ? `${first.path || "The form"}: ${first.message}` : "Invalid form.";
+  throw new AppError("invalid_request", message, { errors });
 }
 
 /** The form body (already parsed and cached by verifyCsrf). */

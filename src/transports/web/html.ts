@@ -18,3 +18,22 @@ export function formatTime(value: string | Date): string {
   const d = typeof value === "string" ? new Date(value) : value;
   return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
+
+/** A column header only screen readers get (an actions or status column). */
+export const hiddenText = (text: string): Html => html`<span class="visually-hidden">${text}</span>`;
+
+/** A data table with its caption for screen readers; `empty` stands in for a table without rows. */
+export function dataTable(o: {
+  caption?: Html | string;
+  headers: readonly (Html | string)[];
+  rows: readonly Html[];
+  className?: string;
+  empty?: Html;
+}): Html {
+  if (o.rows.length === 0 && o.empty) return o.empty;
+  return html`<table${o.className ? html` class="${o.className}"` : nothing}>
+  ${when(o.caption, () => html`<caption class="visually-hidden">${o.caption}</caption>`)}
+  <thead><tr>${join(o.headers.map((h) => html`<th scope="col">${h}</th>`))}</tr></thead>
+  <tbody>${join(o.rows)}</tbody>
+</table>`;
+}

@@ -7,19 +7,7 @@ import { postForm } from "./forms.ts";
 import { type Html, html, join, nothing, when } from "./html.ts";
 
 /** The environment's pages, by the path segment after `/environments/:environmentId/`. */
-export const environmentSections = [
-  "connections",
-  "services",
-  "logs",
-  "problems",
-  "remediations",
-  "repositories",
-  "telemetry-keys",
-] as const;
-export type EnvironmentSection = (typeof environmentSections)[number];
-export type Section = EnvironmentSection | "api-keys" | "members";
-
-const sectionNames: Record<Section, string> = {
+const environmentSectionNames = {
   connections: "Connections",
   services: "Services",
   logs: "Logs",
@@ -27,12 +15,11 @@ const sectionNames: Record<Section, string> = {
   remediations: "Remediations",
   repositories: "Repositories",
   "telemetry-keys": "Telemetry keys",
-  "api-keys": "API keys",
-  members: "Members",
-};
-
-const isEnvironmentSection = (section: Section | undefined): section is EnvironmentSection =>
-  (environmentSections as readonly (Section | undefined)[]).includes(section);
+} as const;
+export type EnvironmentSection = keyof typeof environmentSectionNames;
+export const environmentSections = Object.keys(environmentSectionNames) as EnvironmentSection[];
+const sectionNames = { ...environmentSectionNames, "api-keys": "API keys", members: "Members" } as const;
+type Section = keyof typeof sectionNames;
 
 export type PageOptions = {
   title: string;
@@ -49,7 +36,7 @@ export type PageOptions = {
   refreshSeconds?: number | undefined;
 };
 
-const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
+export const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
 
 /** Links in the header's switchers are plain links in a disclosure: no script needed. */
 function switcher(
@@ -88,7 +75,7 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
     : [];
   // Switching environments keeps the section (a trace or problem belongs to one environment, so
   // their pages switch to the list they belong to).
-  const switchTo = isEnvironmentSection(opts.section) ? opts.section : "connections";
+  const switchTo = environmentSections.find((s) => s === opts.section) ?? "connections";
   return html`<header class="top">
   <a class="brand" href="/">patchbay</a>
   ${when(org, () =>
@@ -128,6 +115,33 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
     ${postForm(c, { action: "/logout", body: html`<button type="submit" class="link">Sign out</button>`, label: "Sign out" })}
   </div>
 </header>`;
+}
+
+/**
+ * Asks before something that cannot be undone: what it does, the button that does it (a
+ * CSRF-checked POST) and the way back.
+ */
+export function confirmPage(
+  c: Context<WebEnv>,
+  o: Pick<PageOptions, "title" | "section"> & {
+    text: Html;
+    action: string;
+    button: Html;
+    label?: string;
+    cancel: string;
+  },
+): Promise<Response> {
+  return renderPage(c, {
+    title: o.title,
+    section: o.section,
+    body: html`<div class="card">
+  ${o.text}
+  <div class="actions">
+    ${postForm(c, { action: o.action, label: o.label, body: o.button })}
+    <a class="button secondary" href="${o.cancel}">Cancel</a>
+  </div>
+</div>`,
+  });
 }
 
 /**

@@ -1,3 +1,9 @@
+/** A trace's spans are indented by depth, a rem a level, up to MAX_INDENT (trace.ts). */
+const spanIndents = Array.from(
+  { length: 12 },
+  (_, i) => `.span-name.d${i + 1} { padding-left: ${i + 1}rem; }`,
+).join("\n");
+
 /** The UI's one stylesheet: system fonts, no images, readable at any width. */
 export const appCss = `
 :root {
@@ -149,18 +155,7 @@ svg.timing .bar.error { fill: var(--danger); }
 .exception { border-left: 3px solid var(--danger); padding-left: .75rem; margin: .4rem 0; }
 .exception p { margin: .2rem 0; }
 ul.traces { padding-left: 1.25rem; }
-.span-name.d1 { padding-left: 1rem; }
-.span-name.d2 { padding-left: 2rem; }
-.span-name.d3 { padding-left: 3rem; }
-.span-name.d4 { padding-left: 4rem; }
-.span-name.d5 { padding-left: 5rem; }
-.span-name.d6 { padding-left: 6rem; }
-.span-name.d7 { padding-left: 7rem; }
-.span-name.d8 { padding-left: 8rem; }
-.span-name.d9 { padding-left: 9rem; }
-.span-name.d10 { padding-left: 10rem; }
-.span-name.d11 { padding-left: 11rem; }
-.span-name.d12 { padding-left: 12rem; }
+${spanIndents}
 /* Remediation: run statuses, the progress timeline, diffs. */
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }

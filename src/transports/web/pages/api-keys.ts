@@ -1,5 +1,4 @@
 import type { Context, Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { isAppError } from "../../../errors.ts";
 import { createApiKey } from "../../../features/api-keys/create-api-key.ts";
 import { listApiKeys } from "../../../features/api-keys/list-api-keys.ts";
@@ -12,28 +11,25 @@ import type { WebEnv } from "../env.ts";
 import {
   checkboxGroup,
   errorSummary,
-  type FieldErrors,
+  type FormState,
   fieldError,
-  fieldErrorsOf,
   formString,
   formStrings,
   inputField,
   notice,
+  parseWith,
   postForm,
   readForm,
-  refusalMessage,
+  refusalState,
 } from "../forms.ts";
-import { formatTime, type Html, html, join, when } from "../html.ts";
+import { dataTable, formatTime, type Html, hiddenText, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 
 /**
  * What the UI's key dialog offers: every permission except the MCP connection ones, which
  * owners and admins grant through the key API only (spec 5.2).
  */
-export const offeredPermissions: readonly Permission[] = permissions.filter(
-  (p) => !apiOnlyPermissions.includes(p),
-);
+const offeredPermissions: readonly Permission[] = permissions.filter((p) => !apiOnlyPermissions.includes(p));
 
 const permissionHints: Partial<Record<Permission, string>> = {
   "environments:manage": "create and rename environments",
@@ -42,13 +38,9 @@ const permissionHints: Partial<Record<Permission, string>> = {
   "publishable_keys:manage": "create and revoke telemetry keys",
 };
 
-type KeysState = {
-  status?: ContentfulStatusCode;
-  error?: string;
-  fields?: FieldErrors;
+type KeysState = FormState & {
   created?: { name: string; secret: string };
   form?: { name: string; permissions: string[] };
-  flash?: string;
 };
 
 async function keysPage(c: Context<WebEnv>, state: KeysState = {}): Promise<Response> {
@@ -83,15 +75,12 @@ ${when(
   <div class="actions"><button type="button" class="secondary" data-copy="new-key">Copy key</button></div>
 </div>`,
 )}
-${
-  keys.length === 0
-    ? html`<p class="muted">No keys yet.</p>`
-    : html`<table>
-  <caption class="visually-hidden">API keys</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Belongs to</th><th scope="col">Permissions</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Status</span></th></tr></thead>
-  <tbody>${join(rows)}</tbody>
-</table>`
-}
+${dataTable({
+  caption: "API keys",
+  headers: ["Name", "Belongs to", "Permissions", "Created", hiddenText("Status")],
+  rows,
+  empty: html`<p class="muted">No keys yet.</p>`,
+})}
 <h2>Create a key</h2>
 <div class="card">
 ${postForm(c, {
@@ -139,12 +128,7 @@ export function registerApiKeyPages(web: Hono<WebEnv>): void {
       return keysPage(c, { status: 201, created: { name: apiKey.name, secret } });
     } catch (error) {
       if (!isAppError(error) || error.code !== "invalid_request") throw error;
-      return keysPage(c, {
-        status: 400,
-        error: refusalMessage(error),
-        fields: fieldErrorsOf(error),
-        form: { name, permissions: chosen },
-      });
+      return keysPage(c, { ...refusalState(error), form: { name, permissions: chosen } });
     }
   });
 

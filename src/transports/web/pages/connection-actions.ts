@@ -1,16 +1,21 @@
 import type { Context, Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError, isAppError } from "../../../errors.ts";
 import { approveConnectionTools } from "../../../features/connections/approve-connection-tools.ts";
+import {
+  deleteConnection,
+  previewConnectionDeletion,
+} from "../../../features/connections/delete-connection.ts";
 import { discoverConnectionTools } from "../../../features/connections/discover-connection-tools.ts";
 import type { ConnectionRef } from "../../../features/connections/find-connection.ts";
+import { getConnection } from "../../../features/connections/read-connections.ts";
 import { CredentialBody, UpdateConnectionBody } from "../../../features/connections/schemas.ts";
 import { setConnectionCredential } from "../../../features/connections/set-connection-credential.ts";
 import { setConnectionEnabled } from "../../../features/connections/set-connection-enabled.ts";
 import { updateConnection } from "../../../features/connections/update-connection.ts";
 import type { WebEnv } from "../env.ts";
-import { fieldError, fieldErrorsOf, formString, formStrings, readForm, refusalMessage } from "../forms.ts";
-import { parseWith } from "../validate.ts";
+import { fieldError, formString, formStrings, parseWith, readForm, refusalState } from "../forms.ts";
+import { formatTime, html } from "../html.ts";
+import { confirmPage } from "../layout.ts";
 import {
   authFromForm,
   type ConnectionFormValues,
@@ -18,10 +23,11 @@ import {
   connectionFieldErrors,
   readConnectionForm,
 } from "./connection-form.ts";
-import { type ConnectionPageState, connectionPage, doneMessage } from "./connection-page.ts";
+import { connectionPage, doneMessage } from "./connection-page.ts";
 import { connectionsPath } from "./connection-view.ts";
+import { plural } from "./telemetry-view.ts";
 
-export const connectionBase = "/orgs/:orgId/environments/:environmentId/connections/:connectionId";
+const connectionBase = "/orgs/:orgId/environments/:environmentId/connections/:connectionId";
 
 /** Faults of the request itself, shown as whole pages; every other refusal is shown on the connection's page. */
 const pageErrors = new Set(["forbidden", "not_found", "internal"]);
@@ -34,7 +40,7 @@ const actionFields = {
   remote_auth_failed: "value",
 };
 
-export type ActionInput = { ref: ConnectionRef; revision: number; form: Record<string, unknown> };
+type ActionInput = { ref: ConnectionRef; revision: number; form: Record<string, unknown> };
 
 /**
  * One connection action: read the form (with the revision the page was rendered at), call a
@@ -43,7 +49,7 @@ export type ActionInput = { ref: ConnectionRef; revision: number; form: Record<s
  * re-renders the page from the current state with the verb's message; a revision conflict says
  * the connection changed since the page was loaded.
  */
-export async function connectionAction(
+async function connectionAction(
   c: Context<WebEnv>,
   run: (input: ActionInput) => Promise<string | Response>,
   opts: { settings?: (form: Record<string, unknown>) => Partial<ConnectionFormValues> } = {},
@@ -66,17 +72,11 @@ export async function connectionAction(
     );
   } catch (error) {
     if (!isAppError(error) || pageErrors.has(error.code)) throw error;
-    const state: ConnectionPageState = {
-      status: error.status as ContentfulStatusCode,
-      settings: opts.settings?.(form),
-    };
+    const settings = opts.settings?.(form);
     if (error.code === "revision_conflict")
-      return connectionPage(c, { ...state, conflict: { seen: revision } });
-    return connectionPage(c, {
-      ...state,
-      error: refusalMessage(error),
-      fields: connectionFieldErrors(fieldErrorsOf(error, actionFields)),
-    });
+      return connectionPage(c, { status: 412, settings, conflict: { seen: revision } });
+    const refusal = refusalState(error, actionFields);
+    return connectionPage(c, { ...refusal, settings, fields: connectionFieldErrors(refusal.fields) });
   }
 }
 
@@ -134,5 +134,45 @@ export function registerConnectionActions(web: Hono<WebEnv>): void {
       },
       { settings: readConnectionForm },
     ),
+  );
+
+  // Deletion in two steps, as the API has it: the preview lists what would be lost and issues a
+  // five-minute, single-use receipt for this revision; the confirmation page posts it back.
+  web.post(`${connectionBase}/deletion-preview`, (c) =>
+    connectionAction(c, async ({ ref, revision }) => {
+      const ctx = c.get("ctx");
+      const preview = await previewConnectionDeletion({ ctx, input: { ...ref, revision } });
+      const conn = await getConnection({ ctx, input: ref });
+      const base = `${connectionsPath(c.get("org").id, ref.environmentId)}/${ref.connectionId}`;
+      const { effects } = preview;
+      return confirmPage(c, {
+        title: `Delete ${conn.displayName}?`,
+        section: "connections",
+        text: html`<p>Deleting <strong>${conn.displayName}</strong> (<code>${conn.alias}</code>, ${conn.endpointOrigin}) cannot be undone:</p>
+  <ul>
+    <li>${effects.approvedToolCount > 0 ? `${plural(effects.approvedToolCount, "approved tool is", "approved tools are")} removed with it.` : "It has no approved tools."}</li>
+    <li>${effects.credentialDestroyed ? "Its stored credential is destroyed." : "It has no stored credential."}</li>
+    <li>${
+      effects.runningTasksAffected > 0
+        ? `${plural(effects.runningTasksAffected, "running task uses", "running tasks use")} it; their next call to it fails.`
+        : "No running task uses it."
+    }</li>
+  </ul>
+  <p class="muted">This confirmation is valid until ${formatTime(preview.expiresAt)}, once, and only while nobody changes the connection.</p>`,
+        action: `${base}/delete`,
+        label: "Confirm deletion",
+        button: html`<input type="hidden" name="revision" value="${revision}"><input type="hidden" name="receipt" value="${preview.receipt}">
+      <button type="submit" class="danger">Delete permanently</button>`,
+        cancel: base,
+      });
+    }),
+  );
+
+  web.post(`${connectionBase}/delete`, (c) =>
+    connectionAction(c, async ({ ref, revision, form }) => {
+      const receipt = formString(form, "receipt") || undefined;
+      await deleteConnection({ ctx: c.get("ctx"), input: { ...ref, revision, receipt } });
+      return c.redirect(`${connectionsPath(c.get("org").id, ref.environmentId)}?done=deleted`, 303);
+    }),
   );
 }

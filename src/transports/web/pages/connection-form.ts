@@ -1,7 +1,24 @@
-import type { AuthInputValue } from "../../../features/connections/schemas.ts";
-import { type FieldErrors, formString, inputField, selectField } from "../forms.ts";
+import type { Context, Hono } from "hono";
+import { requireOwnerOrAdmin } from "../../../context.ts";
+import { isAppError } from "../../../errors.ts";
+import { createConnection } from "../../../features/connections/create-connection.ts";
+import { type AuthInputValue, CreateConnectionBody } from "../../../features/connections/schemas.ts";
+import type { WebEnv } from "../env.ts";
+import {
+  errorSummary,
+  type FieldErrors,
+  type FormState,
+  formString,
+  inputField,
+  parseWith,
+  postForm,
+  readForm,
+  refusalState,
+  selectField,
+} from "../forms.ts";
 import { type Html, html } from "../html.ts";
-import { authLabels } from "./connection-view.ts";
+import { renderPage } from "../layout.ts";
+import { authLabels, connectionsPath } from "./connection-view.ts";
 
 /** What the create and update forms post: auth as two flat fields, as a form can carry them. */
 export type ConnectionFormValues = {
@@ -83,4 +100,56 @@ ${inputField({
   error: fields.headerName,
   autocomplete: "off",
 })}`;
+}
+
+function createPage(c: Context<WebEnv>, state: FormState & { values?: Partial<ConnectionFormValues> } = {}) {
+  const { current } = c.get("environment");
+  const base = connectionsPath(c.get("org").id, current.id);
+  const fields = state.fields ?? {};
+  const values = state.values ?? {};
+  return renderPage(c, {
+    title: "New connection",
+    section: "connections",
+    status: state.status ?? 200,
+    lead: `A remote MCP server for ${current.name}. It starts disabled, with no credential and nothing approved.`,
+    body: html`${errorSummary(state.error, fields)}
+<div class="card">
+${postForm(c, {
+  action: `${base}/new`,
+  body: html`${inputField({ name: "displayName", label: "Display name", value: values.displayName ?? "", error: fields.displayName, required: true, placeholder: "Runbooks" })}
+  ${inputField({ name: "alias", label: "Alias", value: values.alias ?? "", error: fields.alias, required: true, placeholder: "runbooks", hint: "1–40 lowercase letters, digits, - or _. The agent sees tools as alias + tool name; it cannot be changed later.", autocomplete: "off" })}
+  ${endpointFields(values, fields, { endpointHint: "Public HTTPS on port 443, without query, fragment or credentials.", endpointRequired: true })}
+  <div class="actions"><button type="submit">Create connection</button> <a class="button secondary" href="${base}">Cancel</a></div>`,
+})}
+</div>`,
+  });
+}
+
+export function registerConnectionCreatePages(web: Hono<WebEnv>): void {
+  const path = "/orgs/:orgId/environments/:environmentId/connections/new";
+
+  web.get(path, (c) => {
+    // Members get the 403 page here rather than a form that could only fail.
+    requireOwnerOrAdmin(c.get("ctx"), "mcp_connections:manage");
+    return createPage(c);
+  });
+
+  web.post(path, async (c) => {
+    const values = readConnectionForm(await readForm(c));
+    const environmentId = c.get("environment").current.id;
+    try {
+      const body = parseWith(CreateConnectionBody, {
+        alias: values.alias,
+        displayName: values.displayName,
+        endpointUrl: values.endpointUrl,
+        auth: authFromForm(values),
+      });
+      const created = await createConnection({ ctx: c.get("ctx"), input: { environmentId, ...body } });
+      return c.redirect(`${connectionsPath(c.get("org").id, environmentId)}/${created.id}?done=created`, 303);
+    } catch (error) {
+      if (!isAppError(error) || error.status >= 500 || error.code === "forbidden") throw error;
+      const refusal = refusalState(error, connectionCodeFields);
+      return createPage(c, { ...refusal, values, fields: connectionFieldErrors(refusal.fields) });
+    }
+  });
 }

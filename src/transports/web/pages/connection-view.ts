@@ -2,7 +2,7 @@ import type { Connection, Readiness } from "../../../features/connections/schema
 import { type Html, html } from "../html.ts";
 
 /** Readiness in words, for the badge (the spec's state names are for machines). */
-export const readinessLabels: Record<Readiness, string> = {
+const readinessLabels: Record<Readiness, string> = {
   ready: "Ready",
   disabled: "Disabled",
   credential_missing: "Credential missing",

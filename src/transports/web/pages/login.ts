@@ -1,11 +1,14 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
 import { signIn } from "../../../features/web-sessions/sign-in.ts";
+import { signOut } from "../../../features/web-sessions/sign-out.ts";
 import { clientAddress } from "../client-address.ts";
+import { verifyCsrf } from "../csrf.ts";
 import type { WebEnv } from "../env.ts";
 import {
   errorSummary,
   type FieldErrors,
+  type FormState,
   formString,
   inputField,
   notice,
@@ -14,13 +17,13 @@ import {
 } from "../forms.ts";
 import { html } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { currentWebUser, setSessionCookie } from "../session.ts";
+import { clearCookie, currentWebUser, loginUrl, setSessionCookie } from "../session.ts";
 
 /**
  * Only a path on this site: `/x`, never `//evil.example` or `/\evil.example` (which browsers
  * read as another host), so the sign-in form cannot be used as an open redirect.
  */
-export function safeNext(next: string | undefined): string {
+function safeNext(next: string | undefined): string {
   if (!next?.startsWith("/") || next.startsWith("//") || /[\\\r\n\t]/.test(next)) return "/";
   return next;
 }
@@ -30,17 +33,7 @@ const reasons: Record<string, string> = {
   signed_out: "You have signed out.",
 };
 
-function loginPage(
-  c: Context<WebEnv>,
-  state: {
-    email?: string;
-    next: string;
-    error?: string;
-    fields?: FieldErrors;
-    info?: string;
-    status?: 401 | 429 | 400 | 403;
-  },
-) {
+function loginPage(c: Context<WebEnv>, state: FormState & { email?: string; next: string; info?: string }) {
   return renderPage(c, {
     title: "Sign in",
     status: state.status ?? 200,
@@ -62,6 +55,11 @@ function loginPage(
   });
 }
 
+/**
+ * Sign-in, and sign-out: POST only, with the CSRF check, so a link or an image cannot sign anyone
+ * out. A session that already ended has nothing to revoke, so that case skips the check and just
+ * lands on /login.
+ */
 export function registerLoginPages(web: Hono<WebEnv>): void {
   web.get("/login", (c) => {
     const next = safeNext(c.req.query("next"));
@@ -98,12 +96,19 @@ export function registerLoginPages(web: Hono<WebEnv>): void {
       if (!isAppError(error) || (error.code !== "unauthorized" && error.code !== "rate_limited")) throw error;
       if (error.code === "rate_limited")
         c.header("retry-after", String(error.details?.retryAfterSeconds ?? 900));
-      return loginPage(c, {
-        email,
-        next,
-        error: error.message,
-        status: error.code === "rate_limited" ? 429 : 401,
-      });
+      return loginPage(c, { email, next, error: error.message, status: error.status as 401 | 429 });
     }
   });
+
+  web.post(
+    "/logout",
+    async (c, next) => (c.get("webSecret") ? next() : c.redirect(loginUrl(undefined, "expired"), 303)),
+    verifyCsrf(),
+    async (c) => {
+      const secret = c.get("webSecret");
+      if (secret) await signOut({ deps: c.get("deps"), input: { secret } });
+      clearCookie(c, "session");
+      return c.redirect(loginUrl(undefined, "signed_out"), 303);
+    },
+  );
 }

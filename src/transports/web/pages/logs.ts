@@ -4,18 +4,9 @@ import { type LogRecordView, LogSearchQuerySchema } from "../../../features/tele
 import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
 import { severityNames } from "../../../features/telemetry/queries/severity.ts";
 import type { WebEnv } from "../env.ts";
-import { errorSummary, type FieldErrors, inputField, selectField } from "../forms.ts";
-import { type Html, html, join, nothing, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
-import {
-  environmentPath,
-  filterRefusal,
-  firstPageLink,
-  jsonText,
-  nextPageLink,
-  parseFilters,
-  queryValues,
-} from "./telemetry-view.ts";
+import { type FieldErrors, inputField, selectField } from "../forms.ts";
+import { dataTable, type Html, hiddenText, html, nothing, when } from "../html.ts";
+import { environmentPath, filteredPage, jsonText, pager, periodLabels } from "./telemetry-view.ts";
 
 const MINUTE = 60_000;
 /** The UI's range presets: how far back from `to` (default now) when no `from` is given. */
@@ -27,20 +18,11 @@ const ranges = {
   "7d": 10_080 * MINUTE,
 };
 type Range = keyof typeof ranges;
-const rangeLabels: Record<Range, string> = {
-  "15m": "Last 15 minutes",
-  "1h": "Last hour",
-  "6h": "Last 6 hours",
-  "24h": "Last 24 hours",
-  "7d": "Last 7 days",
-};
 
 /** The REST route's filters plus the page's range preset. */
 const LogFiltersSchema = LogSearchQuerySchema.extend({
   range: z.enum(Object.keys(ranges) as [Range, ...Range[]]).default("1h"),
 });
-
-const fieldNames = ["range", "from", "to", "service", "severity", "q", "traceId", "cursor"] as const;
 
 /** A record's time to the millisecond (the list is sorted by it; minutes would not tell rows apart). */
 export function formatInstant(iso: string): string {
@@ -73,7 +55,7 @@ function filterForm(c: Context<WebEnv>, values: Record<string, string>, fields: 
   ${selectField({
     name: "range",
     label: "Time range",
-    options: Object.entries(rangeLabels).map(([value, label]) => ({ value, label })),
+    options: Object.keys(ranges).map((value) => ({ value, label: periodLabels[value as Range] })),
     value: values.range ?? "1h",
     error: fields.range,
   })}
@@ -98,46 +80,33 @@ function filterForm(c: Context<WebEnv>, values: Record<string, string>, fields: 
 </form>`;
 }
 
-async function logsPage(c: Context<WebEnv>): Promise<Response> {
-  const values = queryValues(c, fieldNames);
-  const filters = parseFilters(LogFiltersSchema, values);
-  const ctx = c.get("ctx");
-  const now = ctx.deps.clock();
-  const result = filters.ok
-    ? await (() => {
-        const { range, ...input } = filters.input;
-        const to = input.to ? Date.parse(input.to) : now.getTime();
-        const from = input.from ?? new Date(to - ranges[range]).toISOString();
-        return searchLogs({ ctx, input: { ...input, environmentId: c.get("environment").current.id, from } });
-      })().then(
-        (page) => ({ ok: true as const, page }),
-        (error: unknown) => filterRefusal(error),
-      )
-    : filters;
-  const path = environmentPath(c, "logs");
-  const form = filterForm(c, values, result.ok ? {} : result.fields);
-  if (!result.ok) {
-    return renderPage(c, {
-      title: "Logs",
-      section: "logs",
-      status: 400,
-      body: html`${errorSummary(result.message, result.fields)}${form}`,
-    });
-  }
-  const { page } = result;
-  const body = html`${form}
-${
-  page.items.length === 0
-    ? html`<div class="card"><p>No log records match these filters.</p></div>`
-    : html`<table class="logs">
-  <caption class="visually-hidden">Log records, newest first</caption>
-  <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Severity</th><th scope="col">Service</th><th scope="col">Body</th><th scope="col"><span class="visually-hidden">Trace</span></th></tr></thead>
-  <tbody>${join(page.items.map((log) => logRow(c, log)))}</tbody>
-</table>`
-}
-<div class="actions">${firstPageLink(path, values)}${nextPageLink(path, values, page.nextCursor, "Older")}</div>`;
-  return renderPage(c, { title: "Logs", section: "logs", body });
-}
+const logsPage = (c: Context<WebEnv>) =>
+  filteredPage(c, {
+    title: "Logs",
+    section: "logs",
+    names: ["range", "from", "to", "service", "severity", "q", "traceId", "cursor"],
+    schema: LogFiltersSchema,
+    read: ({ range, ...input }) => {
+      const to = input.to ? Date.parse(input.to) : c.get("deps").clock().getTime();
+      const from = input.from ?? new Date(to - ranges[range]).toISOString();
+      return searchLogs({
+        ctx: c.get("ctx"),
+        input: { ...input, environmentId: c.get("environment").current.id, from },
+      });
+    },
+    form: (values, fields) => filterForm(c, values, fields),
+    show: (page, form, values) => ({
+      body: html`${form}
+${dataTable({
+  className: "logs",
+  caption: "Log records, newest first",
+  headers: ["Time (UTC)", "Severity", "Service", "Body", hiddenText("Trace")],
+  rows: page.items.map((log) => logRow(c, log)),
+  empty: html`<div class="card"><p>No log records match these filters.</p></div>`,
+})}
+${pager(environmentPath(c, "logs"), values, page.nextCursor, "Older")}`,
+    }),
+  });
 
 export function registerLogPages(web: Hono<WebEnv>): void {
   web.get("/orgs/:orgId/environments/:environmentId/logs", logsPage);

@@ -10,19 +10,18 @@ import { type Role, roles } from "../../../platform/db/schema/users.ts";
 import type { WebEnv } from "../env.ts";
 import {
   errorSummary,
-  type FieldErrors,
+  type FormState,
   fieldError,
-  fieldErrorsOf,
   formString,
   inputField,
   notice,
   postForm,
   readForm,
-  refusalMessage,
+  refusalState,
   selectField,
 } from "../forms.ts";
-import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { dataTable, formatTime, type Html, hiddenText, html, join, nothing, when } from "../html.ts";
+import { confirmPage, renderPage, roleNames } from "../layout.ts";
 import { invitationPath } from "./invitation.ts";
 
 const roleOptions = [
@@ -30,7 +29,6 @@ const roleOptions = [
   { value: "admin", label: "Admin — manages connections and API keys" },
   { value: "owner", label: "Owner — everything, including members and roles" },
 ] as const;
-const roleLabel = { owner: "Owner", admin: "Admin", member: "Member" } as const;
 
 const done: Record<string, string> = {
   role_changed: "The role was changed. It applies to their API keys at once.",
@@ -40,13 +38,9 @@ const done: Record<string, string> = {
 
 const isRole = (value: string): value is Role => (roles as readonly string[]).includes(value);
 
-type MembersState = {
-  status?: 200 | 201 | 400 | 403 | 404 | 409 | 422;
-  error?: string;
-  fields?: FieldErrors;
+type MembersState = FormState & {
   invited?: { email: string; link: string; expiresAt: string };
   form?: { email: string; role: string };
-  flash?: string;
 };
 
 async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promise<Response> {
@@ -67,15 +61,25 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
           <select id="role-${m.userId}" name="role">${join(
             roles.map(
               (r) =>
-                html`<option value="${r}"${r === m.role ? html` selected` : nothing}>${roleLabel[r]}</option>`,
+                html`<option value="${r}"${r === m.role ? html` selected` : nothing}>${roleNames[r]}</option>`,
             ),
           )}</select> <button type="submit" class="secondary">Set role<span class="visually-hidden"> of ${m.email}</span></button>`,
           })
-        : roleLabel[m.role]
+        : roleNames[m.role]
     }</td>
     <td>${formatTime(m.joinedAt)}</td>
     ${when(isOwner, () => html`<td><a href="${base}/members/${m.userId}/remove">Remove…</a></td>`)}
   </tr>`,
+  );
+  const invitationRows = invitations.map(
+    (i) =>
+      html`<tr><td>${i.email}</td><td>${roleNames[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td>${postForm(
+        c,
+        {
+          action: `${base}/invitations/${i.id}/revoke`,
+          body: html`<button type="submit" class="secondary">Withdraw<span class="visually-hidden"> the invitation of ${i.email}</span></button>`,
+        },
+      )}</td></tr>`,
   );
   const body: Html = html`
 ${notice(state.flash)}
@@ -89,33 +93,19 @@ ${when(
   <div class="actions"><button type="button" class="secondary" data-copy="invitation-link">Copy link</button></div>
 </div>`,
 )}
-<table>
-  <caption class="visually-hidden">Members</caption>
-  <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Joined</th>${when(
-    isOwner,
-    () => html`<th scope="col"><span class="visually-hidden">Actions</span></th>`,
-  )}</tr></thead>
-  <tbody>${join(memberRows)}</tbody>
-</table>
+${dataTable({
+  caption: "Members",
+  headers: ["Email", "Role", "Joined", ...(isOwner ? [hiddenText("Actions")] : [])],
+  rows: memberRows,
+})}
 ${
   isOwner
     ? html`<h2>Open invitations</h2>
-${
-  invitations.length === 0
-    ? html`<p class="muted">None.</p>`
-    : html`<table><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${join(
-        invitations.map(
-          (i) =>
-            html`<tr><td>${i.email}</td><td>${roleLabel[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td>${postForm(
-              c,
-              {
-                action: `${base}/invitations/${i.id}/revoke`,
-                body: html`<button type="submit" class="secondary">Withdraw<span class="visually-hidden"> the invitation of ${i.email}</span></button>`,
-              },
-            )}</td></tr>`,
-        ),
-      )}</tbody></table>`
-}
+${dataTable({
+  headers: ["Email", "Role", "Expires", hiddenText("Actions")],
+  rows: invitationRows,
+  empty: html`<p class="muted">None.</p>`,
+})}
 <h2>Invite someone</h2>
 <div class="card">
 ${postForm(c, {
@@ -136,12 +126,7 @@ async function withRefusal(c: Context<WebEnv>, action: () => Promise<Response>, 
     return await action();
   } catch (error) {
     if (!isAppError(error) || error.status >= 500) throw error;
-    return membersPage(c, {
-      ...state,
-      status: error.status as MembersState["status"],
-      error: refusalMessage(error),
-      fields: fieldErrorsOf(error, { already_member: "email" }),
-    });
+    return membersPage(c, { ...state, ...refusalState(error, { already_member: "email" }) });
   }
 }
 
@@ -183,17 +168,14 @@ export function registerMemberPages(web: Hono<WebEnv>): void {
     const userId = c.req.param("userId");
     const member = (await listMembers({ ctx: c.get("ctx") })).find((m) => m.userId === userId);
     if (!member) throw new AppError("not_found", "There is no such member in this organisation.");
-    return renderPage(c, {
+    return confirmPage(c, {
       title: `Remove ${member.email}?`,
       section: "members",
-      body: html`<div class="card">
-  <p>${member.email} (${roleLabel[member.role]}) loses access to ${org.name} at once. Their API keys for this
-  organisation are revoked and will not come back if they are invited again.</p>
-  <div class="actions">
-    ${postForm(c, { action: `/orgs/${org.id}/members/${userId}/remove`, body: html`<button type="submit" class="danger">Remove ${member.email}</button>` })}
-    <a class="button secondary" href="/orgs/${org.id}/members">Cancel</a>
-  </div>
-</div>`,
+      text: html`<p>${member.email} (${roleNames[member.role]}) loses access to ${org.name} at once. Their API keys for this
+  organisation are revoked and will not come back if they are invited again.</p>`,
+      action: `/orgs/${org.id}/members/${userId}/remove`,
+      button: html`<button type="submit" class="danger">Remove ${member.email}</button>`,
+      cancel: `/orgs/${org.id}/members`,
     });
   });
 

@@ -47,7 +47,7 @@ export async function runRepository(c: Context<WebEnv>, run: Remediation): Promi
 }
 
 /** Where a person reviews the fix: the local review page, or the GitHub pull request. */
-export const reviewHref = (run: Remediation, repo: Repository | undefined): string | undefined =>
+const reviewHref = (run: Remediation, repo: Repository | undefined): string | undefined =>
   !run.prUrl ? undefined : repo?.provider === "github" ? run.prUrl : `${runPath(run.id)}/review`;
 
 const eventLabels: Record<string, string> = {

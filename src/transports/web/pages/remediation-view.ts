@@ -49,40 +49,33 @@ export function statusBadge(status: RemediationStatus): Html {
   return html`<span class="badge ${kind}" data-status="${status}">${statusLabels[status]}</span>`;
 }
 
+const explanations: Record<Exclude<RemediationStatus, "awaiting-approval">, string> = {
+  queued: "Accepted. A worker is about to look for the repository of the problem's service.",
+  investigating: "The agent is reading the problem, its traces and logs, and the code.",
+  coding: "The agent is changing files in an isolated working copy and running the repository's tests.",
+  validating:
+    "The repository's test command runs in the sandbox on a fresh copy with exactly the proposed files.",
+  "opening-pr": "The tests passed. The commit is being written on the run's branch and the review opened.",
+  "awaiting-review":
+    "The fix is proposed and its tests pass. Review it and merge it yourself — patchbay never merges.",
+  merged: "A person merged the fix.",
+  closed: "The review was closed (or the branch deleted) without merging.",
+  failed: "The run ended without proposing a fix; the reason is below.",
+  cancelled: "The run was cancelled on request.",
+};
+
 /** What the status means for the person reading the page, in a sentence or two. */
 export function statusExplanation(run: Pick<Remediation, "status" | "approval" | "service">): string {
-  switch (run.status) {
-    case "queued":
-      return "Accepted. A worker is about to look for the repository of the problem's service.";
-    case "investigating":
-      return "The agent is reading the problem, its traces and logs, and the code.";
-    case "coding":
-      return "The agent is changing files in an isolated working copy and running the repository's tests.";
-    case "awaiting-approval":
-      return run.approval?.kind === "repository_access"
-        ? `No repository is registered for the service${run.service ? ` "${run.service}"` : ""}. Register one and the run resumes by itself.`
-        : "The proposed change touches something risky; an owner or administrator must approve it before it is tested and proposed.";
-    case "validating":
-      return "The repository's test command runs in the sandbox on a fresh copy with exactly the proposed files.";
-    case "opening-pr":
-      return "The tests passed. The commit is being written on the run's branch and the review opened.";
-    case "awaiting-review":
-      return "The fix is proposed and its tests pass. Review it and merge it yourself — patchbay never merges.";
-    case "merged":
-      return "A person merged the fix.";
-    case "closed":
-      return "The review was closed (or the branch deleted) without merging.";
-    case "failed":
-      return "The run ended without proposing a fix; the reason is below.";
-    case "cancelled":
-      return "The run was cancelled on request.";
-  }
+  if (run.status !== "awaiting-approval") return explanations[run.status];
+  return run.approval?.kind === "repository_access"
+    ? `No repository is registered for the service${run.service ? ` "${run.service}"` : ""}. Register one and the run resumes by itself.`
+    : "The proposed change touches something risky; an owner or administrator must approve it before it is tested and proposed.";
 }
 
 type DiffFile = { path: string; lines: string[]; added: number; removed: number };
 
 /** Splits a unified diff (`git diff` output) into its files; text before the first header is kept. */
-export function splitDiff(diff: string): DiffFile[] {
+function splitDiff(diff: string): DiffFile[] {
   const files: DiffFile[] = [];
   let current: DiffFile | undefined;
   for (const line of diff.split("\n")) {

@@ -5,10 +5,9 @@ import { listRemediations } from "../../../features/remediations/list-remediatio
 import { ProblemParams } from "../../../features/remediations/schemas.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import type { WebEnv } from "../env.ts";
-import { formString, inputField, postForm, readForm } from "../forms.ts";
+import { formString, inputField, parseWith, postForm, readForm } from "../forms.ts";
 import { formatTime, type Html, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 import {
   endedStatuses,
   remediationsPath,

@@ -6,11 +6,12 @@ import { listRepositories } from "../../../features/repositories/list-repositori
 import type { Repository } from "../../../features/repositories/schemas.ts";
 import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";
-import { notice, postForm } from "../forms.ts";
-import { formatTime, type Html, html, join, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { notice } from "../forms.ts";
+import { dataTable, formatTime, type Html, hiddenText, html, join, when } from "../html.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 import { repositoriesPath } from "./remediation-view.ts";
 import { githubInstallLink } from "./repository-create.ts";
+import { mayManage } from "./telemetry-view.ts";
 
 const done: Record<string, string> = {
   created: "The repository is registered. Runs waiting for its services resume by themselves.",
@@ -23,8 +24,6 @@ export const repositoryLocation = (r: Repository): Html =>
     ? html`<code>${r.path ?? ""}</code><br><span class="muted">local git</span>`
     : html`<code>${r.fullName ?? ""}</code><br><span class="muted">GitHub, installation ${r.installationId ?? ""}</span>`;
 
-const canManage = (c: Context<WebEnv>) => c.get("org").role !== "member";
-
 async function listPage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const base = repositoriesPath(c.get("org").id, current.id);
@@ -32,7 +31,7 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
   const repos = await allPages((cursor) =>
     listRepositories({ ctx, input: { environmentId: current.id, pageSize: 200, cursor } }),
   );
-  const manage = canManage(c);
+  const manage = mayManage(c);
   const install = manage ? githubInstallLink(c) : undefined;
   const rows = repos.map(
     (r) => html`<tr>
@@ -50,23 +49,27 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
     lead: `Where the code of ${current.name}'s services lives. A remediation run fixes a problem in the repository registered for its service.`,
     body: html`${notice(done[c.req.query("done") ?? ""])}
 ${when(manage, () => html`<p class="actions"><a class="button" href="${base}/new">Register a repository</a>${when(install, () => html` <a class="button secondary" href="${install ?? ""}">Install the GitHub App</a>`)}</p>`)}
-${
-  repos.length === 0
-    ? html`<div class="card"><p>No repository is registered in this environment yet. Register the repository of a
+${dataTable({
+  caption: `Repositories in ${current.name}`,
+  headers: [
+    "Repository",
+    "Services",
+    "Default branch",
+    "Test command",
+    "Registered",
+    ...(manage ? [hiddenText("Actions")] : []),
+  ],
+  rows,
+  empty: html`<div class="card"><p>No repository is registered in this environment yet. Register the repository of a
   service (a local git work tree on this server, or a GitHub repository through the GitHub App) so patchbay's agent
-  can propose fixes for its problems.</p></div>`
-    : html`<table>
-  <caption class="visually-hidden">Repositories in ${current.name}</caption>
-  <thead><tr><th scope="col">Repository</th><th scope="col">Services</th><th scope="col">Default branch</th><th scope="col">Test command</th><th scope="col">Registered</th>${when(manage, () => html`<th scope="col"><span class="visually-hidden">Actions</span></th>`)}</tr></thead>
-  <tbody>${join(rows)}</tbody>
-</table>`
-}
+  can propose fixes for its problems.</p></div>`,
+})}
 <p class="muted">Registrations cannot be edited: delete one and register it again. Agents never register repositories.</p>`,
   });
 }
 
 /** Deletion asks first (GET), then removes with a CSRF-checked POST. */
-async function confirmPage(c: Context<WebEnv>): Promise<Response> {
+async function deletePage(c: Context<WebEnv>): Promise<Response> {
   const { current } = c.get("environment");
   const ctx = c.get("ctx");
   // A member gets the 403 page here rather than a confirmation that could only fail.
@@ -75,30 +78,24 @@ async function confirmPage(c: Context<WebEnv>): Promise<Response> {
   const repositoryId = c.req.param("repositoryId") ?? "";
   const repo = await getRepository({ ctx, input: { environmentId: current.id, repositoryId } });
   const base = repositoriesPath(c.get("org").id, current.id);
-  return renderPage(c, {
+  return confirmPage(c, {
     title: "Delete this registration?",
     section: "repositories",
-    body: html`<div class="card">
-  <p>${repositoryLocation(repo)}</p>
+    text: html`<p>${repositoryLocation(repo)}</p>
   <p>Problems of ${join(repo.services.map((s) => html`<code>${s}</code> `))} can no longer be remediated until a
   repository is registered for them again. Runs in review keep their branch; patchbay's branches stay in the
-  repository. A run still working on it must be cancelled or finish first.</p>
-  <div class="actions">
-    ${postForm(c, {
-      action: `${base}/${repo.id}/delete`,
-      label: "Confirm deletion",
-      body: html`<button type="submit" class="danger">Delete registration</button>`,
-    })}
-    <a class="button secondary" href="${base}">Cancel</a>
-  </div>
-</div>`,
+  repository. A run still working on it must be cancelled or finish first.</p>`,
+    action: `${base}/${repo.id}/delete`,
+    label: "Confirm deletion",
+    button: html`<button type="submit" class="danger">Delete registration</button>`,
+    cancel: base,
   });
 }
 
 export function registerRepositoryPages(web: Hono<WebEnv>): void {
   const path = "/orgs/:orgId/environments/:environmentId/repositories";
   web.get(path, listPage);
-  web.get(`${path}/:repositoryId/delete`, confirmPage);
+  web.get(`${path}/:repositoryId/delete`, deletePage);
   web.post(`${path}/:repositoryId/delete`, async (c) => {
     const environmentId = c.get("environment").current.id;
     const repositoryId = c.req.param("repositoryId") ?? "";

@@ -12,6 +12,7 @@ import {
   fieldErrorsOf,
   formString,
   inputField,
+  parseWith,
   postForm,
   readForm,
   refusalMessage,
@@ -19,7 +20,6 @@ import {
 } from "../forms.ts";
 import { html, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 import { repositoriesPath } from "./remediation-view.ts";
 
 type RepositoryFormValues = {

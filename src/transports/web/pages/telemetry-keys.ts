@@ -1,5 +1,4 @@
 import type { Context, Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireOwnerOrAdmin, requirePermission } from "../../../context.ts";
 import { AppError, isAppError } from "../../../errors.ts";
 import { listMembers } from "../../../features/members/list-members.ts";
@@ -11,28 +10,20 @@ import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";
 import {
   errorSummary,
-  type FieldErrors,
-  fieldErrorsOf,
+  type FormState,
   formString,
   inputField,
   notice,
+  parseWith,
   postForm,
   readForm,
-  refusalMessage,
+  refusalState,
 } from "../forms.ts";
-import { formatTime, type Html, html, join, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
+import { dataTable, formatTime, type Html, html, when } from "../html.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 import { environmentPath, mayManage } from "./telemetry-view.ts";
 
-type KeysState = {
-  status?: ContentfulStatusCode;
-  error?: string | undefined;
-  fields?: FieldErrors;
-  created?: { name: string; key: string };
-  name?: string;
-  flash?: string | undefined;
-};
+type KeysState = FormState & { created?: { name: string; key: string }; name?: string };
 
 const PLACEHOLDER = "pk_…";
 
@@ -62,12 +53,19 @@ function keyRow(c: Context<WebEnv>, key: PublishableKey, emails: Map<string, str
   </tr>`;
 }
 
+/** Every key of the page's environment. */
+const environmentKeys = (c: Context<WebEnv>) =>
+  allPages((cursor) =>
+    listPublishableKeys({
+      ctx: c.get("ctx"),
+      input: { environmentId: c.get("environment").current.id, pageSize: 200, cursor },
+    }),
+  );
+
 async function keysPage(c: Context<WebEnv>, state: KeysState = {}): Promise<Response> {
   const ctx = c.get("ctx");
   const environment = c.get("environment").current;
-  const keys = await allPages((cursor) =>
-    listPublishableKeys({ ctx, input: { environmentId: environment.id, pageSize: 200, cursor } }),
-  );
+  const keys = await environmentKeys(c);
   const emails = new Map((await listMembers({ ctx })).map((m) => [m.userId, m.email]));
   const manage = mayManage(c);
   const created = state.created;
@@ -97,15 +95,12 @@ ${when(
 </div>`,
 )}
 <h2>Keys</h2>
-${
-  keys.length === 0
-    ? html`<p class="muted">No telemetry keys in this environment yet.</p>`
-    : html`<table>
-  <caption class="visually-hidden">Telemetry keys of ${environment.name}</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
-  <tbody>${join(keys.map((k) => keyRow(c, k, emails, manage)))}</tbody>
-</table>`
-}
+${dataTable({
+  caption: `Telemetry keys of ${environment.name}`,
+  headers: ["Name", "Created", "Last used", "Status"],
+  rows: keys.map((k) => keyRow(c, k, emails, manage)),
+  empty: html`<p class="muted">No telemetry keys in this environment yet.</p>`,
+})}
 ${
   manage
     ? html`<h2>Create a key</h2>
@@ -128,18 +123,6 @@ ${postForm(c, {
   });
 }
 
-/** The key the confirmation page names: one of this environment's (another's is 404). */
-async function findKey(c: Context<WebEnv>, keyId: string): Promise<PublishableKey> {
-  const ctx = c.get("ctx");
-  const environmentId = c.get("environment").current.id;
-  const keys = await allPages((cursor) =>
-    listPublishableKeys({ ctx, input: { environmentId, pageSize: 200, cursor } }),
-  );
-  const key = keys.find((k) => k.id === keyId);
-  if (!key) throw new AppError("not_found", `Publishable key ${keyId} was not found.`);
-  return key;
-}
-
 const done: Record<string, string> = {
   revoked: "The key was revoked. Telemetry sent with it is refused from the next request on.",
 };
@@ -160,12 +143,7 @@ export function registerTelemetryKeyPages(web: Hono<WebEnv>): void {
       if (!isAppError(error) || (error.code !== "invalid_request" && error.code !== "limit_exceeded")) {
         throw error;
       }
-      return keysPage(c, {
-        status: error.status as ContentfulStatusCode,
-        error: refusalMessage(error),
-        fields: fieldErrorsOf(error),
-        name,
-      });
+      return keysPage(c, { ...refusalState(error), name });
     }
   });
 
@@ -174,24 +152,21 @@ export function registerTelemetryKeyPages(web: Hono<WebEnv>): void {
     const ctx = c.get("ctx");
     requirePermission(ctx, "publishable_keys:manage");
     requireOwnerOrAdmin(ctx);
-    const key = await findKey(c, c.req.param("keyId"));
+    const keyId = c.req.param("keyId");
+    // One of this environment's keys (another's is 404).
+    const key = (await environmentKeys(c)).find((k) => k.id === keyId);
+    if (!key) throw new AppError("not_found", `Publishable key ${keyId} was not found.`);
     const list = environmentPath(c, "telemetry-keys");
     if (key.revokedAt) return c.redirect(list, 303);
-    return renderPage(c, {
+    return confirmPage(c, {
       title: `Revoke ${key.name}?`,
       section: "telemetry-keys",
-      body: html`<div class="card">
-  <p>Applications sending telemetry with <strong>${key.name}</strong> (<code>${key.prefix}…</code>) are refused from
-  their next request on. A revoked key cannot be restored; create a new one instead.</p>
-  <div class="actions">
-    ${postForm(c, {
+      text: html`<p>Applications sending telemetry with <strong>${key.name}</strong> (<code>${key.prefix}…</code>) are refused from
+  their next request on. A revoked key cannot be restored; create a new one instead.</p>`,
       action: `${list}/${key.id}/revoke`,
       label: "Confirm revocation",
-      body: html`<button type="submit" class="danger">Revoke key</button>`,
-    })}
-    <a class="button secondary" href="${list}">Cancel</a>
-  </div>
-</div>`,
+      button: html`<button type="submit" class="danger">Revoke key</button>`,
+      cancel: list,
     });
   });
 

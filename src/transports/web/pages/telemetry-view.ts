@@ -2,10 +2,9 @@ import type { Context } from "hono";
 import type { ZodType } from "zod";
 import { isAppError } from "../../../errors.ts";
 import type { WebEnv } from "../env.ts";
-import { type FieldErrors, fieldErrorsOf, refusalMessage } from "../forms.ts";
-import { type Html, html, nothing } from "../html.ts";
-import type { EnvironmentSection } from "../layout.ts";
-import { parseWith } from "../validate.ts";
+import { errorSummary, type FieldErrors, fieldErrorsOf, parseWith, refusalMessage } from "../forms.ts";
+import { type Html, html, when } from "../html.ts";
+import { type EnvironmentSection, type PageOptions, renderPage } from "../layout.ts";
 
 /** An environment page's path: `/orgs/:orgId/environments/:environmentId/<rest>`. */
 export const environmentPath = (c: Context<WebEnv>, rest: EnvironmentSection | string): string =>
@@ -19,7 +18,7 @@ export const environmentPath = (c: Context<WebEnv>, rest: EnvironmentSection | s
 export const mayManage = (c: Context<WebEnv>): boolean => c.get("org").role !== "member";
 
 /** Query parameters as the form sent them, empty fields left out (a blank filter is no filter). */
-export function queryValues(c: Context<WebEnv>, names: readonly string[]): Record<string, string> {
+function queryValues(c: Context<WebEnv>, names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = c.req.query(name)?.trim();
@@ -28,54 +27,74 @@ export function queryValues(c: Context<WebEnv>, names: readonly string[]): Recor
   return out;
 }
 
-export type Filters<T> =
-  | { ok: true; input: T }
-  | { ok: false; message: string | undefined; fields: FieldErrors };
-
-/** Validates a filter form with the REST route's own schema; a refusal is told field by field. */
-export function parseFilters<T>(schema: ZodType<T>, values: Record<string, string>): Filters<T> {
-  try {
-    return { ok: true, input: parseWith(schema, values) };
-  } catch (error) {
-    return filterRefusal(error);
-  }
-}
-
 /**
- * A verb's `invalid_request` about a filter (an unknown cursor, `from` after `to`) as a message on
- * the form, tied to the parameter it names; anything else is the error page's.
+ * A list filtered by query parameters, validated with the REST route's own schema and read with
+ * its verb. A refused filter (or a verb's `invalid_request` about one: an unknown cursor, `from`
+ * after `to`) re-renders the form with a 400, told field by field; any other refusal is the error
+ * page's.
  */
-export function filterRefusal(error: unknown): {
-  ok: false;
-  message: string | undefined;
-  fields: FieldErrors;
-} {
-  if (!isAppError(error) || error.code !== "invalid_request") throw error;
-  const fields = fieldErrorsOf(error);
-  const parameter = error.details?.parameter;
-  if (typeof parameter === "string" && !(parameter in fields)) fields[parameter] = error.message;
-  return { ok: false, message: refusalMessage(error) ?? "Please correct the filters marked below.", fields };
+export async function filteredPage<T, P>(
+  c: Context<WebEnv>,
+  o: Pick<PageOptions, "title" | "section"> & {
+    names: readonly string[];
+    schema: ZodType<T>;
+    read: (input: T) => Promise<P>;
+    form: (values: Record<string, string>, fields: FieldErrors, input: T | undefined) => Html;
+    show: (page: P, form: Html, values: Record<string, string>) => Pick<PageOptions, "body" | "lead">;
+  },
+): Promise<Response> {
+  const values = queryValues(c, o.names);
+  let input: T | undefined;
+  let page: P;
+  try {
+    input = parseWith(o.schema, values);
+    page = await o.read(input);
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "invalid_request") throw error;
+    const fields = fieldErrorsOf(error);
+    const parameter = error.details?.parameter;
+    if (typeof parameter === "string" && !(parameter in fields)) fields[parameter] = error.message;
+    const message = refusalMessage(error) ?? "Please correct the filters marked below.";
+    return renderPage(c, {
+      title: o.title,
+      section: o.section,
+      status: 400,
+      body: html`${errorSummary(message, fields)}${o.form(values, fields, input)}`,
+    });
+  }
+  return renderPage(c, {
+    title: o.title,
+    section: o.section,
+    ...o.show(page, o.form(values, {}, input), values),
+  });
 }
 
-/** The current filters plus a cursor, as the "next page" link. */
-export function nextPageLink(
+/** Links to the first page (cursors only go forward) and, with the filters kept, to the next. */
+export function pager(
   path: string,
   values: Record<string, string>,
   nextCursor: string | null,
   label = "Next page",
 ): Html {
-  if (!nextCursor) return nothing;
-  const query = new URLSearchParams({ ...values, cursor: nextCursor });
-  return html`<nav class="pager" aria-label="Pages"><a class="button secondary" href="${path}?${query.toString()}">${label} →</a></nav>`;
+  const { cursor, ...rest } = values;
+  const first = new URLSearchParams(rest).toString();
+  const next = new URLSearchParams({ ...values, cursor: nextCursor ?? "" }).toString();
+  return html`<div class="actions">${when(cursor, () => html`<a href="${path}${first ? `?${first}` : ""}">← First page</a>`)}${when(
+    nextCursor,
+    () =>
+      html`<nav class="pager" aria-label="Pages"><a class="button secondary" href="${path}?${next}">${label} →</a></nav>`,
+  )}</div>`;
 }
 
-/** A link back to the first page when paging (cursors only go forward). */
-export function firstPageLink(path: string, values: Record<string, string>): Html {
-  if (!values.cursor) return nothing;
-  const { cursor: _cursor, ...rest } = values;
-  const query = new URLSearchParams(rest).toString();
-  return html`<a href="${path}${query ? `?${query}` : ""}">← First page</a>`;
-}
+/** The time spans the pages offer, in words. */
+export const periodLabels = {
+  "5m": "Last 5 minutes",
+  "15m": "Last 15 minutes",
+  "1h": "Last hour",
+  "6h": "Last 6 hours",
+  "24h": "Last 24 hours",
+  "7d": "Last 7 days",
+} as const;
 
 export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 

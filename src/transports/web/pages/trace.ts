@@ -6,10 +6,9 @@ import {
   type TraceSpan,
 } from "../../../features/telemetry/queries/schemas.ts";
 import type { WebEnv } from "../env.ts";
-import { notice } from "../forms.ts";
+import { notice, parseWith } from "../forms.ts";
 import { type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
 import { formatInstant } from "./logs.ts";
 import { environmentPath, formatDuration, jsonText } from "./telemetry-view.ts";
 

@@ -1,42 +1,113 @@
 import type { Context, Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+
 import { AppError, isAppError } from "../../../errors.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
+import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
   type Problem,
+  ProblemListQuerySchema,
   ProblemParams,
+  type ProblemSummary,
   UpdateProblemBody,
 } from "../../../features/telemetry/problems/schemas.ts";
 import { setProblemStatus } from "../../../features/telemetry/problems/set-problem-status.ts";
+import { type ProblemStatus, problemStatuses } from "../../../platform/db/schema/problems.ts";
 import type { WebEnv } from "../env.ts";
-import { errorSummary, formString, notice, postForm, readForm, refusalMessage } from "../forms.ts";
-import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
+import {
+  errorSummary,
+  type FormState,
+  formString,
+  inputField,
+  notice,
+  parseWith,
+  postForm,
+  readForm,
+  refusalMessage,
+  selectField,
+} from "../forms.ts";
+import { dataTable, formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { parseWith } from "../validate.ts";
-import { problemStatusBadge, remediationStateText } from "./problem-view.ts";
-import { environmentPath, mayManage } from "./telemetry-view.ts";
+import { environmentPath, filteredPage, mayManage, pager } from "./telemetry-view.ts";
 
-type ProblemState = { status?: ContentfulStatusCode; error?: string | undefined; flash?: string | undefined };
-
-/** The status changes a person may make from each status (`regressed` is patchbay's to set). */
-const changes: Record<Problem["status"], { status: "open" | "resolved" | "ignored"; label: string }[]> = {
-  open: [
-    { status: "resolved", label: "Resolve" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  regressed: [
-    { status: "resolved", label: "Resolve" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  resolved: [
-    { status: "open", label: "Reopen" },
-    { status: "ignored", label: "Ignore" },
-  ],
-  ignored: [
-    { status: "open", label: "Reopen" },
-    { status: "resolved", label: "Resolve" },
-  ],
+const statusLabels: Record<ProblemStatus, string> = {
+  open: "Open",
+  regressed: "Regressed",
+  resolved: "Resolved",
+  ignored: "Ignored",
 };
+
+export const problemStatusBadge = (status: ProblemStatus): Html =>
+  html`<span class="badge problem-${status}">${statusLabels[status]}</span>`;
+
+/** The latest remediation's state, or a dash while there is none. */
+export const remediationStateText = (state: string | null): Html =>
+  state
+    ? html`<span class="badge disabled">${state.replace(/[-_]/g, " ")}</span>`
+    : html`<span class="muted">—</span>`;
+
+function problemRow(c: Context<WebEnv>, p: ProblemSummary): Html {
+  return html`<tr>
+    <td><a href="${environmentPath(c, `problems/${p.id}`)}">${p.title}</a><br><code class="muted">${p.culprit}</code></td>
+    <td>${p.service}</td>
+    <td>${problemStatusBadge(p.status)}</td>
+    <td class="num">${p.count}</td>
+    <td>${formatTime(p.lastSeen)}<br><span class="muted">first ${formatTime(p.firstSeen)}</span></td>
+    <td>${remediationStateText(p.remediationState)}</td>
+  </tr>`;
+}
+
+const problemsPage = (c: Context<WebEnv>) =>
+  filteredPage(c, {
+    title: "Problems",
+    section: "problems",
+    names: ["status", "service", "cursor"],
+    schema: ProblemListQuerySchema,
+    read: (input) =>
+      listProblems({
+        ctx: c.get("ctx"),
+        input: { ...input, environmentId: c.get("environment").current.id },
+      }),
+    form: (
+      values,
+      fields,
+    ) => html`<form method="get" action="${environmentPath(c, "problems")}" class="filters" aria-label="Filters">
+  <div class="filter-grid">
+  ${selectField({
+    name: "status",
+    label: "Status",
+    options: [{ value: "", label: "Any" }, ...problemStatuses.map((s) => ({ value: s, label: s }))],
+    value: values.status ?? "",
+    error: fields.status,
+  })}
+  ${inputField({ name: "service", label: "Service", value: values.service, error: fields.service })}
+  </div>
+  <div class="actions"><button type="submit" class="secondary">Filter</button>
+  <a href="${environmentPath(c, "problems")}">Clear</a></div>
+</form>`,
+    show: (page, form, values) => ({
+      lead: "Exceptions grouped by where they happen, most recently seen first.",
+      body: html`${form}
+${dataTable({
+  className: "problems",
+  caption: "Problems, most recently seen first",
+  headers: ["Problem", "Service", "Status", "Count", "Last seen", "Remediation"],
+  rows: page.items.map((p) => problemRow(c, p)),
+  empty: html`<div class="card"><p>${
+    values.status || values.service || values.cursor
+      ? "No problems match these filters."
+      : html`No problems detected. Exceptions recorded on spans and error logs sent to this environment are grouped
+      into problems here (keys and settings: <a href="${environmentPath(c, "telemetry-keys")}">telemetry keys</a>).`
+  }</p></div>`,
+})}
+${pager(environmentPath(c, "problems"), values, page.nextCursor)}`,
+    }),
+  });
+
+const changeLabels = { open: "Reopen", resolved: "Resolve", ignored: "Ignore" } as const;
+
+/** The status changes a person may make: to any other (`regressed` is patchbay's to set, and counts as open). */
+const changesFrom = (status: Problem["status"]) =>
+  (["open", "resolved", "ignored"] as const).filter((s) => s !== (status === "regressed" ? "open" : status));
 
 const done: Record<string, string> = {
   open: "The problem is open again.",
@@ -52,9 +123,9 @@ function statusForm(c: Context<WebEnv>, problem: Problem): Html {
     label: "Change the status",
     body: html`<input type="hidden" name="revision" value="${problem.revision}">
   <div class="actions">${join(
-    changes[problem.status].map(
-      (change) =>
-        html`<button type="submit" name="status" value="${change.status}" class="secondary">${change.label}</button>`,
+    changesFrom(problem.status).map(
+      (status) =>
+        html`<button type="submit" name="status" value="${status}" class="secondary">${changeLabels[status]}</button>`,
     ),
   )}</div>`,
   });
@@ -76,7 +147,7 @@ function remediationForm(c: Context<WebEnv>, problem: Problem): Html {
 </div>`;
 }
 
-async function problemPage(c: Context<WebEnv>, state: ProblemState = {}): Promise<Response> {
+async function problemPage(c: Context<WebEnv>, state: FormState = {}): Promise<Response> {
   const { problemId } = parseWith(ProblemParams, { problemId: c.req.param("problemId") });
   const environmentId = c.get("environment").current.id;
   const problem = await getProblem({ ctx: c.get("ctx"), input: { environmentId, problemId } });
@@ -141,6 +212,7 @@ ${when(manage, () => remediationForm(c, problem))}`;
 }
 
 export function registerProblemPages(web: Hono<WebEnv>): void {
+  web.get("/orgs/:orgId/environments/:environmentId/problems", problemsPage);
   const base = "/orgs/:orgId/environments/:environmentId/problems/:problemId";
 
   web.get(base, (c) => problemPage(c, { flash: done[c.req.query("done") ?? ""] }));
