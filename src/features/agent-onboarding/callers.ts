@@ -14,7 +14,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
-import { formatUsd } from "../../platform/payments/prices.ts";
+import { nextAction } from "./schemas.ts";
 import { hashSessionToken } from "./sessions.ts";
 
 /** Addresses are stored lowercase so a checksummed and a plain spelling are one wallet. */
@@ -93,21 +93,18 @@ export async function resolveSessionActor(
 }
 
 /** A paid call from a wallet without an organisation: refused (so not charged), pointing at signup. */
-export function signupRequired(deps: Pick<Deps, "config" | "payments">): AppError {
+function signupRequired(deps: Pick<Deps, "config" | "payments">): AppError {
   return new AppError(
     "signup_required",
     "This wallet has no organisation yet; sign up first. Nothing was charged.",
     {
       next_actions: [
-        {
+        nextAction(deps, "POST /x402/signup", "signup", {
           action: "sign_up",
-          method: "POST",
-          href: `${deps.config.baseUrl}/x402/signup`,
-          price: formatUsd(deps.payments.prices.signup),
           description:
             "Create a wallet-backed organisation with a first environment and a publishable telemetry key.",
           body: {},
-        },
+        }),
       ],
     },
   );

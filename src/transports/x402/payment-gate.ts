@@ -12,7 +12,7 @@ import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
 import { hashRequest } from "../http/idempotency.ts";
 import { processRequest, requestContext } from "./http-adapter.ts";
-import { compileRoutes, type PaidRoutes } from "./paid-routes.ts";
+import { compileRoutes, type PaidRoutes, resourceServerLoader } from "./paid-routes.ts";
 import { readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
@@ -25,7 +25,6 @@ import {
 } from "./payment-lock.ts";
 import { challengeResponse, replayResponse } from "./payment-responses.ts";
 import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
-import { resourceServerLoader } from "./server-loader.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
 
 /** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */

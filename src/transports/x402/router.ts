@@ -8,14 +8,13 @@ import type { AppEnv } from "../http/env.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { onboardingRoutes } from "./agent-onboarding/routes.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
-import { buildCatalog, type Catalog } from "./catalog.ts";
+import { buildCatalog, type Catalog, llmsTxt } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
-import { llmsTxt } from "./llms-txt.ts";
-import { paidTable } from "./paid-table.ts";
+import { resourceServerLoader } from "./paid-routes.ts";
 import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { remediationRoutes } from "./remediations/routes.ts";
 import type { X402Route } from "./route.ts";
-import { resourceServerLoader } from "./server-loader.ts";
+import { paidTable } from "./route.ts";
 import { telemetryRoutes } from "./telemetry/routes.ts";
 
 /** Every /x402 route, from the features that own them. */

@@ -1,15 +1,21 @@
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
-import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
-import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
-import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import {
+  pollRemediationAction,
+  remediateAction,
+} from "../../../features/agent-onboarding/problem-assumption.ts";
+import {
+  type NextAction,
+  NextActionsSchema,
+  nextAction,
+} from "../../../features/agent-onboarding/schemas.ts";
 import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
 import { workingStatuses } from "../../../features/remediations/run-state.ts";
 import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
-import { answeredEnvironment, readAction } from "../telemetry/routes.ts";
+import { answeredEnvironment } from "../telemetry/routes.ts";
 
 /** A run in one of these still works toward a fix: poll it rather than pay for another. */
 const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
@@ -27,18 +33,18 @@ const query = (params: Record<string, string | undefined>) =>
  */
 function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction[] {
   const get = (action: string, path: string, description: string) =>
-    readAction(deps, action, path, description);
+    nextAction(deps, `GET ${path}`, "read", { action, description });
   const [problem] = d.evidence.problems;
   if (problem) {
     const actions: NextAction[] = [];
     if (problem.remediationId && WORKING.includes(problem.remediationState ?? "")) {
-      actions.push({
-        action: "poll_remediation",
-        method: "GET",
-        href: `${deps.config.baseUrl}/x402/remediations/${problem.remediationId}`,
-        price: "free",
-        description: `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
-      });
+      actions.push(
+        pollRemediationAction(
+          deps,
+          problem.remediationId,
+          `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
+        ),
+      );
     }
     actions.push(
       get(
