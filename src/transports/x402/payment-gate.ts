@@ -31,7 +31,7 @@ import type { VerifiedPayment } from "./verified-payment.ts";
 const WAIT_FOR_FIRST_MS = 30_000;
 
 type Verified = Extract<HTTPProcessResult, { type: "payment-verified" }>;
-export type GateArgs = {
+type GateArgs = {
   payments: Payments;
   routes: PaidRoutes;
   db: Db;
@@ -58,14 +58,13 @@ export type GateArgs = {
 export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   const match = compileRoutes(args.routes);
   const clock = args.clock ?? (() => new Date());
-  const payments = args.payments;
   const initialized = args.loadServer ?? resourceServerLoader(args);
 
   return async (c, next) => {
     const matched = match(c.req.method, c.req.path);
     if (!matched) return next();
     const http = await initialized();
-    const price = payments.prices[matched.route.price];
+    const price = args.payments.prices[matched.route.price];
     const header = c.req.header("payment-signature");
     const read = header ? readPaymentIdentity(header) : undefined;
     if (!read?.ok) {
@@ -79,19 +78,8 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
         problem: read?.problem,
       });
     }
-    const identity = read.identity;
-    const flow: Flow = {
-      c,
-      next,
-      http,
-      args,
-      clock,
-      matched,
-      identity,
-      requestHash: await hashRequest(c),
-      price,
-    };
-    return runOnce(flow);
+    const requestHash = await hashRequest(c);
+    return runOnce({ c, next, http, args, clock, matched, identity: read.identity, requestHash, price });
   };
 }
 
@@ -183,13 +171,15 @@ async function runHandler(
   claim: PaymentClaim,
 ): Promise<Response | undefined> {
   const { c, identity } = flow;
+  const { network, asset, amount } = verified.paymentRequirements;
+  const { payer, nonce } = identity.key;
   c.set("payment", {
-    payer: getAddress(identity.key.payer),
-    network: verified.paymentRequirements.network,
-    asset: verified.paymentRequirements.asset,
-    amount: verified.paymentRequirements.amount,
+    payer: getAddress(payer),
+    network,
+    asset,
+    amount,
     price: flow.price,
-    nonce: identity.key.nonce as Hex,
+    nonce: nonce as Hex,
   });
   await releasingOnThrow(async (error) => {
     await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
