@@ -46,14 +46,12 @@ type GateArgs = {
 };
 
 /**
- * The x402 gate for the paid routes in `routes` (DESIGN §7), on the SDK's HTTP resource server:
- * unpaid → 402 challenge; paid → verify, run the handler once, settle only if it answered < 400.
+ * The x402 gate for the paid routes (DESIGN §7), on the SDK's HTTP resource server: unpaid → 402
+ * challenge; paid → verify, run the handler once, settle only if it answered < 400.
  *
- * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use for work:
- * copies arriving while it runs wait for it and get its answer; a copy of a settled payment
- * gets the stored answer without a second transfer or run; the same payment for a different
- * request is refused (`payment_reused`). The gate hands the verified payment to the handler as
- * the context variable `payment`; handlers read it with `paymentOf(c)`.
+ * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use: copies wait
+ * for the first and get its answer, copies of a settled one its stored answer, and the same
+ * payment for another request is `payment_reused`. Handlers read the payment with `paymentOf(c)`.
  */
 export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   const match = compileRoutes(args.routes);
@@ -68,8 +66,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
     const header = c.req.header("payment-signature");
     const read = header ? readPaymentIdentity(header) : undefined;
     if (!read?.ok) {
-      // No payment, or one that could not be locked: only a challenge, never the handler nor
-      // the facilitator (which throws on malformed fields, and a throw reads as an outage).
+      // No payment, or one that could not be locked: a challenge, never the handler nor the facilitator.
       const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
       return challengeResponse(c, result.response, {
@@ -203,20 +200,13 @@ async function runHandler(
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * A day past the authorization's validBefore, when its nonce can no longer settle. The payer
- * picks validBefore and the scheme sets no upper bound, so it is capped at a week from now.
- */
+/** A day past validBefore (its nonce can no longer settle), which the payer picks: capped at a week. */
 function recordExpiry(validBefore: number, now: Date): Date {
   const cap = now.getTime() + 7 * DAY_MS;
   return new Date(Math.min(validBefore * 1000, cap) + DAY_MS);
 }
 
-/**
- * The verified payment of the request a paid handler is serving (the context variable the gate
- * sets). Throws for a route the gate does not cover: a handler that expects a payer must never
- * run without one.
- */
+/** The verified payment of a paid request; throws off the gate, so a handler never runs without one. */
 export function paymentOf(c: Context<AppEnv>): VerifiedPayment {
   const payment = c.get("payment");
   if (!payment) throw new Error(`x402: ${c.req.method} ${c.req.path} is not behind the payment gate`);
