@@ -24,7 +24,6 @@ export async function buildCatalog(args: {
   const server = deps.payments.kind === "ready" ? await args.loadServer() : undefined;
   const items = [];
   for (const [pattern, route] of Object.entries(args.routes)) {
-    if (!route) continue;
     const [method = "GET", template = ""] = pattern.split(" ");
     const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
     const challenge = server ? await challengeFor(server, deps.config.baseUrl, method, path) : undefined;
@@ -36,7 +35,7 @@ export async function buildCatalog(args: {
       accepts: challenge?.accepts ?? [],
       lastUpdated: args.lastUpdated.toISOString(),
       description: route.description,
-      mimeType: route.mimeType ?? "application/json",
+      mimeType: "application/json",
       serviceName: "patchbay",
       ...(extensions ? { extensions } : {}),
       method,

@@ -15,18 +15,16 @@ export type RoutePattern = `${Method} /x402/${string}`;
 export type PaidRoute = {
   price: PriceKey;
   description: string;
-  /** Default `application/json`. */
-  mimeType?: string;
   /** x402 extensions declared on the route, e.g. `{ bazaar: declareDiscoveryExtension(…) }`. */
   extensions?: Record<string, unknown>;
 };
 
-export type PaidRoutes = Partial<Record<RoutePattern, PaidRoute>>;
+export type PaidRoutes = Record<RoutePattern, PaidRoute>;
 
 export type MatchedRoute = { pattern: RoutePattern; route: PaidRoute };
 
 /** How long a signed payment stays valid for our routes (the client picks within it). */
-export const MAX_TIMEOUT_SECONDS = 300;
+const MAX_TIMEOUT_SECONDS = 300;
 
 /**
  * Finds the paid route for a request. HEAD is matched as GET: Hono answers HEAD with the GET
@@ -35,10 +33,9 @@ export const MAX_TIMEOUT_SECONDS = 300;
 export function compileRoutes(
   routes: PaidRoutes,
 ): (method: string, path: string) => MatchedRoute | undefined {
-  const compiled = Object.entries(routes).flatMap(([pattern, route]) => {
-    if (!route) return [];
+  const compiled = Object.entries(routes).map(([pattern, route]) => {
     const [method, path = ""] = pattern.split(" ");
-    return [{ method, regex: patternOf(path), match: { pattern: pattern as RoutePattern, route } }];
+    return { method, regex: patternOf(path), match: { pattern: pattern as RoutePattern, route } };
   });
   return (method, path) => {
     const verb = method === "HEAD" ? "GET" : method;
@@ -50,7 +47,6 @@ export function compileRoutes(
 function toX402Routes(routes: PaidRoutes, payments: Extract<Payments, { kind: "ready" }>): RoutesConfig {
   const table: Record<string, RouteConfig> = {};
   for (const [pattern, route] of Object.entries(routes)) {
-    if (!route) continue;
     const price = payments.prices[route.price];
     // A known asset is priced in its atomic units with its EIP-712 domain, so any network works;
     // without one, the SDK's default USDC of the network converts the dollar string.
@@ -70,7 +66,7 @@ function toX402Routes(routes: PaidRoutes, payments: Extract<Payments, { kind: "r
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
       },
       description: route.description,
-      mimeType: route.mimeType ?? "application/json",
+      mimeType: "application/json",
       serviceName: "patchbay",
       ...(route.extensions ? { extensions: route.extensions } : {}),
     };
@@ -95,7 +91,7 @@ export function resourceServerLoader(args: {
     server ??= (async () => {
       const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
       // Routes that declare Bazaar discovery get the SDK's extension, as `@x402/hono` would do.
-      if (Object.values(args.routes).some((route) => route?.extensions?.bazaar !== undefined)) {
+      if (Object.values(args.routes).some((route) => route.extensions?.bazaar !== undefined)) {
         const bazaar = await import("@x402/extensions/bazaar");
         if (!http.server.hasExtension("bazaar"))
           http.server.registerExtension(bazaar.bazaarResourceServerExtension);

@@ -43,7 +43,7 @@ export type X402Route = {
 
 /** The gate's table of paid routes, each declaring the Bazaar discovery extension from its schemas. */
 export function paidTable(routes: readonly X402Route[]): PaidRoutes {
-  const table: PaidRoutes = {};
+  const table = {} as PaidRoutes;
   for (const route of routes) {
     if (!route.paid) continue;
     const { input, pathParams, output, outputExample, inputExample, pathParamsExample } = route.paid;
