@@ -11,10 +11,8 @@ import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
 import { healthAction, problemsAction, sendTelemetryAction } from "./next-actions.ts";
 
 /**
- * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): once telemetry arrives, "fix what
- * is wrong" without listing and inspecting first. Takes the named problem, or picks one
- * (`chooseProblem`), and starts the same run as `startRemediation`. Refusals (no telemetry yet,
- * nothing open, a run already working) are 409s with next_actions: refusals settle no payment.
+ * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): starts the run of `startRemediation`
+ * for the named problem or the one `chooseProblem` picks. Refusals are 409s, so never charged.
  */
 export async function resolveProblem(args: {
   ctx: ServiceContext;

@@ -8,11 +8,9 @@ import type { X402Route } from "./route.ts";
 export type Catalog = Awaited<ReturnType<typeof buildCatalog>>;
 
 /**
- * The catalog of `GET /x402`: each paid route in the Bazaar `/discovery/resources` item format,
- * plus `method`, `path` and `price` for readers that do not decode payment requirements. Each
- * item's `accepts` and `extensions` come from the very 402 challenge the route answers an unpaid
- * call with (the SDK builds both), so they cannot drift. Templated paths are listed with `{name}`
- * placeholders.
+ * The catalog of `GET /x402`: each paid route as a Bazaar `/discovery/resources` item, plus
+ * `method`, `path` and `price`. `accepts` and `extensions` come from the route's own 402
+ * challenge, so they cannot drift. Templated paths have `{name}` placeholders.
  */
 export async function buildCatalog(args: {
   deps: Pick<Deps, "config" | "payments">;

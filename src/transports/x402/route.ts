@@ -10,11 +10,8 @@ import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
 type Handler<A> = (c: Context<AppEnv>, ctx: ServiceContext<A>) => Promise<Response>;
 
 /**
- * One route under /x402: the x402 router mounts it, gates it when `paid`, resolves its caller
- * once into the context it hands the handler, and lists it in the catalog and /llms.txt.
- * - `wallet`: a paid call by a wallet with an organisation (`signup_required` otherwise);
- * - `payer`: a paid call by any wallet (signing up);
- * - `session`: a free call with an onboarding session's token.
+ * One route under /x402, mounted, gated when `paid`, and listed in the catalog and /llms.txt. Its
+ * caller: `wallet` (paid, with an organisation), `payer` (paid, any wallet), `session` (free).
  */
 export type X402Route = {
   method: "GET" | "POST";

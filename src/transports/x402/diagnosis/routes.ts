@@ -26,10 +26,8 @@ const query = (params: Record<string, string | undefined>) =>
   ).toString();
 
 /**
- * The next steps toward a diagnosis or a fix, cheapest useful first: free polling of a run that
- * already works on it, then cent reads that confirm (the problem, a trace, the logs), and only
- * then the paid remediation — with `x_assumed_state`, so it is refused for free if the problem
- * moved on in the meantime.
+ * The next steps toward a diagnosis or a fix, cheapest first: polling a run already on it, reads
+ * that confirm, and only then the paid remediation (refused for free if the problem moved on).
  */
 function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction[] {
   const get = (action: string, path: string, description: string) =>
@@ -104,12 +102,7 @@ function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction
       ];
 }
 
-/**
- * `POST /x402/diagnose` (spec 4D): an incident description in, what the organisation's own
- * telemetry says about it out — the best matching problems, error logs and failing services —
- * with the cheapest next action toward a diagnosis or a fix. Before any telemetry arrived the
- * answer is to send some.
- */
+/** `POST /x402/diagnose` (spec 4D): an incident in words; what the telemetry says, and what next. */
 export const diagnosisRoutes: X402Route[] = [
   {
     method: "POST",
