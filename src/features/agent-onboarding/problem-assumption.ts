@@ -29,12 +29,6 @@ async function facts(deps: Pick<Deps, "db">, problemId: string) {
   return problem;
 }
 
-/** The digest of the problem's facts now (undefined for an unknown problem). */
-async function problemDigest(deps: Pick<Deps, "db">, problemId: string): Promise<string | undefined> {
-  const problem = await facts(deps, problemId);
-  return problem ? digestOf(problem) : undefined;
-}
-
 /** `x_assumed_state` for a suggestion about a problem as the caller just read it. */
 export const assumeProblem = (deps: Pick<Deps, "keyring" | "clock">, problem: ProblemState) =>
   assumeState(deps.keyring, { subject: `problem:${problem.id}`, digest: digestOf(problem) }, deps.clock());
@@ -62,7 +56,10 @@ export function remediateAction(
 }
 
 export const problemAssumption: AssumptionKind = {
-  digest: problemDigest,
+  async digest(deps, problemId) {
+    const problem = await facts(deps, problemId);
+    return problem && digestOf(problem);
+  },
   async nextActions(deps, problemId) {
     const f = await facts(deps, problemId);
     if (!f) return [];
