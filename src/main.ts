@@ -10,7 +10,7 @@ import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts"
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
 import type { Db } from "./platform/db/client.ts";
 import { createLogger } from "./platform/logging/logger.ts";
-import { devChainBanner } from "./platform/payments/dev-chain-banner.ts";
+import { devChainBanner } from "./platform/payments/payments.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
 import { drainable } from "./transports/http/drain.ts";
 import { sweepX402Payments } from "./transports/x402/payment-lock.ts";

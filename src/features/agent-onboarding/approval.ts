@@ -12,9 +12,8 @@ import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
 import type { WebUser } from "../web-sessions/resolve-web-session.ts";
 
 /**
- * The link a human operator opens to take over a wallet organisation. It names the onboarding
- * session and is signed, so it can be shown again on every poll without storing a secret; it
- * works once (the organisation then has an owner) and dies with the session.
+ * The link a human operator opens to take over a wallet organisation: signed, naming the session,
+ * so every poll can show it without storing a secret. It works once and dies with the session.
  */
 export function approvalUrl(deps: Pick<Deps, "keyring" | "config">, sessionId: string): string {
   const token = signToken(deps.keyring, "onboarding/approval-link", { s: sessionId });
@@ -22,17 +21,13 @@ export function approvalUrl(deps: Pick<Deps, "keyring" | "config">, sessionId: s
   return `${deps.config.baseUrl}/approve?token=${encodeURIComponent(token)}`;
 }
 
-/** A wallet organisation is claimed once a human owns it (through an approval link). */
 const isClaimed = async (db: Db, organizationId: string) =>
   (await db.$count(
     memberships,
     and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")),
   )) > 0;
 
-/**
- * The environment has a repository patchbay may propose fixes to: one a person registered (a
- * local path, or one they selected when installing the GitHub App).
- */
+/** A repository a person registered or selected, which patchbay may propose fixes to. */
 const hasRepository = async (db: Db, environmentId: string) =>
   (await db.$count(repositories, eq(repositories.environmentId, environmentId))) > 0;
 
@@ -43,35 +38,27 @@ export async function operatorSteps(
   db: Db,
   scope: { organizationId: string; environmentId: string },
 ): Promise<OperatorStep[]> {
-  const [claimed, connected] = await Promise.all([
-    isClaimed(db, scope.organizationId),
-    hasRepository(db, scope.environmentId),
-  ]);
   return [
-    { step: "claim_organization", done: claimed },
-    { step: "connect_repository", done: connected },
+    { step: "claim_organization", done: await isClaimed(db, scope.organizationId) },
+    { step: "connect_repository", done: await hasRepository(db, scope.environmentId) },
   ];
 }
 
-export type ApprovalLinkView = {
-  organizationId: string;
-  organizationName: string;
-  wallet: string;
-  environmentId: string;
-  /** `claim`: nobody owns it yet. Afterwards its owners and admins see what is left to do. */
-  stage: "claim" | "connect_repository" | "done";
-};
-
 /**
- * What an approval link asks of the signed-in person (the same checks as the claim itself, so a
- * dead link says so before anyone confirms): claim the organisation, then — for its owners and
- * admins — connect a repository. Anyone else is told it has been claimed. The person is not yet a
- * member of the organisation, so the context is theirs, not an organisation's actor.
+ * What an approval link asks of the signed-in person (a dead link says so before anyone
+ * confirms): claim the organisation, then, for its owners and admins, connect a repository.
+ * Anyone else is told it has been claimed. The person is no member yet: the context is theirs.
  */
 export async function readApprovalLink(args: {
   ctx: ServiceContext<WebUser>;
   input: { token: string };
-}): Promise<ApprovalLinkView> {
+}): Promise<{
+  organizationId: string;
+  organizationName: string;
+  wallet: string;
+  environmentId: string;
+  stage: "claim" | "connect_repository" | "done";
+}> {
   const { db } = args.ctx.deps;
   const session = await liveSession(args.ctx.deps, args.input.token);
   const [org] = await db
@@ -96,10 +83,8 @@ export async function readApprovalLink(args: {
 }
 
 /**
- * A signed-in human takes over a wallet organisation through the approval link of one of its
- * onboarding sessions and becomes its owner. Works once: afterwards the organisation has an
- * owner and every link of it is spent. The organisation row is locked so two people clicking at
- * once cannot both become owner.
+ * A signed-in human becomes the owner of a wallet organisation through an approval link; once
+ * (every link is then spent). The row lock keeps two people clicking at once from both owning it.
  */
 export async function claimOrganization(args: {
   ctx: ServiceContext<WebUser>;

@@ -8,12 +8,10 @@ import type { NextAction } from "./schemas.ts";
 const ASSUMED_STATE_TTL_MS = 15 * 60_000;
 
 /**
- * What a suggestion assumed: a subject (`onboarding:org_…`, `problem:prb_…`) and a digest of
- * exactly the state the suggestion depends on. Signed so a client cannot forge one; it carries
- * ids and a digest only, nothing secret.
+ * What a suggestion assumed: a subject (`onboarding:org_…`, `problem:prb_…`) and a digest of the
+ * state it depends on; signed so it cannot be forged, and holding nothing secret.
  */
-export type Assumption = { subject: string; digest: string };
-export type ReadAssumption = Assumption & { expired: boolean };
+type Assumption = { subject: string; digest: string };
 
 export function assumeState(keyring: Keyring, assumption: Assumption, now: Date): string {
   return signToken(keyring, "x402/assumed-state", {
@@ -24,7 +22,11 @@ export function assumeState(keyring: Keyring, assumption: Assumption, now: Date)
 }
 
 /** The assumption inside a token we signed, or undefined for a forged or malformed one. */
-export function readAssumedState(keyring: Keyring, token: string, now: Date): ReadAssumption | undefined {
+export function readAssumedState(
+  keyring: Keyring,
+  token: string,
+  now: Date,
+): (Assumption & { expired: boolean }) | undefined {
   const payload = verifyToken(keyring, "x402/assumed-state", token) as
     | { s?: unknown; d?: unknown; e?: unknown }
     | undefined;

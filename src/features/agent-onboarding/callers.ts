@@ -14,7 +14,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
-import { formatUsd } from "../../platform/payments/prices.ts";
+import { nextAction } from "./schemas.ts";
 import { hashSessionToken } from "./sessions.ts";
 
 /** Addresses are stored lowercase so a checksummed and a plain spelling are one wallet. */
@@ -24,13 +24,27 @@ export const payerOf = (payment: { payer: string; network: string }): Payer => {
 };
 
 /**
- * The actor of a paid call: the verified payer acting for its wallet-backed organisation, with
- * that organisation's first environment as the default of environment-scoped calls. A wallet
- * without an organisation is `signup_required`, a refusal, so the payment is not taken.
+ * The actor of a paid call: the payer acting for its wallet organisation, whose first environment
+ * is the default. No organisation: `signup_required`, a refusal, so the payment is not taken.
  */
 export async function resolveWalletActor(deps: Deps, payer: Payer): Promise<WalletActor> {
   const org = await findWalletOrganization(deps.db, payer.wallet);
-  if (!org?.environmentId) throw signupRequired(deps);
+  if (!org?.environmentId) {
+    throw new AppError(
+      "signup_required",
+      "This wallet has no organisation yet; sign up first. Nothing was charged.",
+      {
+        next_actions: [
+          nextAction(deps, "POST /x402/signup", "signup", {
+            action: "sign_up",
+            description:
+              "Create a wallet-backed organisation with a first environment and a publishable telemetry key.",
+            body: {},
+          }),
+        ],
+      },
+    );
+  }
   return {
     ...payer,
     organizationId: org.id,
@@ -58,9 +72,8 @@ export async function findWalletOrganization(db: Db, wallet: Wallet) {
 }
 
 /**
- * The actor of a free polling route (spec 4D rule 1): the onboarding session whose token is
- * presented. The token never pays for anything; an expired session may still read its own state
- * and nothing else (`sessionPermissions`).
+ * The actor of a free polling route (spec 4D rule 1): the session whose token is presented. An
+ * expired session may still read its own state and nothing else (`sessionPermissions`).
  */
 export async function resolveSessionActor(
   deps: Deps,
@@ -83,32 +96,12 @@ export async function resolveSessionActor(
     .where(eq(onboardingSessions.tokenHash, hashSessionToken(token)));
   if (!row) throw staleSessionToken();
   const expired = row.expiresAt.getTime() <= deps.clock().getTime();
+  const { id, organizationId } = row;
   return {
     type: "onboarding_session",
-    id: row.id,
-    organizationId: row.organizationId,
+    id,
+    organizationId,
     expired,
     permissions: sessionPermissions(expired),
   };
-}
-
-/** A paid call from a wallet without an organisation: refused (so not charged), pointing at signup. */
-export function signupRequired(deps: Pick<Deps, "config" | "payments">): AppError {
-  return new AppError(
-    "signup_required",
-    "This wallet has no organisation yet; sign up first. Nothing was charged.",
-    {
-      next_actions: [
-        {
-          action: "sign_up",
-          method: "POST",
-          href: `${deps.config.baseUrl}/x402/signup`,
-          price: formatUsd(deps.payments.prices.signup),
-          description:
-            "Create a wallet-backed organisation with a first environment and a publishable telemetry key.",
-          body: {},
-        },
-      ],
-    },
-  );
 }

@@ -3,16 +3,13 @@ import type { Deps } from "../../deps.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
-import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
 import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { assumeProblem } from "./problem-assumption.ts";
-import type { NextAction, OnboardingSession } from "./schemas.ts";
+import { type NextAction, nextAction, type OnboardingSession } from "./schemas.ts";
 
 type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;
-
-const priceOf = (deps: ActionDeps, key: PriceKey) => formatUsd(deps.payments.prices[key]);
 
 /** The facts "start onboarding" rests on: which sessions are open (a new one makes it stale). */
 async function onboardingDigest(deps: ActionDeps, organizationId: string): Promise<string> {
@@ -27,14 +24,11 @@ export const onboardingAssumption: AssumptionKind = {
 };
 
 export function sendTelemetryAction(deps: ActionDeps): NextAction {
-  return {
+  return nextAction(deps, "POST /v1/traces", "free", {
     action: "send_telemetry",
-    method: "POST",
-    href: `${deps.config.baseUrl}/v1/traces`,
-    price: "free",
     description:
       "Export OpenTelemetry traces (and logs to /v1/logs) over OTLP/HTTP with the publishable key: `Authorization: Bearer pk_…`, or set OTEL_EXPORTER_OTLP_ENDPOINT to the base URL and OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20pk_….",
-  };
+  });
 }
 
 export async function startOnboardingAction(
@@ -42,88 +36,77 @@ export async function startOnboardingAction(
   organizationId: string,
   environmentId: string,
 ): Promise<NextAction> {
-  return {
+  const subject = `onboarding:${organizationId}`;
+  const digest = await onboardingDigest(deps, organizationId);
+  return nextAction(deps, "POST /x402/onboard", "onboard", {
     action: "start_onboarding",
-    method: "POST",
-    href: `${deps.config.baseUrl}/x402/onboard`,
-    price: priceOf(deps, "onboard"),
     description:
       "Start a guided onboarding session: it tracks telemetry arriving and the human approval patchbay needs, and returns a session token (shown once) for free polling.",
     body: { environmentId },
-    x_assumed_state: assumeState(
-      deps.keyring,
-      { subject: `onboarding:${organizationId}`, digest: await onboardingDigest(deps, organizationId) },
-      deps.clock(),
-    ),
-  };
+    x_assumed_state: assumeState(deps.keyring, { subject, digest }, deps.clock()),
+  });
 }
 
-function pollOnboardingAction(deps: ActionDeps, sessionId: string): NextAction {
-  return {
+const pollOnboardingAction = (deps: ActionDeps, sessionId: string) =>
+  nextAction(deps, `GET /x402/onboard/${sessionId}`, "free", {
     action: "poll_onboarding",
-    method: "GET",
-    href: `${deps.config.baseUrl}/x402/onboard/${sessionId}`,
-    price: "free",
     description:
       "Poll the onboarding session with `Authorization: Bearer <session token>` (the token from POST /x402/onboard); every few seconds is plenty.",
-  };
-}
+  });
+
+/** The reads that show an environment's state: its services' health and its problems. */
+export const healthAction = (deps: ActionDeps, environmentId: string) =>
+  nextAction(deps, `GET /x402/services?environmentId=${environmentId}`, "read", {
+    action: "check_health",
+    description: "Health of your services: request rate, error rate and latency percentiles.",
+  });
+
+export const problemsAction = (deps: ActionDeps, environmentId: string, description: string) =>
+  nextAction(deps, `GET /x402/problems?environmentId=${environmentId}`, "read", {
+    action: "list_problems",
+    description,
+  });
 
 /** The next steps of an onboarding session as it stands, best first. */
 export async function sessionActions(
   deps: ActionDeps,
   session: Omit<OnboardingSession, "next_actions">,
 ): Promise<NextAction[]> {
-  const base = deps.config.baseUrl;
   switch (session.state) {
     case "awaiting-telemetry":
       return [sendTelemetryAction(deps), pollOnboardingAction(deps, session.sessionId)];
     case "awaiting-operator": {
       const claimed = session.operatorSteps?.find((s) => s.step === "claim_organization")?.done ?? false;
       return [
-        {
+        nextAction(deps, `GET ${approvalUrl(deps, session.sessionId)}`, "free", {
           action: "request_operator_approval",
-          method: "GET",
-          href: approvalUrl(deps, session.sessionId),
-          price: "free",
           description: claimed
             ? "A human must connect a repository: give this link to your operator. They install the source-hosting app and select the repository (or register it) so patchbay can propose fixes; keep polling meanwhile."
             : "A human must approve: give this link to your operator. They sign in to patchbay, claim the organisation and connect a repository; keep polling meanwhile.",
-        },
+        }),
         pollOnboardingAction(deps, session.sessionId),
       ];
     }
     case "ready": {
-      const ready: NextAction[] = [
-        {
-          action: "check_health",
-          method: "GET",
-          href: `${base}/x402/services?environmentId=${session.environmentId}`,
-          price: priceOf(deps, "read"),
-          description: "Health of your services: request rate, error rate and latency percentiles.",
-        },
-        {
-          action: "list_problems",
-          method: "GET",
-          href: `${base}/x402/problems?environmentId=${session.environmentId}`,
-          price: priceOf(deps, "read"),
-          description: "Problems detected in your telemetry, most recent first.",
-        },
+      const ready = [
+        healthAction(deps, session.environmentId),
+        problemsAction(
+          deps,
+          session.environmentId,
+          "Problems detected in your telemetry, most recent first.",
+        ),
       ];
       // The shortcut for the problem `POST /x402/resolve` would pick, assuming that problem's state.
       const problem = await chooseProblem(deps.db, session.environmentId);
       if (!problem) return ready;
       return [
         ...ready,
-        {
+        nextAction(deps, "POST /x402/resolve", "remediation", {
           action: "resolve",
-          method: "POST",
-          href: `${base}/x402/resolve`,
-          price: priceOf(deps, "remediation"),
           description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
           body: { environmentId: session.environmentId, problemId: problem.id },
           x_assumed_state: assumeProblem(deps, problem),
-        },
+        }),
       ];
     }
     case "expired":

@@ -1,13 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
-import { formatUsd } from "../../platform/payments/prices.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
-import type { NextAction } from "./schemas.ts";
-
-/** Subject of "remediate this problem": `problem:<problem id>`. */
-export const problemSubject = (problemId: string) => `problem:${problemId}`;
+import { type NextAction, nextAction } from "./schemas.ts";
 
 /** What a remediation suggestion rests on: the problem's status and its latest run. */
 export type ProblemState = {
@@ -33,15 +29,16 @@ async function facts(deps: Pick<Deps, "db">, problemId: string) {
   return problem;
 }
 
-/** The digest of the problem's facts now (undefined for an unknown problem). */
-export async function problemDigest(deps: Pick<Deps, "db">, problemId: string): Promise<string | undefined> {
-  const problem = await facts(deps, problemId);
-  return problem ? digestOf(problem) : undefined;
-}
-
 /** `x_assumed_state` for a suggestion about a problem as the caller just read it. */
 export const assumeProblem = (deps: Pick<Deps, "keyring" | "clock">, problem: ProblemState) =>
-  assumeState(deps.keyring, { subject: problemSubject(problem.id), digest: digestOf(problem) }, deps.clock());
+  assumeState(deps.keyring, { subject: `problem:${problem.id}`, digest: digestOf(problem) }, deps.clock());
+
+/** Free polling of a remediation with the onboarding session token. */
+export const pollRemediationAction = (
+  deps: Pick<Deps, "config" | "payments">,
+  id: string,
+  description: string,
+) => nextAction(deps, `GET /x402/remediations/${id}`, "free", { action: "poll_remediation", description });
 
 /** "remediate": start a run for the problem, refused for free if the problem moved on meanwhile. */
 export function remediateAction(
@@ -50,42 +47,36 @@ export function remediateAction(
   environmentId: string,
   description: string,
 ): NextAction {
-  return {
+  return nextAction(deps, `POST /x402/problems/${problem.id}/remediations`, "remediation", {
     action: "remediate",
-    method: "POST",
-    href: `${deps.config.baseUrl}/x402/problems/${problem.id}/remediations`,
-    price: formatUsd(deps.payments.prices.remediation),
     description,
     body: { environmentId },
     x_assumed_state: assumeProblem(deps, problem),
-  };
+  });
 }
 
 export const problemAssumption: AssumptionKind = {
-  digest: problemDigest,
+  async digest(deps, problemId) {
+    const problem = await facts(deps, problemId);
+    return problem && digestOf(problem);
+  },
   async nextActions(deps, problemId) {
     const f = await facts(deps, problemId);
     if (!f) return [];
-    const base = deps.config.baseUrl;
     if (f.remediationId) {
       return [
-        {
-          action: "poll_remediation",
-          method: "GET",
-          href: `${base}/x402/remediations/${f.remediationId}`,
-          price: "free",
-          description: `A remediation of this problem exists (${f.remediationState}); poll it with Authorization: Bearer <session token>.`,
-        },
+        pollRemediationAction(
+          deps,
+          f.remediationId,
+          `A remediation of this problem exists (${f.remediationState}); poll it with Authorization: Bearer <session token>.`,
+        ),
       ];
     }
     return [
-      {
+      nextAction(deps, `GET /x402/problems/${problemId}?environmentId=${f.environmentId}`, "read", {
         action: "inspect_problem",
-        method: "GET",
-        href: `${base}/x402/problems/${problemId}?environmentId=${f.environmentId}`,
-        price: formatUsd(deps.payments.prices.read),
         description: `The problem is now ${f.status}: look at it again before remediating.`,
-      },
+      }),
     ];
   },
 };

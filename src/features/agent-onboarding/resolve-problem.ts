@@ -1,7 +1,5 @@
 import type { ServiceContext } from "../../context.ts";
-import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import { formatUsd } from "../../platform/payments/prices.ts";
 import { callerEnvironment } from "../environments/find-environment.ts";
 import { chooseProblem } from "../remediations/choose-problem.ts";
 import {
@@ -10,14 +8,11 @@ import {
   startRemediation,
 } from "../remediations/start-remediation.ts";
 import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
-import { sendTelemetryAction } from "./next-actions.ts";
-import type { NextAction } from "./schemas.ts";
+import { healthAction, problemsAction, sendTelemetryAction } from "./next-actions.ts";
 
 /**
- * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): once telemetry arrives, "fix what
- * is wrong" without listing and inspecting first. Takes the named problem, or picks one
- * (`chooseProblem`), and starts the same run as `startRemediation`. Refusals (no telemetry yet,
- * nothing open, a run already working) are 409s with next_actions: refusals settle no payment.
+ * The guided flow's shortcut (`POST /x402/resolve`, spec 4D): starts the run of `startRemediation`
+ * for the named problem or the one `chooseProblem` picks. Refusals are 409s, so never charged.
  */
 export async function resolveProblem(args: {
   ctx: ServiceContext;
@@ -39,28 +34,13 @@ export async function resolveProblem(args: {
     throw new AppError(
       "nothing_to_resolve",
       "No open or regressed problem without a run in this environment; nothing was charged.",
-      { next_actions: readsFirst(deps, environmentId) },
+      {
+        next_actions: [
+          problemsAction(deps, environmentId, "The environment's problems and their remediation state."),
+          healthAction(deps, environmentId),
+        ],
+      },
     );
   }
   return startRemediation({ ctx, input: { ...input, problemId } });
-}
-
-function readsFirst(deps: Deps, environmentId: string): NextAction[] {
-  const read = formatUsd(deps.payments.prices.read);
-  return [
-    {
-      action: "list_problems",
-      method: "GET",
-      href: `${deps.config.baseUrl}/x402/problems?environmentId=${environmentId}`,
-      price: read,
-      description: "The environment's problems and their remediation state.",
-    },
-    {
-      action: "check_health",
-      method: "GET",
-      href: `${deps.config.baseUrl}/x402/services?environmentId=${environmentId}`,
-      price: read,
-      description: "Health of your services: request rate, error rate and latency percentiles.",
-    },
-  ];
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import type { Deps } from "../../deps.ts";
 import { onboardingStates } from "../../platform/db/schema/onboarding-sessions.ts";
+import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { singleLineText } from "../../schemas.ts";
 
 /**
@@ -23,6 +25,28 @@ const NextActionSchema = z.object({
 });
 export const NextActionsSchema = z.array(NextActionSchema);
 export type NextAction = z.infer<typeof NextActionSchema>;
+
+/**
+ * A next action: `route` is the method and a path on this server (or an absolute URL, such as an
+ * approval link), priced by its class or free.
+ */
+export function nextAction(
+  deps: Pick<Deps, "config" | "payments">,
+  route: `${"GET" | "POST"} ${string}`,
+  price: PriceKey | "free",
+  { action, ...rest }: Omit<NextAction, "method" | "href" | "price">,
+): NextAction {
+  const method = route.slice(0, route.indexOf(" ")) as "GET" | "POST";
+  const target = route.slice(method.length + 1);
+  const href = target.startsWith("/") ? `${deps.config.baseUrl}${target}` : target;
+  return {
+    action,
+    method,
+    href,
+    price: price === "free" ? price : formatUsd(deps.payments.prices[price]),
+    ...rest,
+  };
+}
 
 /** The optional echo of a suggestion's assumed state; checked before payment, ignored after. */
 const assumedState = z.string().max(8192).optional();

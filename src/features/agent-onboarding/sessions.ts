@@ -19,10 +19,7 @@ const SESSION_TTL_MS = 24 * 60 * 60_000;
 /** Session tokens are `obt_` + 192 random bits: random enough to be stored as a plain SHA-256. */
 export const hashSessionToken = (token: string): string => createHash("sha256").update(token).digest("hex");
 
-/**
- * Starts a guided onboarding session for the paying wallet's organisation (spec part 4D). The
- * session token is returned here only; polling with it is free and it never pays for anything.
- */
+/** Starts a guided onboarding session (spec 4D); its token is returned here only, for free polling. */
 export async function startOnboarding(args: {
   ctx: ServiceContext<WalletActor>;
   input: OnboardInput;
@@ -54,10 +51,7 @@ export async function startOnboarding(args: {
   return { ...(await viewSession(ctx.deps, row)), sessionToken: token };
 }
 
-/**
- * Free polling (spec 4D rule 1): the session token is the only credential, and it reads its own
- * session only. Another session's id reads as `not_found`, so session ids cannot be probed.
- */
+/** Free polling (spec 4D rule 1): a token reads its own session only; another id is `not_found`. */
 export async function readOnboardingSession(args: {
   ctx: ServiceContext<SessionActor>;
   input: { sessionId: string };
@@ -73,10 +67,7 @@ export async function readOnboardingSession(args: {
 
 type SessionRow = typeof onboardingSessions.$inferSelect;
 
-/**
- * The session as an agent sees it now. A state that moved since the last read is recorded
- * (conditionally, so concurrent readers record a move once).
- */
+/** The session now; a state that moved is recorded (conditionally: concurrent readers record it once). */
 async function viewSession(deps: Deps, row: SessionRow): Promise<OnboardingSession> {
   const now = deps.clock();
   const { state, operatorSteps } = await sessionState(deps, row, now);
@@ -100,10 +91,8 @@ async function viewSession(deps: Deps, row: SessionRow): Promise<OnboardingSessi
 }
 
 /**
- * Where a session stands (DESIGN §7): telemetry first (the agent can do that alone), then a
- * human claims the organisation and connects a repository (registers a path or installs the
- * source-hosting app and selects repositories), then it is ready. Derived from the
- * organisation's progress on every read, so it can never disagree with it.
+ * Where a session stands (DESIGN §7): telemetry first (the agent can do that alone), then a human
+ * claims the organisation and connects a repository, then ready. Derived on every read.
  */
 async function sessionState(
   deps: Deps,

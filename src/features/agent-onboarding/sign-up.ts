@@ -13,9 +13,8 @@ import { organizationActions, sendTelemetryAction, startOnboardingAction } from 
 import type { SignupInput, SignupResult } from "./schemas.ts";
 
 /**
- * Creates the wallet-backed organisation of a verified payer (spec 1B step 2): the
- * organisation, its first environment and a publishable key for telemetry. One organisation
- * per wallet: a second signup is `already_signed_up` with the next actions of the existing one.
+ * Creates a payer's wallet organisation, its first environment and a publishable key (spec 1B
+ * step 2). One per wallet: a second signup is `already_signed_up` with the existing one's actions.
  */
 export async function signUpWallet(args: {
   ctx: ServiceContext<Payer>;

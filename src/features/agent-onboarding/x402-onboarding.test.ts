@@ -13,7 +13,7 @@ import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
-import { paidTable } from "../../transports/x402/paid-table.ts";
+import { paidTable } from "../../transports/x402/route.ts";
 import { x402Routes } from "../../transports/x402/router.ts";
 
 const SIGNUP = 50_000n; // $0.05

@@ -4,10 +4,10 @@ import type { Db } from "../../platform/db/client.ts";
 import { oauthGrants, oauthModels } from "../../platform/db/schema/oauth.ts";
 
 /** What oidc-provider stores per model instance (see its example/my_adapter.js). */
-export type StoredPayload = Record<string, unknown>;
+type StoredPayload = Record<string, unknown>;
 
 /** The storage interface oidc-provider expects of an adapter, one instance per model name. */
-export type OAuthAdapter = {
+type OAuthAdapter = {
   upsert(id: string, payload: StoredPayload, expiresIn?: number): Promise<void>;
   find(id: string): Promise<StoredPayload | undefined>;
   findByUserCode(userCode: string): Promise<StoredPayload | undefined>;
@@ -18,10 +18,8 @@ export type OAuthAdapter = {
 };
 
 /**
- * Models whose id *is* the bearer secret and that are only ever found by presenting it: their
- * payload is stored without `jti`, so the table holds nothing a client could send back. Device
- * codes (found by user code) and sessions (found by uid) need their id in the payload and keep
- * it; both are short-lived.
+ * Models whose id is the bearer secret, only ever found by presenting it: stored without `jti`,
+ * so the table holds nothing a client could send back (device codes and sessions keep theirs).
  */
 const idIsSecret = new Set([
   "AccessToken",
@@ -33,15 +31,12 @@ const idIsSecret = new Set([
   "PushedAuthorizationRequest",
 ]);
 
-export const hashKey = (value: string): string => createHash("sha256").update(value).digest("hex");
+const hashKey = (value: string): string => createHash("sha256").update(value).digest("hex");
 
-/**
- * A drizzle-backed oidc-provider adapter over `oauth_models`: PGlite and PostgreSQL alike, and
- * every instance of the service sees the same state. Rows past their expiry are never returned
- * (and are swept by `sweepOAuthModels`).
- */
+/** oidc-provider's adapter over `oauth_models`, shared by every instance; expired rows are never returned. */
 export function createOAuthAdapter(db: Db, model: string): OAuthAdapter {
   const secret = idIsSecret.has(model);
+  const byKey = (id: string) => and(eq(oauthModels.model, model), eq(oauthModels.key, hashKey(id)));
   const live = (now: Date) => or(isNull(oauthModels.expiresAt), gt(oauthModels.expiresAt, now));
   const restore = (
     id: string | undefined,
@@ -78,13 +73,10 @@ export function createOAuthAdapter(db: Db, model: string): OAuthAdapter {
     findByUserCode: (userCode) => findWhere(eq(oauthModels.userCode, hashKey(userCode))),
     findByUid: (uid) => findWhere(eq(oauthModels.uid, uid)),
     async consume(id) {
-      await db
-        .update(oauthModels)
-        .set({ consumedAt: new Date() })
-        .where(and(eq(oauthModels.model, model), eq(oauthModels.key, hashKey(id))));
+      await db.update(oauthModels).set({ consumedAt: new Date() }).where(byKey(id));
     },
     async destroy(id) {
-      await db.delete(oauthModels).where(and(eq(oauthModels.model, model), eq(oauthModels.key, hashKey(id))));
+      await db.delete(oauthModels).where(byKey(id));
     },
     async revokeByGrantId(grantId) {
       await db.delete(oauthModels).where(and(eq(oauthModels.model, model), eq(oauthModels.grantId, grantId)));

@@ -17,11 +17,8 @@ export type AuthorizationRequest = {
 };
 
 /**
- * The signed-in person grants a client what it asked for, acting for one of their
- * organisations. The grant (oidc-provider's, which its tokens name) is bound to that
- * organisation here; every request made with one of its tokens checks the person is still a
- * member, with the role they have then. Not a member of the organisation chosen: 404, as
- * everywhere else.
+ * The signed-in person grants a client what it asked for in one of their organisations: the
+ * provider's grant is bound to it here (each request then checks the membership). Not a member: 404.
  */
 export async function approveAuthorization(args: {
   deps: Deps;

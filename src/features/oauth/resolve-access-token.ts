@@ -16,13 +16,9 @@ import { createOAuthAdapter } from "./adapter.ts";
 const tokenShape = /^[A-Za-z0-9_-]{20,256}$/;
 
 /**
- * An OAuth access token (opaque, issued by src/transports/oauth/provider.ts) → the actor it acts as, or null
- * when it is unknown, expired, revoked, or its person is no longer a member of the grant's
- * organisation. Read from the database on every request — tokens are not cached — so logging
- * out, revoking a grant or removing a member takes effect at once on every instance.
- *
- * A token for the other resource is refused with a message saying so (RFC 8707 audience
- * binding): a `/mcp` token never opens `/api/v1`, nor the reverse.
+ * An opaque OAuth access token → the actor it acts as, or null (unknown, expired, revoked, or no
+ * longer a member). Read on every request, so revocations take effect at once everywhere. A token
+ * for the other resource is refused saying so (RFC 8707): `/mcp` never opens `/api/v1`, nor back.
  */
 export async function resolveAccessToken(
   deps: Pick<Deps, "db" | "config">,

@@ -6,14 +6,9 @@ import type { Keyring } from "../../platform/vault/keyring.ts";
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
 /**
- * The authorization server's signing keys (JWKS), derived rather than stored: an Ed25519 seed is
- * HKDF(KEK v<N>, "oauth/signing-key"), so every instance holding the same `PATCHBAY_KEK` signs
- * with the same key, nothing secret sits in the database, and a KEK rotation rotates it. Every
- * version still in the keyring is published (newest first, which is the one that signs), so
- * whatever was signed before the rotation still verifies.
- *
- * patchbay's access tokens are opaque (looked up in the database), so these keys sign only ID
- * tokens, which a client gets if it asks for the `openid` scope.
+ * The signing keys (JWKS), derived rather than stored: Ed25519 seeds HKDF(KEK v<N>,
+ * "oauth/signing-key"), one per keyring version, newest (the signer) first, so a KEK rotation
+ * rotates them and old signatures still verify. Access tokens are opaque: these sign ID tokens.
  */
 export function signingKeys(keyring: Keyring): JsonWebKey[] {
   const keys: JsonWebKey[] = [];
@@ -30,10 +25,7 @@ export function signingKeys(keyring: Keyring): JsonWebKey[] {
   return keys;
 }
 
-/**
- * Keys for the provider's signed cookies (interaction and its own session), derived the same way:
- * the active version signs, older ones still verify.
- */
+/** Keys for the provider's signed cookies, derived the same way. */
 export function cookieKeys(keyring: Keyring): string[] {
   return keyring.versions.flatMap((version) => {
     const key = derivedKey(keyring, "oauth/cookies", version);

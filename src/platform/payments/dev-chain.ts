@@ -18,10 +18,10 @@ import { loadTestUsdc } from "./test-usdc.ts";
  * anvil's well-known development mnemonic. Its accounts are public knowledge and funded only
  * on local chains: #0 deploys the token and is the in-process facilitator, #1 is the demo payer.
  */
-export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_CHAIN_ID = 31337;
 /** What the demo payer starts with on every start of the chain (it keeps no state). */
-export const DEMO_PAYER_FUNDS = parseUnits("1000", 6);
+const DEMO_PAYER_FUNDS = parseUnits("1000", 6);
 
 export type DevAccount = { address: Address; privateKey: Hex };
 
@@ -39,6 +39,14 @@ export type DevChain = {
 };
 
 const START_TIMEOUT_MS = 20_000;
+
+export const evmChain = (id: number, name: string, rpcUrl: string) =>
+  defineChain({
+    id,
+    name,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
 
 export function devAccount(index: number): DevAccount {
   const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index });
@@ -68,26 +76,18 @@ export async function startDevChain(options: { port: number; cacheDir: string })
   try {
     const port = await listeningPort(child, options.port);
     const rpcUrl = `http://127.0.0.1:${port}`;
-    const chain = defineChain({
-      id: DEV_CHAIN_ID,
-      name: "patchbay dev chain",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    });
+    const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
     const facilitator = devAccount(0);
     const payer = devAccount(1);
     const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-    const wallet = createWalletClient({
-      account: mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 0 }),
-      chain,
-      transport: http(rpcUrl),
-    });
+    const account = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 0 });
+    const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
     const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
     const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });
     if (!deployed) throw new Error("TestUSDC deployment produced no contract address");
-    const contractAddress = getAddress(deployed);
+    const usdcAddress = getAddress(deployed);
     const mint = await wallet.writeContract({
-      address: contractAddress,
+      address: usdcAddress,
       abi: artifact.abi,
       functionName: "mint",
       args: [payer.address, DEMO_PAYER_FUNDS],
@@ -98,7 +98,7 @@ export async function startDevChain(options: { port: number; cacheDir: string })
       rpcUrl,
       chainId: DEV_CHAIN_ID,
       network: `eip155:${DEV_CHAIN_ID}`,
-      usdcAddress: contractAddress,
+      usdcAddress,
       payer,
       facilitator,
       stop,

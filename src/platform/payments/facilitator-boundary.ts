@@ -11,15 +11,9 @@ import {
 import type { Logger } from "../logging/logger.ts";
 
 /**
- * Wraps a facilitator (in-process or remote) so nothing it says reaches a client except the
- * protocol's reason codes. The SDK copies a facilitator's free-text messages and thrown error
- * messages into the 402 challenge and the PAYMENT-RESPONSE header; those can hold raw RPC
- * errors, node URLs and facilitator addresses. Here they are logged, then dropped:
- *
- * - a refusal keeps `invalidReason` / `errorReason` (e.g. `invalid_exact_evm_payload_signature`),
- *   never `invalidMessage` / `errorMessage`;
- * - an outage (a throw that is not a refusal) becomes a bare `FacilitatorResponseError`, which
- *   the payment gate answers as 503 `payments_unavailable`.
+ * Wraps a facilitator so nothing it says reaches a client but reason codes (the SDK copies its
+ * messages, which can hold RPC errors and URLs, into headers). Messages are logged and dropped;
+ * an outage becomes a bare `FacilitatorResponseError` (503 `payments_unavailable`).
  */
 export function guardFacilitator(inner: FacilitatorClient, logger: Logger): FacilitatorClient {
   const refused = (reason: unknown, detail: unknown) =>

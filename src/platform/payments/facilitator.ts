@@ -13,7 +13,6 @@ import {
   BaseError,
   createNonceManager,
   createWalletClient,
-  defineChain,
   getAddress,
   type Hex,
   HttpRequestError,
@@ -31,32 +30,24 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
+import { evmChain } from "./dev-chain.ts";
 
-/**
- * Bounds on one RPC request and its one retry: a frozen or unreachable node must not hold a paid
- * call open (a local chain answers in milliseconds). Worst case, about 8 s per step that waits.
- */
+/** A frozen or unreachable node must not hold a paid call open; a local chain mines at once. */
 const RPC_TIMEOUT_MS = 4_000;
 const RPC_RETRIES = 1;
-/** How often a settlement's receipt is looked for: a local chain mines at once. */
 const POLLING_MS = 250;
-/** Bound on waiting for a settlement receipt: a local chain mines at once; a stuck one fails. */
 const CONFIRMATION_TIMEOUT_MS = 5_000;
 
 /**
- * The embedded default's facilitator: the SDK's own `x402Facilitator` with the `exact` EVM
- * scheme, settling from `privateKey` over `rpcUrl`, in this process (no HTTP hop).
+ * The embedded default's facilitator: the SDK's `x402Facilitator` with the `exact` EVM scheme,
+ * settling from `privateKey` over `rpcUrl`, in this process.
  *
- * Settlements are transactions from one account, so concurrent ones need distinct account
- * nonces: a viem nonce manager hands them out locally instead of each asking the node for the
- * same pending count (which would make all but one of them collide). Its own instance, not
- * viem's global one, so a restarted chain never inherits counts from the last.
+ * Concurrent settlements from one account need distinct nonces: a nonce manager of its own (not
+ * viem's global one, which a restarted chain would inherit) hands them out locally.
  *
- * The node going away is an outage, never a verdict on the payment: the SDK turns RPC errors into
- * reason codes (`invalid_exact_evm_transaction_simulation_failed`, `…_transaction_failed`), so an
- * operation in which an RPC request goes unanswered throws at once (`watched`), which the
- * boundary answers as 503. And a settlement that already happened is found again
- * (`earlierSettlement`).
+ * The node going away is an outage, never a verdict on the payment (the SDK would turn RPC errors
+ * into reason codes): an operation with an unanswered RPC request throws at once (`watched`), and
+ * a settlement that already happened is found again (`earlierSettlement`).
  */
 export function createLocalFacilitator(args: {
   rpcUrl: string;
@@ -66,33 +57,20 @@ export function createLocalFacilitator(args: {
 }): FacilitatorClient {
   const nonceManager = createNonceManager({ source: jsonRpc() });
   const account = privateKeyToAccount(args.privateKey, { nonceManager });
-  // A settlement that did not go through may leave the nonce it took unused (never sent, or
-  // dropped by the node): counted on from there, every later transaction would wait behind the
-  // gap. So the next one asks the node again.
-  // This facilitator's operations, each told when one of its RPC requests goes unanswered.
   const operation: Operations = new AsyncLocalStorage();
+  // A failed settlement may leave its nonce unused, and later ones would wait behind the gap.
   const recount = () => nonceManager.reset({ address: account.address, chainId: args.chainId });
-  const chain = defineChain({
-    id: args.chainId,
-    name: `chain ${args.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [args.rpcUrl] } },
-  });
   const client = createWalletClient({
     account,
-    chain,
+    chain: evmChain(args.chainId, `chain ${args.chainId}`, args.rpcUrl),
     transport: watchedHttp(args.rpcUrl, operation),
     pollingInterval: POLLING_MS,
   }).extend(publicActions);
-  // The SDK's signer interface types ABIs and typed data loosely (`readonly unknown[]`,
-  // `Record<string, unknown>`); viem wants its precise types. The values are the SDK's own
-  // constants, so narrowing them here is a statement of fact, not a guess.
+  // The SDK types ABIs and typed data loosely; they are its own constants, so the casts are exact.
   const signer = toFacilitatorEvmSigner(
     {
       address: account.address,
-      // The SDK starts its asset check (eth_getCode) in the background and may return before
-      // awaiting it; its failure would then reject with nobody listening. An unanswered request
-      // has already ended the operation (`watched`), so the value returned here is never used.
+      // The SDK may not await this check; an unanswered request has already ended the operation.
       getCode: (a) =>
         client.getCode(a).catch((error: unknown) => {
           if (operation.getStore() && isUnanswered(error)) return undefined;
@@ -151,7 +129,6 @@ export function createLocalFacilitator(args: {
   };
 }
 
-/** The facilitator operation an RPC request belongs to: told when a request goes unanswered. */
 type Operations = AsyncLocalStorage<{ unanswered(error: unknown): void }>;
 
 /** viem's HTTP transport, bounded, reporting each request that got no answer to its operation. */
@@ -177,11 +154,9 @@ const isUnanswered = (error: unknown): boolean =>
   error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
 
 /**
- * Runs a facilitator operation, ending it with the error of the first RPC request that went
- * unanswered (after its retry). The SDK would carry on — a verification makes several requests
- * one after another, each waiting out its timeout against a frozen node — and then report a
- * refusal. Whatever it still does is abandoned: a verification moves nothing, and a settlement
- * that goes through after all is found by `earlierSettlement` when the payment is sent again.
+ * Runs a facilitator operation, ending it with the first RPC request that went unanswered: the
+ * SDK would wait out each request's timeout and then report a refusal. What it still does is
+ * abandoned; a settlement that goes through after all is found by `earlierSettlement`.
  */
 function watched<T>(operation: Operations, run: () => Promise<T>): Promise<T> {
   let unanswered: (error: unknown) => void = () => {};
@@ -192,11 +167,9 @@ function watched<T>(operation: Operations, run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The SDK's memory of settlements it sent but could not confirm: the next settle of the payment
- * only waits for that transaction again. One the node no longer knows (dropped, or lost with a
- * node that restarted without its pool) would be waited for on every retry, for ever; it is
- * forgotten instead, so the payment is verified and sent again — its EIP-3009 nonce makes a
- * second transfer impossible.
+ * The SDK's memory of settlements sent but not confirmed. One the node no longer knows would be
+ * waited for on every retry, for ever; it is forgotten instead, so the payment is sent again (its
+ * EIP-3009 nonce makes a second transfer impossible).
  */
 function forgettingDropped(client: PublicActions): PendingSettlementStore {
   const sent = new InMemoryPendingSettlementStore();
@@ -224,21 +197,17 @@ const authorizationUsed = parseAbiItem(
 const transferred = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
 /**
- * The transaction that already settled this payment, if one did. A settlement whose answer was
- * lost — the node took the transaction and then did not answer, or the process restarted, or the
- * retry reached another instance — leaves the authorization used on chain, and settling it again
- * fails (`invalid_exact_evm_nonce_already_used`): the payer would be charged and never receive
- * the answer held for them. The token's `AuthorizationUsed` event names the transaction; its
- * `Transfer` must be the payment itself (payer → payTo, the price), as the SDK checks on success.
+ * The transaction that already settled this payment, if one did: after a lost answer, settling
+ * again fails (`…_nonce_already_used`) and the payer would be charged without receiving the held
+ * answer. `AuthorizationUsed` names the transaction; its `Transfer` must be the payment itself.
  */
 async function earlierSettlement(
   client: PublicActions,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
 ): Promise<Hex | undefined> {
-  const { authorization } = payload.payload as { authorization?: { from?: unknown; nonce?: unknown } };
-  const from = authorization?.from;
-  const nonce = authorization?.nonce;
+  const { from, nonce } =
+    (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization ?? {};
   if (typeof from !== "string" || !isAddress(from) || !isHex(nonce)) return undefined;
   const asset = getAddress(requirements.asset);
   const uses = await client.getLogs({

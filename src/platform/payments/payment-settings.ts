@@ -34,8 +34,8 @@ type NodeEnv = "development" | "test" | "production";
 export function readPaymentSettings(env: Env, nodeEnv: NodeEnv): PaymentSettings {
   const prices = readPrices(env.PATCHBAY_X402_PRICES);
   const payTo = optionalAddress(env, "PATCHBAY_X402_PAY_TO");
-  const devChainFlag = env.PATCHBAY_DEV_CHAIN?.trim().toLowerCase();
-  if (devChainFlag !== undefined && devChainFlag !== "" && devChainFlag !== "on" && devChainFlag !== "off") {
+  const devChainFlag = env.PATCHBAY_DEV_CHAIN?.trim().toLowerCase() || undefined;
+  if (devChainFlag !== undefined && devChainFlag !== "on" && devChainFlag !== "off") {
     throw new ConfigError("PATCHBAY_DEV_CHAIN", "must be on or off");
   }
   if (nodeEnv === "production" && devChainFlag === "on") {

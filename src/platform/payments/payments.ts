@@ -7,23 +7,26 @@ import { type DevChain, startDevChain } from "./dev-chain.ts";
 import { createLocalFacilitator } from "./facilitator.ts";
 import { guardFacilitator } from "./facilitator-boundary.ts";
 import type { PaymentAsset, PaymentSettings } from "./payment-settings.ts";
-import type { Prices } from "./prices.ts";
+import { formatUsd, type Prices } from "./prices.ts";
+
+type Terms = {
+  network: Network;
+  payTo: Address;
+  /** Undefined: the SDK's default USDC for `network`. */
+  asset: PaymentAsset | undefined;
+  prices: Prices;
+  /** Present when this process runs the local chain (the embedded default). */
+  devChain: DevChain | undefined;
+};
 
 /** Payments as the running service has them: able to charge, or not (and why, for the log). */
 export type Payments =
-  | {
+  | (Terms & {
       kind: "ready";
-      network: Network;
-      payTo: Address;
-      /** Undefined: the SDK's default USDC for `network`. */
-      asset: PaymentAsset | undefined;
-      prices: Prices;
       /** The SDK's resource server: the `exact` EVM scheme over a guarded facilitator. */
       resourceServer: x402ResourceServer;
-      /** Present when this process runs the local chain (the embedded default). */
-      devChain: DevChain | undefined;
       close(): Promise<void>;
-    }
+    })
   | { kind: "unavailable"; reason: string; prices: Prices; close(): Promise<void> };
 
 /**
@@ -65,15 +68,7 @@ export function paymentsUnavailable(reason: string, prices: Prices): Payments {
 }
 
 /** Payments against a facilitator the caller already has (tests; `startPayments`). */
-export function ready(args: {
-  network: Network;
-  payTo: Address;
-  asset: PaymentAsset | undefined;
-  prices: Prices;
-  facilitator: FacilitatorClient;
-  logger: Logger;
-  devChain: DevChain | undefined;
-}): Payments {
+export function ready(args: Terms & { facilitator: FacilitatorClient; logger: Logger }): Payments {
   const { facilitator, logger, ...terms } = args;
   const resourceServer = new x402ResourceServer(guardFacilitator(facilitator, logger)).register(
     args.network,
@@ -87,4 +82,26 @@ export function ready(args: {
       await args.devChain?.stop();
     },
   };
+}
+
+/**
+ * What `patchbay serve` prints when it runs the local chain: everything an agent needs to pay.
+ * The payer key is anvil's public test key (account #1), worthless outside this chain.
+ */
+export function devChainBanner(payments: Payments, baseUrl: string): string[] {
+  if (payments.kind !== "ready" || !payments.devChain) return [];
+  const chain = payments.devChain;
+  return [
+    "  x402 dev chain (anvil; test money, reset on every start)",
+    `  RPC URL:         ${chain.rpcUrl}   (${chain.network})`,
+    `  Test USDC:       ${chain.usdcAddress}`,
+    `  Demo payer:      ${chain.payer.address}   (1000 test USDC)`,
+    `  Payer key:       ${chain.payer.privateKey}   (anvil account #1)`,
+    `  Paid to:         ${payments.payTo}`,
+    `  Prices:          read ${formatUsd(payments.prices.read)}, signup ${formatUsd(payments.prices.signup)}, remediation ${formatUsd(payments.prices.remediation)}`,
+    `  Catalog:         ${baseUrl}/x402   (and ${baseUrl}/llms.txt)`,
+    "  Try an agent:",
+    `    PATCHBAY_URL=${baseUrl} AGENT_PRIVATE_KEY=${chain.payer.privateKey} npm run example:agent`,
+    "",
+  ];
 }

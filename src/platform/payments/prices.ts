@@ -1,18 +1,14 @@
 import { ConfigError } from "../../config-error.ts";
 
-/**
- * Price classes of the paid routes (DESIGN §7): reads cost a cent or less; signup and
- * onboarding a few cents; remediation and instrumentation — sandbox and model work — dollars.
- * A route names its class; `PATCHBAY_X402_PRICES` overrides any of them.
- */
-export const priceKeys = ["read", "signup", "onboard", "diagnose", "instrumentation", "remediation"] as const;
+/** Price classes of the paid routes (DESIGN §7); `PATCHBAY_X402_PRICES` overrides any of them. */
+const priceKeys = ["read", "signup", "onboard", "diagnose", "instrumentation", "remediation"] as const;
 export type PriceKey = (typeof priceKeys)[number];
 
 /** A price in US dollars, kept as the decimal the operator wrote and as USDC atomic units. */
 export type Price = { usd: string; atomic: bigint };
 export type Prices = Readonly<Record<PriceKey, Price>>;
 
-export const USDC_DECIMALS = 6;
+const USDC_DECIMALS = 6;
 
 const defaults: Record<PriceKey, string> = {
   read: "0.01",
@@ -26,11 +22,7 @@ const defaults: Record<PriceKey, string> = {
 /** Generous ceiling: a typo such as `remediation=5000` should fail at start, not at an agent. */
 const MAX_USD = 1_000n;
 
-/**
- * Parses `PATCHBAY_X402_PRICES`: `key=amount` pairs separated by commas, amounts in dollars with
- * at most six decimals, an optional leading `$` (e.g. `read=0.005,remediation=$3`). Keys not
- * named keep their defaults.
- */
+/** Parses `PATCHBAY_X402_PRICES`: comma-separated `key=dollars` (e.g. `read=0.005,remediation=$3`). */
 export function readPrices(raw: string | undefined): Prices {
   const chosen: Record<string, string> = { ...defaults };
   for (const pair of (raw ?? "")

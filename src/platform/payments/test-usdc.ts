@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Abi, Hex } from "viem";
 
 /** The dev chain's EIP-3009 stablecoin, compiled from the repo's own Solidity source. */
-export type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
+type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
 
 const sourceUrl = new URL("../../../contracts/TestUSDC.sol", import.meta.url);
 const SOURCE_NAME = "TestUSDC.sol";
@@ -18,10 +18,8 @@ type SolcOutput = {
 type Solc = { compile(input: string): string };
 
 /**
- * Compiles `contracts/TestUSDC.sol` with solc-js from npm, or reads the artifact cached in
- * `cacheDir` under a key of the source, the compiler version and the settings — so a changed
- * contract or compiler is never served a stale artifact, and an unchanged one compiles once.
- * Compiling takes seconds (solc-js is WebAssembly); a cache hit takes none.
+ * Compiles `contracts/TestUSDC.sol` with solc-js (seconds), or reads the artifact cached in
+ * `cacheDir` under a hash of the source, the compiler version and the settings.
  */
 export function loadTestUsdc(cacheDir: string): ContractArtifact {
   const source = readFileSync(sourceUrl, "utf8");
@@ -60,8 +58,7 @@ export function loadTestUsdc(cacheDir: string): ContractArtifact {
     sourceHash: key,
   };
   mkdirSync(cacheDir, { recursive: true });
-  // Write then rename: a concurrent reader (another test file, a second start) sees either
-  // nothing or the whole artifact.
+  // Write then rename: a concurrent reader sees nothing or the whole artifact.
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, JSON.stringify(artifact));
   renameSync(temporary, file);

@@ -1,19 +1,14 @@
 import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
 
 /**
- * Dynamic client registration is open (MCP clients register themselves), so what a registered
- * client may do is narrowed here, before the provider sees the request: the authorization code
- * flow (with PKCE) and refresh only. Device authorization is the CLI's, which is registered
- * statically.
- *
- * A requested `scope` is dropped (RFC 7591 §2 lets the server replace metadata): the provider
- * would check it against its own scopes only, while patchbay's belong to its two resources and
- * are chosen per authorization request, where consent shows them.
+ * Registration is open (MCP clients register themselves), so a registered client is narrowed here
+ * to the code flow and refresh (device authorization is the static CLI client's). A requested
+ * `scope` is dropped (RFC 7591 §2): patchbay's scopes are chosen per authorization, at consent.
  */
 const allowedGrants = new Set(["authorization_code", "refresh_token"]);
 const MAX_REDIRECT_URIS = 10;
 
-export type RegistrationCheck = { refusal: string } | { body: Uint8Array | undefined };
+type RegistrationCheck = { refusal: string } | { body: Uint8Array | undefined };
 
 export function checkRegistration(body: Uint8Array | undefined): RegistrationCheck {
   if (!body) return { body };

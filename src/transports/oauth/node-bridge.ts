@@ -3,24 +3,17 @@ import { Socket } from "node:net";
 import { Writable } from "node:stream";
 
 /**
- * oidc-provider is a Koa application: it wants Node's `(req, res)`, while Hono hands us a
- * web-standard `Request` and expects a `Response` back — in `app.request()` tests there is no
- * socket at all. This module turns one into the other, in memory, so the provider runs the same
- * way under `@hono/node-server` and in process. The body is buffered (OAuth bodies are small; the
- * provider itself refuses more than 56 KiB).
+ * oidc-provider is a Koa application wanting Node's `(req, res)`; Hono has a web `Request` and
+ * wants a `Response` (in `app.request()` tests there is no socket at all). This bridges the two in
+ * memory, with the body buffered (OAuth bodies are small; the provider refuses over 56 KiB).
  */
-
-/** The request as the provider should see it. */
-export type NodeRequestInit = {
+type NodeRequestInit = {
   method: string;
   /** Path and query, e.g. `/oauth/token?x=1`. */
   url: string;
   headers: Headers;
   body?: Uint8Array | undefined;
-  /**
-   * A path prefix the public base URL has (behind a proxy): the provider builds its URLs from
-   * `originalUrl`, so `/prefix/oauth/token` is what it links to.
-   */
+  /** The public base URL's path prefix: the provider builds its URLs from `originalUrl`. */
   mountPath?: string;
   /** Values attached to `req` under symbols (e.g. the Hono context, for page renderers). */
   attachments?: ReadonlyMap<symbol, unknown>;
@@ -56,10 +49,7 @@ export function nodeRequest(init: NodeRequestInit): IncomingMessage {
   return req;
 }
 
-/**
- * The part of `http.ServerResponse` Koa and oidc-provider use, writing into memory. `response()`
- * settles with a web `Response` once the provider has ended it.
- */
+/** The part of `http.ServerResponse` Koa and oidc-provider use, in memory; `response()` once ended. */
 export class MemoryResponse extends Writable {
   statusCode = 200;
   statusMessage = "";

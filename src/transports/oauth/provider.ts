@@ -36,7 +36,7 @@ export const providerCookies = {
 } as const;
 
 /** Lifetimes, in seconds (docs/oauth.md). */
-export const oauthTtl = {
+const oauthTtl = {
   AccessToken: 60 * 60,
   AuthorizationCode: 60,
   DeviceCode: 10 * 60,
@@ -49,28 +49,12 @@ export const oauthTtl = {
 } as const;
 
 /**
- * The OAuth 2.1 authorization server: oidc-provider (OpenID-certified) configured for patchbay.
- * Device authorization (RFC 8628) for the CLI, authorization code + PKCE (S256 only, always
- * required) with dynamic client registration for MCP clients, refresh with rotation, revocation,
- * resource indicators (RFC 8707) naming `/api/v1` or `/mcp` as the one audience of each access
- * token. State lives in the database (adapter.ts); keys derive from the vault's KEK.
+ * The OAuth 2.1 authorization server: oidc-provider configured for patchbay (docs/oauth.md):
+ * device authorization for the CLI, code + PKCE with dynamic registration for MCP clients,
+ * refresh, revocation, resource indicators naming `/api/v1` or `/mcp` as each token's audience.
  */
 export function createOAuthProvider(deps: Deps, pages: OAuthPages): Provider {
   const base = deps.config.baseUrl;
-  const resourceServer = (indicator: string) => {
-    const name = resourceNamed(base, indicator);
-    if (!name)
-      throw new errors.InvalidTarget(
-        `unknown resource; use ${resourceUrl(base, "api")} or ${resourceUrl(base, "mcp")}`,
-      );
-    return {
-      scope: scopesOf(name).join(" "),
-      audience: indicator,
-      accessTokenTTL: oauthTtl.AccessToken,
-      accessTokenFormat: "opaque",
-    };
-  };
-
   const provider = new Provider(base, {
     adapter: (model: string) => createOAuthAdapter(deps.db, model),
     clients: [cliClient()],
@@ -81,13 +65,8 @@ export function createOAuthProvider(deps: Deps, pages: OAuthPages): Provider {
       id_token_signed_response_alg: "EdDSA",
     },
     async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
-      const [user] = await deps.db
-        .select({ id: users.id, email: users.email })
-        .from(users)
-        .where(eq(users.id, sub))
-        .limit(1);
-      if (!user) return undefined;
-      return { accountId: user.id, claims: () => ({ sub: user.id }) };
+      const [user] = await deps.db.select({ id: users.id }).from(users).where(eq(users.id, sub)).limit(1);
+      return user && { accountId: user.id, claims: () => ({ sub: user.id }) };
     },
     jwks: { keys: signingKeys(deps.keyring) },
     enabledJWA: { idTokenSigningAlgValues: ["EdDSA"] },
@@ -137,7 +116,18 @@ export function createOAuthProvider(deps: Deps, pages: OAuthPages): Provider {
           return resourceUrl(base, client.clientId === CLI_CLIENT_ID ? "api" : "mcp");
         },
         async getResourceServerInfo(_ctx: KoaContextWithOIDC, indicator: string) {
-          return resourceServer(indicator);
+          const name = resourceNamed(base, indicator);
+          if (!name) {
+            const known = `${resourceUrl(base, "api")} or ${resourceUrl(base, "mcp")}`;
+            throw new errors.InvalidTarget(`unknown resource; use ${known}`);
+          }
+          const scope = scopesOf(name).join(" ");
+          return {
+            scope,
+            audience: indicator,
+            accessTokenTTL: oauthTtl.AccessToken,
+            accessTokenFormat: "opaque",
+          };
         },
         async useGrantedResource() {
           return true;

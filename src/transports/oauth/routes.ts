@@ -22,10 +22,9 @@ import { createOAuthProvider, oauthRoutes, providerCookies } from "./provider.ts
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * The OAuth authorization server's HTTP surface: RFC 8414 / OIDC discovery, RFC 9728 metadata
- * for `/api/v1`, every `/oauth/*` endpoint (run by oidc-provider through the Node bridge), and
- * the pages a person sees — the consent page is ours, the device pages are the provider's drawn
- * with the UI's layout. Sign-in is the web UI's (`/login`).
+ * The OAuth authorization server's HTTP surface: discovery (RFC 8414 / OIDC), RFC 9728 metadata
+ * for `/api/v1`, every `/oauth/*` endpoint (oidc-provider through the Node bridge), and the pages
+ * a person sees (consent is ours; the device pages are the provider's in the UI's layout).
  */
 export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
   const provider = createOAuthProvider(deps, oauthPages);
@@ -53,9 +52,7 @@ export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
   });
   oauth.use("/oauth/interaction/*", securityHeaders(), formLimit, webSession(), verifyCsrf());
   registerConsentPages(oauth, provider);
-  // Entering a device code needs a signed-in person first (and so does approving it): codes
-  // cannot be tried by someone who is not signed in.
-  // (`/oauth/device/*` also matches `/oauth/device` itself.)
+  // Device codes cannot be tried by someone not signed in (`/oauth/device/*` matches `/oauth/device`).
   oauth.use(
     `${oauthRoutes.code_verification}/*`,
     securityHeaders(),
@@ -91,9 +88,8 @@ function forwarder(deps: Deps, provider: Provider) {
       "x-forwarded-host",
       "x-forwarded-proto",
       "x-forwarded-port",
-    ]) {
+    ])
       headers.delete(name);
-    }
     headers.set("host", base.host);
     headers.set("x-forwarded-proto", base.protocol.slice(0, -1));
     const peer = clientAddress(c, deps.config.trustedProxies);
@@ -133,15 +129,14 @@ async function readBody(c: Context<WebEnv>): Promise<Uint8Array | undefined | "t
   if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "OPTIONS") return undefined;
   if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return "too_large";
   const type = c.req.header("content-type") ?? "";
+  let bytes: Uint8Array;
   // A form may already have been parsed (the CSRF check); encode it again as it came.
   if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
-    const form = await c.req.formData();
     const params = new URLSearchParams();
-    for (const [name, value] of form) if (typeof value === "string") params.append(name, value);
-    const bytes = new TextEncoder().encode(params.toString());
-    return bytes.byteLength > MAX_BODY_BYTES ? "too_large" : bytes;
-  }
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
+    for (const [name, value] of await c.req.formData())
+      if (typeof value === "string") params.append(name, value);
+    bytes = new TextEncoder().encode(params.toString());
+  } else bytes = new Uint8Array(await c.req.arrayBuffer());
   return bytes.byteLength > MAX_BODY_BYTES ? "too_large" : bytes;
 }
 

@@ -1,17 +1,14 @@
-import type { MiddlewareHandler } from "hono";
+import type { HonoRequest, MiddlewareHandler } from "hono";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import type { AssumptionKind } from "../../features/agent-onboarding/assumed-state.ts";
-import { readAssumedState } from "../../features/agent-onboarding/assumed-state.ts";
+import { type AssumptionKind, readAssumedState } from "../../features/agent-onboarding/assumed-state.ts";
 import type { AppEnv } from "../http/env.ts";
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
- * Refuses a call made on a stale suggestion (DESIGN §7) before the payment gate runs, so nothing
- * is charged: the `x_assumed_state` echoed in `X-Assumed-State` or the JSON body is checked
- * against the subject's state now. Stale or expired → 409 `stale_assumed_state` with fresh
- * next_actions; not one of ours → 400 `invalid_assumed_state`.
+ * Refuses a call made on a stale suggestion (DESIGN §7) before the payment gate, so nothing is
+ * charged: the `x_assumed_state` echoed (header or JSON body) is checked against the state now.
  */
 export function assumedStateCheck(
   deps: Deps,
@@ -45,11 +42,7 @@ export function assumedStateCheck(
 }
 
 /** `x_assumed_state` of a JSON body; the text stays cached for the gate and the handler. */
-async function bodyField(req: {
-  method: string;
-  header(name: string): string | undefined;
-  text(): Promise<string>;
-}): Promise<string | undefined> {
+async function bodyField(req: HonoRequest): Promise<string | undefined> {
   if (req.method !== "POST" || !jsonType.test(req.header("content-type") ?? "")) return undefined;
   try {
     const value = JSON.parse(await req.text()) as { x_assumed_state?: unknown } | null;

@@ -3,15 +3,14 @@ import type { HTTPAdapter, x402HTTPResourceServer } from "@x402/core/server";
 import type { Deps } from "../../deps.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
 import type { PaidRoutes } from "./paid-routes.ts";
+import type { X402Route } from "./route.ts";
 
 export type Catalog = Awaited<ReturnType<typeof buildCatalog>>;
 
 /**
- * The catalog of `GET /x402`: each paid route in the Bazaar `/discovery/resources` item format,
- * plus `method`, `path` and `price` for readers that do not decode payment requirements. Each
- * item's `accepts` and `extensions` come from the very 402 challenge the route answers an unpaid
- * call with (the SDK builds both), so they cannot drift. Templated paths are listed with `{name}`
- * placeholders.
+ * The catalog of `GET /x402`: each paid route as a Bazaar `/discovery/resources` item, plus
+ * `method`, `path` and `price`. `accepts` and `extensions` come from the route's own 402
+ * challenge, so they cannot drift. Templated paths have `{name}` placeholders.
  */
 export async function buildCatalog(args: {
   deps: Pick<Deps, "config" | "payments">;
@@ -23,7 +22,6 @@ export async function buildCatalog(args: {
   const server = deps.payments.kind === "ready" ? await args.loadServer() : undefined;
   const items = [];
   for (const [pattern, route] of Object.entries(args.routes)) {
-    if (!route) continue;
     const [method = "GET", template = ""] = pattern.split(" ");
     const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
     const challenge = server ? await challengeFor(server, deps.config.baseUrl, method, path) : undefined;
@@ -35,7 +33,7 @@ export async function buildCatalog(args: {
       accepts: challenge?.accepts ?? [],
       lastUpdated: args.lastUpdated.toISOString(),
       description: route.description,
-      mimeType: route.mimeType ?? "application/json",
+      mimeType: "application/json",
       serviceName: "patchbay",
       ...(extensions ? { extensions } : {}),
       method,
@@ -70,4 +68,63 @@ async function challengeFor(server: x402HTTPResourceServer, baseUrl: string, met
   );
   if (!header) throw new Error(`x402: ${method} ${path} answered without PAYMENT-REQUIRED`);
   return decodePaymentRequiredHeader(header[1]);
+}
+
+/**
+ * `/llms.txt`: the agent flow of spec part 1B in plain words, with this server's routes and
+ * prices. Built once from the same route table as the gate and the catalog.
+ */
+export function llmsTxt(args: {
+  deps: Pick<Deps, "config" | "payments">;
+  routes: readonly X402Route[];
+}): string {
+  const base = args.deps.config.baseUrl;
+  const network = args.deps.payments.kind === "ready" ? args.deps.payments.network : "unavailable";
+  const lines = args.routes.map((r) => {
+    const price = r.paid ? formatUsd(args.deps.payments.prices[r.paid.price]) : "free";
+    const auth = r.auth ? ` (${r.auth})` : "";
+    return `- \`${r.method} ${r.path.replace(/:([A-Za-z_]\w*)/g, "{$1}")}\` — ${price}${auth}: ${r.description}`;
+  });
+  return `# patchbay
+
+> patchbay watches production software and fixes it. Autonomous agents use it by paying per
+> call with x402 (USDC, \`exact\` scheme, network ${network}) on the /x402/ routes. No account,
+> no API key: your wallet is your identity.
+
+## The flow
+
+1. Discover: \`GET ${base}/x402\` (free) lists every paid route with its price, payment
+   requirements and input/output JSON schemas (Bazaar \`/discovery/resources\` items).
+2. Sign up: \`POST ${base}/x402/signup\` creates an organisation owned by the paying wallet, a
+   first environment and a publishable key (\`pk_…\`). One organisation per wallet.
+3. Send OpenTelemetry to \`${base}/v1/traces\`, \`/v1/logs\`, \`/v1/metrics\` (OTLP/HTTP, protobuf
+   or JSON, gzip welcome) with \`Authorization: Bearer pk_…\`. Sending telemetry is free.
+4. Start guided onboarding with \`POST ${base}/x402/onboard\`: it returns a session token once;
+   poll \`GET ${base}/x402/onboard/{sessionId}\` with \`Authorization: Bearer <session token>\`
+   for free. When a human must act (claiming the organisation), the session is
+   \`awaiting-operator\` and carries an \`approvalUrl\`: give it to your operator.
+
+## Rules
+
+- Pay with any x402 v2 client (e.g. \`@x402/fetch\`): an unpaid call answers 402 with a
+  \`PAYMENT-REQUIRED\` header; repeat it with \`PAYMENT-SIGNATURE\`. You are charged only when the
+  route answers below 400; the receipt is in \`PAYMENT-RESPONSE\`.
+- Every answer carries \`next_actions\`, best first: follow the first unless your operator says
+  otherwise. Each has \`action\`, \`method\`, \`href\`, \`price\`, \`description\` and maybe \`body\`.
+- When an action has \`x_assumed_state\`, send it back unchanged on that call (header
+  \`X-Assumed-State\` or body field \`x_assumed_state\`). If the state it assumed has changed, the
+  call is refused with 409 \`stale_assumed_state\` and fresh \`next_actions\`, and nothing is charged.
+- A session token never pays for anything; it only reads its session.
+- Sending the same signed payment again never charges twice: you get the first answer back.
+- Errors are \`application/problem+json\` with a stable \`code\` and, where useful, \`next_actions\`.
+
+## Routes
+
+${lines.join("\n")}
+
+## More
+
+- Payments, prices, bodies, states and error codes: docs/x402.md in the patchbay repository.
+- Humans use the REST API at ${base}/api/v1 (OpenAPI: ${base}/api/v1/openapi.json).
+`;
 }

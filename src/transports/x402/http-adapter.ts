@@ -9,9 +9,8 @@ import type { Context } from "hono";
 import { facilitatorUnavailable } from "./payment-responses.ts";
 
 /**
- * The SDK's view of a request. Unlike `@x402/hono`'s adapter, the resource URL it reports is
- * the public base URL (behind a proxy the request URL is an internal one), and it can hide
- * the payment header, so an unlockable payment is answered with a plain challenge.
+ * The SDK's view of a request: unlike `@x402/hono`'s, its resource URL is the public base URL,
+ * and it can hide the payment header (an unlockable payment gets a plain challenge).
  */
 export function requestContext(
   c: Context,

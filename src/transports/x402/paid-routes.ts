@@ -1,8 +1,10 @@
-import type { RouteConfig, RoutesConfig } from "@x402/core/server";
+import { type RouteConfig, type RoutesConfig, x402HTTPResourceServer } from "@x402/core/server";
 import type { Price as X402Price } from "@x402/core/types";
+import type { Logger } from "../../platform/logging/logger.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { patternOf } from "../http/allowed-methods.ts";
+import { facilitatorUnavailable, paymentsUnavailable } from "./payment-responses.ts";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -13,18 +15,16 @@ export type RoutePattern = `${Method} /x402/${string}`;
 export type PaidRoute = {
   price: PriceKey;
   description: string;
-  /** Default `application/json`. */
-  mimeType?: string;
   /** x402 extensions declared on the route, e.g. `{ bazaar: declareDiscoveryExtension(…) }`. */
   extensions?: Record<string, unknown>;
 };
 
-export type PaidRoutes = Partial<Record<RoutePattern, PaidRoute>>;
+export type PaidRoutes = Record<RoutePattern, PaidRoute>;
 
 export type MatchedRoute = { pattern: RoutePattern; route: PaidRoute };
 
 /** How long a signed payment stays valid for our routes (the client picks within it). */
-export const MAX_TIMEOUT_SECONDS = 300;
+const MAX_TIMEOUT_SECONDS = 300;
 
 /**
  * Finds the paid route for a request. HEAD is matched as GET: Hono answers HEAD with the GET
@@ -33,10 +33,9 @@ export const MAX_TIMEOUT_SECONDS = 300;
 export function compileRoutes(
   routes: PaidRoutes,
 ): (method: string, path: string) => MatchedRoute | undefined {
-  const compiled = Object.entries(routes).flatMap(([pattern, route]) => {
-    if (!route) return [];
+  const compiled = Object.entries(routes).map(([pattern, route]) => {
     const [method, path = ""] = pattern.split(" ");
-    return [{ method, regex: patternOf(path), match: { pattern: pattern as RoutePattern, route } }];
+    return { method, regex: patternOf(path), match: { pattern: pattern as RoutePattern, route } };
   });
   return (method, path) => {
     const verb = method === "HEAD" ? "GET" : method;
@@ -45,13 +44,9 @@ export function compileRoutes(
 }
 
 /** The SDK's route table: one `exact` payment option per route, priced from configuration. */
-export function toX402Routes(
-  routes: PaidRoutes,
-  payments: Extract<Payments, { kind: "ready" }>,
-): RoutesConfig {
+function toX402Routes(routes: PaidRoutes, payments: Extract<Payments, { kind: "ready" }>): RoutesConfig {
   const table: Record<string, RouteConfig> = {};
   for (const [pattern, route] of Object.entries(routes)) {
-    if (!route) continue;
     const price = payments.prices[route.price];
     // A known asset is priced in its atomic units with its EIP-712 domain, so any network works;
     // without one, the SDK's default USDC of the network converts the dollar string.
@@ -71,10 +66,44 @@ export function toX402Routes(
         maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
       },
       description: route.description,
-      mimeType: route.mimeType ?? "application/json",
+      mimeType: "application/json",
       serviceName: "patchbay",
       ...(route.extensions ? { extensions: route.extensions } : {}),
     };
   }
   return table;
+}
+
+/**
+ * The SDK's HTTP resource server for `routes`, built on first use (initializing asks the
+ * facilitator what it supports). A failure is 503 `payments_unavailable` and is retried on the
+ * next call. The gate and the catalog share one, so the catalog lists exactly the challenges.
+ */
+export function resourceServerLoader(args: {
+  payments: Payments;
+  routes: PaidRoutes;
+  logger: Logger;
+}): () => Promise<x402HTTPResourceServer> {
+  let server: Promise<x402HTTPResourceServer> | undefined;
+  return () => {
+    const payments = args.payments;
+    if (payments.kind !== "ready") return Promise.reject(paymentsUnavailable());
+    server ??= (async () => {
+      const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
+      // Routes that declare Bazaar discovery get the SDK's extension, as `@x402/hono` would do.
+      if (Object.values(args.routes).some((route) => route.extensions?.bazaar !== undefined)) {
+        const bazaar = await import("@x402/extensions/bazaar");
+        if (!http.server.hasExtension("bazaar"))
+          http.server.registerExtension(bazaar.bazaarResourceServerExtension);
+        bazaar.validateBazaarRouteExtensions(http.routes);
+      }
+      await http.initialize();
+      return http;
+    })().catch((error: unknown) => {
+      server = undefined;
+      args.logger.error({ err: error }, "x402 resource server could not initialize");
+      throw facilitatorUnavailable();
+    });
+    return server;
+  };
 }

@@ -12,7 +12,7 @@ import type { Keyring } from "../../platform/vault/keyring.ts";
 import type { AppEnv } from "../http/env.ts";
 import { hashRequest } from "../http/idempotency.ts";
 import { processRequest, requestContext } from "./http-adapter.ts";
-import { compileRoutes, type PaidRoutes } from "./paid-routes.ts";
+import { compileRoutes, type PaidRoutes, resourceServerLoader } from "./paid-routes.ts";
 import { readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
@@ -25,14 +25,13 @@ import {
 } from "./payment-lock.ts";
 import { challengeResponse, replayResponse } from "./payment-responses.ts";
 import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
-import { resourceServerLoader } from "./server-loader.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
 
 /** How long a duplicate waits for the first copy of its payment before `payment_in_flight`. */
 const WAIT_FOR_FIRST_MS = 30_000;
 
 type Verified = Extract<HTTPProcessResult, { type: "payment-verified" }>;
-export type GateArgs = {
+type GateArgs = {
   payments: Payments;
   routes: PaidRoutes;
   db: Db;
@@ -47,31 +46,27 @@ export type GateArgs = {
 };
 
 /**
- * The x402 gate for the paid routes in `routes` (DESIGN §7), on the SDK's HTTP resource server:
- * unpaid → 402 challenge; paid → verify, run the handler once, settle only if it answered < 400.
+ * The x402 gate for the paid routes (DESIGN §7), on the SDK's HTTP resource server: unpaid → 402
+ * challenge; paid → verify, run the handler once, settle only if it answered < 400.
  *
- * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use for work:
- * copies arriving while it runs wait for it and get its answer; a copy of a settled payment
- * gets the stored answer without a second transfer or run; the same payment for a different
- * request is refused (`payment_reused`). The gate hands the verified payment to the handler as
- * the context variable `payment`; handlers read it with `paymentOf(c)`.
+ * A lock on the EIP-3009 authorization (x402_payments) makes a payment single-use: copies wait
+ * for the first and get its answer, copies of a settled one its stored answer, and the same
+ * payment for another request is `payment_reused`. Handlers read the payment with `paymentOf(c)`.
  */
 export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
   const match = compileRoutes(args.routes);
   const clock = args.clock ?? (() => new Date());
-  const payments = args.payments;
   const initialized = args.loadServer ?? resourceServerLoader(args);
 
   return async (c, next) => {
     const matched = match(c.req.method, c.req.path);
     if (!matched) return next();
     const http = await initialized();
-    const price = payments.prices[matched.route.price];
+    const price = args.payments.prices[matched.route.price];
     const header = c.req.header("payment-signature");
     const read = header ? readPaymentIdentity(header) : undefined;
     if (!read?.ok) {
-      // No payment, or one that could not be locked: only a challenge, never the handler nor
-      // the facilitator (which throws on malformed fields, and a throw reads as an outage).
+      // No payment, or one that could not be locked: a challenge, never the handler nor the facilitator.
       const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
       if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
       return challengeResponse(c, result.response, {
@@ -80,19 +75,8 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
         problem: read?.problem,
       });
     }
-    const identity = read.identity;
-    const flow: Flow = {
-      c,
-      next,
-      http,
-      args,
-      clock,
-      matched,
-      identity,
-      requestHash: await hashRequest(c),
-      price,
-    };
-    return runOnce(flow);
+    const requestHash = await hashRequest(c);
+    return runOnce({ c, next, http, args, clock, matched, identity: read.identity, requestHash, price });
   };
 }
 
@@ -184,13 +168,15 @@ async function runHandler(
   claim: PaymentClaim,
 ): Promise<Response | undefined> {
   const { c, identity } = flow;
+  const { network, asset, amount } = verified.paymentRequirements;
+  const { payer, nonce } = identity.key;
   c.set("payment", {
-    payer: getAddress(identity.key.payer),
-    network: verified.paymentRequirements.network,
-    asset: verified.paymentRequirements.asset,
-    amount: verified.paymentRequirements.amount,
+    payer: getAddress(payer),
+    network,
+    asset,
+    amount,
     price: flow.price,
-    nonce: identity.key.nonce as Hex,
+    nonce: nonce as Hex,
   });
   await releasingOnThrow(async (error) => {
     await verified.cancellationDispatcher.cancel({ reason: "handler_threw", error });
@@ -214,20 +200,13 @@ async function runHandler(
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * A day past the authorization's validBefore, when its nonce can no longer settle. The payer
- * picks validBefore and the scheme sets no upper bound, so it is capped at a week from now.
- */
+/** A day past validBefore (its nonce can no longer settle), which the payer picks: capped at a week. */
 function recordExpiry(validBefore: number, now: Date): Date {
   const cap = now.getTime() + 7 * DAY_MS;
   return new Date(Math.min(validBefore * 1000, cap) + DAY_MS);
 }
 
-/**
- * The verified payment of the request a paid handler is serving (the context variable the gate
- * sets). Throws for a route the gate does not cover: a handler that expects a payer must never
- * run without one.
- */
+/** The verified payment of a paid request; throws off the gate, so a handler never runs without one. */
 export function paymentOf(c: Context<AppEnv>): VerifiedPayment {
   const payment = c.get("payment");
   if (!payment) throw new Error(`x402: ${c.req.method} ${c.req.path} is not behind the payment gate`);

@@ -30,11 +30,9 @@ const matching = (pattern: RegExp, message: string) => z.string({ error: message
 const address = matching(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
 
 /**
- * The v2 `exact` EIP-3009 payment the gate can lock, as the facilitator reads it. The facilitator
- * throws (rather than refusing) on a field it cannot parse, and a throw is an outage to the
- * boundary (503 `payments_unavailable`), so any client could fake an outage: the shape is
- * checked here, before the facilitator is called. Unknown keys are kept; the SDK matches
- * `accepted` against the requirements itself.
+ * The v2 `exact` EIP-3009 payment the gate can lock. The facilitator throws on a field it cannot
+ * parse, which would read as an outage (503) any client could fake: the shape is checked first.
+ * Unknown keys are kept; the SDK matches `accepted` against the requirements itself.
  */
 const LockablePayment = z.looseObject(
   {
@@ -72,10 +70,8 @@ const LockablePayment = z.looseObject(
 );
 
 /**
- * Reads the EIP-3009 authorization out of a `PAYMENT-SIGNATURE` header. Not ok when the header
- * is not a well-formed v2 `exact` EIP-3009 payment; such a payment could not be locked (nor
- * verified without the facilitator throwing), so it must never reach a handler or the
- * facilitator: the gate answers it with a 402 `payment_invalid` carrying `problem`.
+ * Reads the EIP-3009 authorization out of a `PAYMENT-SIGNATURE` header. A malformed one could not
+ * be locked, so it never reaches a handler or the facilitator: 402 `payment_invalid` with `problem`.
  */
 export function readPaymentIdentity(header: string): PaymentRead {
   let decoded: unknown;

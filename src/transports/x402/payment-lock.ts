@@ -13,11 +13,7 @@ export type PaymentRow = typeof x402Payments.$inferSelect;
 /** One payment's row, and the keyring that seals its stored answer. */
 export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
 
-/**
- * The payment, held by this request: its answer recorded — `settled`, or `failed` (held for a
- * retry of the same payment) — or the claim given back. Each acts only on this claim, never on
- * one that took over after it went stale.
- */
+/** The payment, held by this request; each method acts only on this claim, never a later one. */
 export type PaymentClaim = {
   settled(transaction: string, response: StoredResponse): Promise<void>;
   failed(response: StoredResponse): Promise<void>;
@@ -25,10 +21,7 @@ export type PaymentClaim = {
   release(): Promise<void>;
 };
 
-/**
- * A claim older than this belongs to a process that died mid-request; it may be taken over.
- * Far above any handler plus settlement (a remote facilitator's own timeout is 90 s).
- */
+/** A claim this old belongs to a dead process (far above any handler plus settlement): take it over. */
 const STALE_CLAIM_MS = 10 * 60_000;
 
 const where = (key: PaymentKey) =>
@@ -67,9 +60,8 @@ export async function claimPayment(
 }
 
 /**
- * Moves `row` back to `in_flight` under a new claim id — a held (`failed`) payment being
- * settled again, or an abandoned claim being taken over. A conditional update on the row's
- * current claim id, so of several contenders exactly one wins.
+ * Moves `row` back to `in_flight` under a new claim id (a held payment settled again, or an
+ * abandoned claim taken over); conditional on its current claim id, so exactly one contender wins.
  */
 export async function reclaimPayment(
   lock: PaymentLock,
@@ -129,9 +121,8 @@ export async function sweepX402Payments(db: Db, now: Date): Promise<number> {
 }
 
 /**
- * Paid answers are kept for replays, and some carry what is shown only once (an onboarding
- * session token, a publishable key). They are stored sealed: AES-256-GCM under a key derived
- * from the KEK, bound to the payment's lock key so a body cannot be moved to another row.
+ * Stored answers may carry what is shown once (a session token, a publishable key): sealed with
+ * AES-256-GCM under a KEK-derived key, bound to the lock key so a body cannot move to another row.
  */
 const PREFIX = "sealed:";
 

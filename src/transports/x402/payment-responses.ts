@@ -15,9 +15,8 @@ import { toProblem } from "../http/problem.ts";
 export const replayedHeaders = ["content-type", "etag", "location", "payment-response"];
 
 /**
- * The SDK's 402 (challenge in `PAYMENT-REQUIRED`) with a problem+json body an agent can read:
- * `payment_required` when no payment came, `payment_invalid` with the protocol's reason code
- * when one did and was refused. A browser keeps the SDK's paywall page.
+ * The SDK's 402 (challenge in `PAYMENT-REQUIRED`) with a problem+json body: `payment_required`,
+ * or `payment_invalid` with the protocol's reason code. A browser keeps the SDK's paywall page.
  */
 export function challengeResponse(
   c: Context,
@@ -54,7 +53,7 @@ export const paymentsUnavailable = () =>
   );
 
 /** How long a client should wait before sending a payment again while the facilitator is away. */
-export const FACILITATOR_RETRY_AFTER_SECONDS = 2;
+const FACILITATOR_RETRY_AFTER_SECONDS = 2;
 
 /** The facilitator (or the chain behind it) did not answer before the handler ran: nothing moved. */
 export const facilitatorUnavailable = () =>
@@ -65,9 +64,8 @@ export const facilitatorUnavailable = () =>
   );
 
 /**
- * Settlement's outcome is unknown (the facilitator did not answer, or the transaction is not
- * confirmed yet) and the answer is held. The client must send the same payment again, never a
- * new one: a new payment would run the route again and could be charged twice.
+ * Settlement's outcome is unknown and the answer is held: the client must send the same payment
+ * again, never a new one (which would run the route again and could be charged twice).
  */
 export const settlementUnknown = () =>
   new AppError(
@@ -104,11 +102,7 @@ export function replayResponse(stored: StoredResponse): Response {
   return new Response(stored.body, { status: stored.status, headers });
 }
 
-/**
- * Reason codes are snake_case identifiers. The SDK fills the challenge's `error` and the
- * receipt's `errorReason` from thrown messages in some paths; anything that is not a code is
- * replaced, so no internal text (RPC errors, addresses, URLs) reaches a client.
- */
+/** The SDK sometimes fills reason codes from thrown messages: anything but a code is replaced. */
 const isReasonCode = (value: unknown): value is string =>
   typeof value === "string" && /^[a-z0-9_]{1,80}$/.test(value);
 

@@ -24,16 +24,10 @@ export type SettlementFlow = {
 const SETTLEMENT_PENDING = "settlement_pending";
 
 /**
- * Settles a payment whose handler answered < 400 — `live` (the response just produced) or a
- * held `response` from an earlier attempt — and answers accordingly:
- *
- * - settled → the answer with the PAYMENT-RESPONSE receipt; stored for replays;
- * - refused by the facilitator → 402 `payment_failed` with the (reason-only) receipt; the answer
- *   is held, so the same payment sent again settles and receives it without a second run;
- * - facilitator unreachable, or the transaction sent but not confirmed (`settlement_pending`):
- *   the outcome is unknown, so it is not a refusal ("nothing was charged" may be false) → held
- *   the same way, then 503 with Retry-After telling the client to send the same payment again.
- *
+ * Settles a payment whose handler answered < 400 (`live`, or a held `response`):
+ * - settled → the answer with the PAYMENT-RESPONSE receipt, stored for replays;
+ * - refused → 402 `payment_failed`; the answer is held for the same payment sent again;
+ * - unreachable or not confirmed (`settlement_pending`): unknown, not a refusal → held, then 503.
  * The answer is set on `c.res` (after the handler ran, Hono ignores a middleware's return value).
  */
 export async function settleAndRespond(
@@ -98,10 +92,7 @@ function respond(c: Context, res: Response): Response {
   return res;
 }
 
-/**
- * Hono copies the previous response's headers onto a new `c.res`; dropping it first keeps a
- * handler's headers off a 402 (the SDK's middleware does the same).
- */
+/** Hono copies the previous response's headers onto a new `c.res`: keeps a handler's off a 402. */
 function resetResponse(c: Context): void {
   c.res = undefined;
 }

@@ -8,14 +8,13 @@ import type { AppEnv } from "../http/env.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { onboardingRoutes } from "./agent-onboarding/routes.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
-import { buildCatalog, type Catalog } from "./catalog.ts";
+import { buildCatalog, type Catalog, llmsTxt } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
-import { llmsTxt } from "./llms-txt.ts";
-import { paidTable } from "./paid-table.ts";
+import { resourceServerLoader } from "./paid-routes.ts";
 import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { remediationRoutes } from "./remediations/routes.ts";
 import type { X402Route } from "./route.ts";
-import { resourceServerLoader } from "./server-loader.ts";
+import { paidTable } from "./route.ts";
 import { telemetryRoutes } from "./telemetry/routes.ts";
 
 /** Every /x402 route, from the features that own them. */
@@ -29,20 +28,15 @@ export const x402Routes: readonly X402Route[] = [
 /** Resolves the route's caller once and hands the handler its context. */
 async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response> {
   const deps = c.get("deps");
-  const requestId = c.get("requestId");
+  const ctx = { deps, requestId: c.get("requestId") };
   switch (route.caller) {
     case "payer":
-      return route.handle(c, { deps, requestId, actor: payerOf(paymentOf(c)) });
+      return route.handle(c, { ...ctx, actor: payerOf(paymentOf(c)) });
     case "wallet":
-      return route.handle(c, {
-        deps,
-        requestId,
-        actor: await resolveWalletActor(deps, payerOf(paymentOf(c))),
-      });
+      return route.handle(c, { ...ctx, actor: await resolveWalletActor(deps, payerOf(paymentOf(c))) });
     case "session":
       return route.handle(c, {
-        deps,
-        requestId,
+        ...ctx,
         actor: await resolveSessionActor(deps, c.req.header("authorization")),
       });
   }
@@ -58,7 +52,7 @@ const assumptionKinds = { onboarding: onboardingAssumption, problem: problemAssu
  */
 export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono<AppEnv> } {
   const table = paidTable(x402Routes);
-  const loadServer = resourceServerLoader({ payments: deps.payments, routes: table, logger: deps.logger });
+  const loadServer = resourceServerLoader({ ...deps, routes: table });
   const startedAt = deps.clock();
   let catalog: Promise<Catalog> | undefined;
   const readCatalog = () => {
@@ -79,16 +73,7 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
     requireJsonBodies(),
     refuseUnstorableText("json"),
     assumedStateCheck(deps, assumptionKinds),
-    paymentGate({
-      payments: deps.payments,
-      routes: table,
-      db: deps.db,
-      keyring: deps.keyring,
-      logger: deps.logger,
-      baseUrl: deps.config.baseUrl,
-      clock: deps.clock,
-      loadServer,
-    }),
+    paymentGate({ ...deps, routes: table, baseUrl: deps.config.baseUrl, loadServer }),
   );
   for (const route of x402Routes) {
     router.on(route.method, route.path.slice("/x402".length), (c) => dispatch(c, route));

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import type Provider from "oidc-provider";
-import type { Interaction } from "oidc-provider";
+import type { Interaction, InteractionResults } from "oidc-provider";
 import { AppError } from "../../../errors.ts";
 import {
   type AuthorizationRequest,
@@ -24,6 +24,19 @@ const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
 const cookieRequest = (c: Context<WebEnv>) =>
   nodeRequest({ method: c.req.method, url: new URL(c.req.url).pathname, headers: c.req.raw.headers });
 
+/** Answers the interaction and sends the browser on (the provider's resume URL). */
+async function finish(
+  c: Context<WebEnv>,
+  provider: Provider,
+  result: InteractionResults,
+  options?: { mergeWithLastSubmission: boolean },
+): Promise<Response> {
+  return c.redirect(
+    await provider.interactionResult(cookieRequest(c), new MemoryResponse(), result, options),
+    303,
+  );
+}
+
 /** The interaction this browser is in, which must be the one the URL names. */
 async function loadInteraction(c: Context<WebEnv>, provider: Provider, uid: string): Promise<Interaction> {
   let interaction: Interaction;
@@ -46,27 +59,22 @@ async function loadInteraction(c: Context<WebEnv>, provider: Provider, uid: stri
 
 /** The scopes the consent prompt says are missing: everything asked for, since grants are never reused. */
 function requestOf(interaction: Interaction): AuthorizationRequest {
-  const details = interaction.prompt.details;
-  const oidc = Array.isArray(details.missingOIDCScope) ? details.missingOIDCScope.map(String) : [];
-  const resources: Record<string, string[]> = {};
-  const missing = details.missingResourceScopes;
-  if (missing && typeof missing === "object") {
-    for (const [indicator, scopes] of Object.entries(missing)) {
-      if (Array.isArray(scopes)) resources[indicator] = scopes.map(String);
-    }
+  const { missingOIDCScope, missingResourceScopes } = interaction.prompt.details;
+  const resourceScopes: Record<string, string[]> = {};
+  for (const [indicator, scopes] of Object.entries(missingResourceScopes ?? {})) {
+    if (Array.isArray(scopes)) resourceScopes[indicator] = scopes.map(String);
   }
   return {
     clientId: String(interaction.params.client_id ?? ""),
-    oidcScopes: oidc,
-    resourceScopes: resources,
+    oidcScopes: Array.isArray(missingOIDCScope) ? missingOIDCScope.map(String) : [],
+    resourceScopes,
   };
 }
 
 /** Where the browser goes after the form: our resume URL, then the client's redirect URI. */
 function redirectSource(interaction: Interaction): string | undefined {
   const uri = interaction.params.redirect_uri;
-  if (typeof uri !== "string") return undefined;
-  const url = URL.parse(uri);
+  const url = typeof uri === "string" ? URL.parse(uri) : null;
   if (!url) return undefined;
   return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
 }
@@ -164,10 +172,7 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
       );
     const interaction = await loadInteraction(c, provider, uid);
     if (interaction.prompt.name === "login") {
-      const next = await provider.interactionResult(cookieRequest(c), new MemoryResponse(), {
-        login: { accountId: user.userId, remember: false },
-      });
-      return c.redirect(next, 303);
+      return finish(c, provider, { login: { accountId: user.userId, remember: false } });
     }
     if (interaction.prompt.name !== "consent") {
       throw new AppError("invalid_request", "This sign-in request needs a step patchbay does not offer.");
@@ -191,13 +196,8 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
       return consentPage(c, provider, interaction, user, { error: "Choose Allow or Deny.", status: 400 });
     }
     if (decision === "deny") {
-      const next = await provider.interactionResult(
-        cookieRequest(c),
-        new MemoryResponse(),
-        { error: "access_denied", error_description: "The person refused access." },
-        { mergeWithLastSubmission: false },
-      );
-      return c.redirect(next, 303);
+      const result = { error: "access_denied", error_description: "The person refused access." };
+      return finish(c, provider, result, { mergeWithLastSubmission: false });
     }
     const organizationId = formString(form, "organization");
     try {
@@ -207,10 +207,7 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
         requestId: c.get("requestId"),
         input: { user, organizationId, request: requestOf(interaction) },
       });
-      const next = await provider.interactionResult(cookieRequest(c), new MemoryResponse(), {
-        consent: { grantId },
-      });
-      return c.redirect(next, 303);
+      return await finish(c, provider, { consent: { grantId } });
     } catch (error) {
       if (error instanceof AppError && error.code === "not_found") {
         return consentPage(c, provider, interaction, user, {

@@ -145,10 +145,9 @@ export const oauthPages: OAuthPages = {
 };
 
 /**
- * The UI's security headers on every provider response (its pages are ours). The CSP goes on
- * before the provider renders: its auto-submitting form_post pages add their script's hash to it.
- * Authorization responses may post to the client's redirect URI, so there `form-action` is left
- * out.
+ * The UI's security headers on every provider response, set before it renders (its form_post
+ * pages add their script's hash to the CSP). Authorization responses may post to the client's
+ * redirect URI, so there `form-action` is left out.
  */
 export async function providerSecurityHeaders(
   ctx: KoaContextWithOIDC,

@@ -1,15 +1,21 @@
 import type { Deps } from "../../../deps.ts";
 import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
-import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
-import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
-import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import {
+  pollRemediationAction,
+  remediateAction,
+} from "../../../features/agent-onboarding/problem-assumption.ts";
+import {
+  type NextAction,
+  NextActionsSchema,
+  nextAction,
+} from "../../../features/agent-onboarding/schemas.ts";
 import { diagnoseIncident } from "../../../features/diagnosis/diagnose-incident.ts";
 import { DiagnoseInputSchema, type Diagnosis, DiagnosisSchema } from "../../../features/diagnosis/schemas.ts";
 import { workingStatuses } from "../../../features/remediations/run-state.ts";
 import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
-import { answeredEnvironment, readAction } from "../telemetry/routes.ts";
+import { answeredEnvironment } from "../telemetry/routes.ts";
 
 /** A run in one of these still works toward a fix: poll it rather than pay for another. */
 const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
@@ -20,25 +26,23 @@ const query = (params: Record<string, string | undefined>) =>
   ).toString();
 
 /**
- * The next steps toward a diagnosis or a fix, cheapest useful first: free polling of a run that
- * already works on it, then cent reads that confirm (the problem, a trace, the logs), and only
- * then the paid remediation — with `x_assumed_state`, so it is refused for free if the problem
- * moved on in the meantime.
+ * The next steps toward a diagnosis or a fix, cheapest first: polling a run already on it, reads
+ * that confirm, and only then the paid remediation (refused for free if the problem moved on).
  */
 function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction[] {
   const get = (action: string, path: string, description: string) =>
-    readAction(deps, action, path, description);
+    nextAction(deps, `GET ${path}`, "read", { action, description });
   const [problem] = d.evidence.problems;
   if (problem) {
     const actions: NextAction[] = [];
     if (problem.remediationId && WORKING.includes(problem.remediationState ?? "")) {
-      actions.push({
-        action: "poll_remediation",
-        method: "GET",
-        href: `${deps.config.baseUrl}/x402/remediations/${problem.remediationId}`,
-        price: "free",
-        description: `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
-      });
+      actions.push(
+        pollRemediationAction(
+          deps,
+          problem.remediationId,
+          `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
+        ),
+      );
     }
     actions.push(
       get(
@@ -98,12 +102,7 @@ function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction
       ];
 }
 
-/**
- * `POST /x402/diagnose` (spec 4D): an incident description in, what the organisation's own
- * telemetry says about it out — the best matching problems, error logs and failing services —
- * with the cheapest next action toward a diagnosis or a fix. Before any telemetry arrived the
- * answer is to send some.
- */
+/** `POST /x402/diagnose` (spec 4D): an incident in words; what the telemetry says, and what next. */
 export const diagnosisRoutes: X402Route[] = [
   {
     method: "POST",

@@ -1,7 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
-import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
-import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import { pollRemediationAction } from "../../../features/agent-onboarding/problem-assumption.ts";
+import {
+  type NextAction,
+  NextActionsSchema,
+  nextAction,
+} from "../../../features/agent-onboarding/schemas.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
 
 const Started = z.object({ remediationId: z.string(), threadUrl: z.url(), status: z.literal("queued") });
@@ -29,41 +33,31 @@ export const started = (deps: Deps, run: Remediation, about: Record<string, unkn
   next_actions: [pollAction(deps, run.id)],
 });
 
-function pollAction(deps: Deps, remediationId: string): NextAction {
-  return {
-    action: "poll_remediation",
-    method: "GET",
-    href: `${deps.config.baseUrl}/x402/remediations/${remediationId}`,
-    price: "free",
-    description:
-      "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
-  };
-}
+const pollAction = (deps: Deps, remediationId: string) =>
+  pollRemediationAction(
+    deps,
+    remediationId,
+    "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+  );
 
 /** What the agent does next for a run in `status`. */
 export function remediationActions(deps: Deps, run: Remediation): NextAction[] {
   if (run.status === "awaiting-approval" && run.approval) {
     return [
-      {
+      nextAction(deps, `GET ${run.approval.approvalUrl}`, "free", {
         action: "request_operator_approval",
-        method: "GET",
-        href: run.approval.approvalUrl,
-        price: "free",
         description: `A human must approve: ${run.approval.message} Give them this link and keep polling.`,
-      },
+      }),
       pollAction(deps, run.remediationId),
     ];
   }
   if (run.status === "awaiting-review" && run.prUrl) {
     return [
-      {
+      nextAction(deps, `GET ${run.prUrl}`, "free", {
         action: "request_review",
-        method: "GET",
-        href: run.prUrl,
-        price: "free",
         description:
           "The fix is ready for a human to review and merge; patchbay never merges. Poll to see it merged or closed.",
-      },
+      }),
       pollAction(deps, run.remediationId),
     ];
   }

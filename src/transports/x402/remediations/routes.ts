@@ -43,10 +43,8 @@ const InstrumentationInput = z
   .strict();
 
 /**
- * Step 5 of the agent flow (spec 1B, 4D): start a remediation of a problem (paid) and poll it
- * for free with the onboarding session token until a pull request is ready for a human.
- * patchbay never merges. Refusals (no telemetry yet, nothing to resolve, a run already working)
- * are answers ≥ 400, which never settle: they are free.
+ * Step 5 of the agent flow (spec 1B, 4D): start a remediation (paid), poll it free with the
+ * session token until a pull request awaits a human. Refusals are ≥ 400, so never charged.
  */
 export const remediationRoutes: X402Route[] = [
   {

@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
+import type { ZodObject, ZodType } from "zod";
 import type { WalletActor } from "../../../actor.ts";
 import type { ServiceContext } from "../../../context.ts";
-import type { Deps } from "../../../deps.ts";
-import { sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
+import { problemsAction, sendTelemetryAction } from "../../../features/agent-onboarding/next-actions.ts";
 import { remediateAction } from "../../../features/agent-onboarding/problem-assumption.ts";
-import type { NextAction } from "../../../features/agent-onboarding/schemas.ts";
-import { NextActionsSchema } from "../../../features/agent-onboarding/schemas.ts";
+import {
+  type NextAction,
+  NextActionsSchema,
+  nextAction,
+} from "../../../features/agent-onboarding/schemas.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
@@ -27,7 +30,6 @@ import {
   TraceSchema,
 } from "../../../features/telemetry/queries/schemas.ts";
 import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
-import { formatUsd } from "../../../platform/payments/prices.ts";
 import { validate } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
 
@@ -39,13 +41,8 @@ import type { X402Route } from "../route.ts";
 const environment = {
   environmentId: z.uuid().optional().describe("Default: the organisation's first environment"),
 };
-const nextActions = { next_actions: NextActionsSchema };
 
-const ServicesQuery = ServiceHealthQuerySchema.extend(environment);
-const LogsQuery = LogSearchQuerySchema.extend(environment);
-const ProblemsQuery = ProblemListQuerySchema.extend(environment);
 const EnvironmentQuery = z.object(environment);
-const ProblemParams = z.object({ id: z.string().min(1).max(64) });
 
 /**
  * The environment a read answered for, without reading it again: the one named (the verb checked
@@ -54,43 +51,29 @@ const ProblemParams = z.object({ id: z.string().min(1).max(64) });
 export const answeredEnvironment = (ctx: ServiceContext<WalletActor>, named: string | undefined): string =>
   named?.toLowerCase() ?? ctx.actor.environmentId;
 
-/** A paid read the agent may call next, at the read price. */
-export function readAction(deps: Deps, name: string, path: string, description: string): NextAction {
-  const price = formatUsd(deps.payments.prices.read);
-  return { action: name, method: "GET", href: `${deps.config.baseUrl}${path}`, price, description };
-}
-
 /**
  * Nothing arrived yet: how to send it. Otherwise the open problems are the next thing to look at.
  * `named` is the query's environment, which the read has already checked.
  */
-async function afterOverview(
-  ctx: ServiceContext<WalletActor>,
-  named: string | undefined,
-): Promise<NextAction[]> {
+async function afterOverview(ctx: ServiceContext<WalletActor>, named: string | undefined) {
   const environmentId = answeredEnvironment(ctx, named);
   if (!(await hasTelemetry(ctx.deps.db, environmentId))) return [sendTelemetryAction(ctx.deps)];
-  return [
-    readAction(
-      ctx.deps,
-      "list_problems",
-      `/x402/problems?environmentId=${environmentId}`,
-      "Problems detected in your telemetry, most recent first.",
-    ),
-  ];
+  return [problemsAction(ctx.deps, environmentId, "Problems detected in your telemetry, most recent first.")];
 }
 
 /** The worst live problem of the page is the next thing to inspect. */
 async function afterProblems(ctx: ServiceContext<WalletActor>, named: string | undefined, page: ProblemPage) {
   const worst = page.items.find((p) => p.status === "open" || p.status === "regressed");
   if (!worst) return afterOverview(ctx, named);
-  const environmentId = answeredEnvironment(ctx, named);
   return [
-    readAction(
+    nextAction(
       ctx.deps,
-      "inspect_problem",
-      `/x402/problems/${worst.id}?environmentId=${environmentId}`,
-      `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
+      `GET /x402/problems/${worst.id}?environmentId=${answeredEnvironment(ctx, named)}`,
+      "read",
+      {
+        action: "inspect_problem",
+        description: `Stack trace, sample traces and remediation state of "${worst.title}" (${worst.count} occurrences).`,
+      },
     ),
   ];
 }
@@ -112,93 +95,104 @@ async function afterProblem(ctx: ServiceContext<WalletActor>, named: string | un
   }
   if (sample) {
     next_actions.push(
-      readAction(
-        ctx.deps,
-        "get_trace",
-        `/x402/traces/${sample}?environmentId=${environmentId}`,
-        "The span tree of a trace in which this problem occurred.",
-      ),
+      nextAction(ctx.deps, `GET /x402/traces/${sample}?environmentId=${environmentId}`, "read", {
+        action: "get_trace",
+        description: "The span tree of a trace in which this problem occurred.",
+      }),
     );
   }
   return next_actions;
 }
 
-export const telemetryRoutes: X402Route[] = [
-  {
+/**
+ * A paid read: the query (then the path parameters) validated, the verb's answer, and the next
+ * actions that follow from it.
+ */
+function paidRead<
+  Q extends ZodType<{ environmentId?: string | undefined }>,
+  P extends ZodType,
+  R extends object,
+>(read: {
+  path: `/x402/${string}`;
+  description: string;
+  query: Q;
+  params?: P;
+  pathParamsExample?: Record<string, unknown>;
+  output: ZodObject;
+  run(ctx: ServiceContext<WalletActor>, query: z.output<Q>, params: z.output<P>): Promise<R>;
+  next(ctx: ServiceContext<WalletActor>, named: string | undefined, answer: R): Promise<NextAction[]>;
+}): X402Route {
+  const { query, params } = read;
+  return {
     method: "GET",
+    path: read.path,
+    description: read.description,
+    paid: {
+      price: "read",
+      input: query,
+      ...(params ? { pathParams: params } : {}),
+      ...(read.pathParamsExample ? { pathParamsExample: read.pathParamsExample } : {}),
+      output: read.output.extend({ next_actions: NextActionsSchema }),
+    },
+    caller: "wallet",
+    async handle(c, ctx) {
+      const input = validate(query, c.req.query(), "query");
+      const answer = await read.run(
+        ctx,
+        input,
+        (params ? validate(params, c.req.param(), "path") : {}) as z.output<P>,
+      );
+      return c.json({ ...answer, next_actions: await read.next(ctx, input.environmentId, answer) });
+    },
+  };
+}
+
+export const telemetryRoutes: X402Route[] = [
+  paidRead({
     path: "/x402/services",
     description:
       "Service health over a window: request rate, error rate and p50/p95/p99 latency per service, and when each was last seen.",
-    paid: { price: "read", input: ServicesQuery, output: ServiceHealthPageSchema.extend(nextActions) },
-    caller: "wallet",
-    async handle(c, ctx) {
-      const input = validate(ServicesQuery, c.req.query(), "query");
-      const page = await getServiceHealth({ ctx, input });
-      return c.json({ ...page, next_actions: await afterOverview(ctx, input.environmentId) });
-    },
-  },
-  {
-    method: "GET",
+    query: ServiceHealthQuerySchema.extend(environment),
+    output: ServiceHealthPageSchema,
+    run: (ctx, input) => getServiceHealth({ ctx, input }),
+    next: afterOverview,
+  }),
+  paidRead({
     path: "/x402/logs",
     description:
       "Log records in a time range (default: the last hour), filtered by service, minimum severity, text and trace id; newest first, paginated.",
-    paid: { price: "read", input: LogsQuery, output: LogPageSchema.extend(nextActions) },
-    caller: "wallet",
-    async handle(c, ctx) {
-      const input = validate(LogsQuery, c.req.query(), "query");
-      const page = await searchLogs({ ctx, input });
-      return c.json({ ...page, next_actions: await afterOverview(ctx, input.environmentId) });
-    },
-  },
-  {
-    method: "GET",
+    query: LogSearchQuerySchema.extend(environment),
+    output: LogPageSchema,
+    run: (ctx, input) => searchLogs({ ctx, input }),
+    next: afterOverview,
+  }),
+  paidRead({
     path: "/x402/traces/:traceId",
     description: "One trace as its span tree (depth first, each span after its parent).",
-    paid: {
-      price: "read",
-      input: EnvironmentQuery,
-      pathParams: TraceParamsSchema,
-      pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
-      output: TraceSchema.extend(nextActions),
-    },
-    caller: "wallet",
-    async handle(c, ctx) {
-      const { environmentId } = validate(EnvironmentQuery, c.req.query(), "query");
-      const { traceId } = validate(TraceParamsSchema, { traceId: c.req.param("traceId") }, "path");
-      const trace = await getTrace({ ctx, input: { environmentId, traceId } });
-      return c.json({ ...trace, next_actions: await afterOverview(ctx, environmentId) });
-    },
-  },
-  {
-    method: "GET",
+    query: EnvironmentQuery,
+    params: TraceParamsSchema,
+    pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
+    output: TraceSchema,
+    run: (ctx, { environmentId }, { traceId }) => getTrace({ ctx, input: { environmentId, traceId } }),
+    next: afterOverview,
+  }),
+  paidRead({
     path: "/x402/problems",
     description:
       "Problems detected in the organisation's telemetry (exceptions and error logs grouped by fingerprint), most recently seen first; filter by status and service; paginated.",
-    paid: { price: "read", input: ProblemsQuery, output: ProblemPageSchema.extend(nextActions) },
-    caller: "wallet",
-    async handle(c, ctx) {
-      const input = validate(ProblemsQuery, c.req.query(), "query");
-      const page = await listProblems({ ctx, input });
-      return c.json({ ...page, next_actions: await afterProblems(ctx, input.environmentId, page) });
-    },
-  },
-  {
-    method: "GET",
+    query: ProblemListQuerySchema.extend(environment),
+    output: ProblemPageSchema,
+    run: (ctx, input) => listProblems({ ctx, input }),
+    next: afterProblems,
+  }),
+  paidRead({
     path: "/x402/problems/:id",
     description:
       "One problem with its stack trace, sample trace ids (resolvable with /x402/traces/{traceId}) and remediation state.",
-    paid: {
-      price: "read",
-      input: EnvironmentQuery,
-      pathParams: ProblemParams,
-      output: ProblemSchema.extend(nextActions),
-    },
-    caller: "wallet",
-    async handle(c, ctx) {
-      const { environmentId } = validate(EnvironmentQuery, c.req.query(), "query");
-      const { id } = validate(ProblemParams, { id: c.req.param("id") }, "path");
-      const problem = await getProblem({ ctx, input: { environmentId, problemId: id } });
-      return c.json({ ...problem, next_actions: await afterProblem(ctx, environmentId, problem) });
-    },
-  },
+    query: EnvironmentQuery,
+    params: z.object({ id: z.string().min(1).max(64) }),
+    output: ProblemSchema,
+    run: (ctx, { environmentId }, { id }) => getProblem({ ctx, input: { environmentId, problemId: id } }),
+    next: afterProblem,
+  }),
 ];
