@@ -1,6 +1,5 @@
 import protojson from "protobufjs/ext/protojson.js";
 import { AppError } from "../../errors.ts";
-import { hexIdsToBase64 } from "./otlp-json.ts";
 import { otlpMessages, type Signal } from "./otlp-schema.ts";
 import type { LogsRequest, MetricsRequest, TraceRequest } from "./otlp-types.ts";
 import { RefusedBody, type ScannedTraces, scanTraces } from "./wire/scan-traces.ts";
@@ -55,3 +54,66 @@ function invalidBody(signal: Signal, format: OtlpFormat, error: unknown): AppErr
     `The body is not a valid ${format === "json" ? "OTLP/JSON" : "OTLP protobuf"} ${otlpMessages[signal].request.name}: ${short}`,
   );
 }
+
+/**
+ * OTLP/JSON differs from the standard protobuf JSON mapping in one respect: trace and span ids
+ * are hex strings, not base64. This rewrites them to base64 in place (both the lowerCamelCase
+ * and the original field names, which the protobuf JSON parser accepts alike) before the
+ * standard parser reads the document. Shapes it does not recognise are left for the parser to
+ * refuse.
+ *
+ * A string that is not hex becomes a one-byte id: it then fails the id length check and only
+ * that item is rejected (partial success), not the whole request.
+ */
+export function hexIdsToBase64(signal: Signal, document: unknown): void {
+  if (signal === "traces") {
+    for (const span of items(document, ["resourceSpans", "scopeSpans", "spans"])) {
+      rewrite(span, ["traceId", "spanId", "parentSpanId"]);
+      for (const link of list(field(span, "links"))) rewrite(link, ["traceId", "spanId"]);
+    }
+  } else if (signal === "logs") {
+    for (const log of items(document, ["resourceLogs", "scopeLogs", "logRecords"]))
+      rewrite(log, ["traceId", "spanId"]);
+  } else {
+    for (const metric of items(document, ["resourceMetrics", "scopeMetrics", "metrics"])) {
+      for (const kind of ["gauge", "sum", "histogram", "exponentialHistogram", "exponential_histogram"]) {
+        for (const point of list(field(field(metric, kind), "dataPoints"))) {
+          for (const exemplar of list(field(point, "exemplars"))) rewrite(exemplar, ["traceId", "spanId"]);
+        }
+      }
+    }
+  }
+}
+
+const hex = /^(?:[0-9a-fA-F]{2})*$/;
+const NOT_AN_ID = "AA==";
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function rewrite(target: unknown, names: string[]): void {
+  if (!isObject(target)) return;
+  for (const name of names) {
+    for (const key of [name, snake(name)]) {
+      const value = target[key];
+      if (typeof value !== "string") continue;
+      target[key] = hex.test(value) ? Buffer.from(value, "hex").toString("base64") : NOT_AN_ID;
+    }
+  }
+}
+
+/** Walks a path of repeated fields, each under its lowerCamelCase or original name. */
+function items(document: unknown, path: string[]): Record<string, unknown>[] {
+  let level: unknown[] = [document];
+  for (const name of path) level = level.flatMap((node) => list(field(node, name)));
+  return level.filter(isObject);
+}
+
+function field(node: unknown, name: string): unknown {
+  if (!isObject(node)) return undefined;
+  return node[name] ?? node[snake(name)];
+}
+
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,20 +3,16 @@ import type { JsonObject } from "../../platform/db/schema/telemetry.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
 import { upsertProblems } from "./problems/upsert-problems.ts";
-import { copyLogs, logCopyText } from "./storage/log-rows.ts";
-import { copyMetricPoints, metricCopyText } from "./storage/metric-rows.ts";
-import { claimRequest } from "./storage/request-keys.ts";
+import { claimRequest, logCopy, metricCopy, type RequestCopy } from "./storage/request-rows.ts";
 import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
-import { querySearchLogs } from "./storage/search-logs-sql.ts";
-import { queryServiceHealth } from "./storage/service-health-sql.ts";
 import { batchWrites } from "./storage/span-batches.ts";
 import { copyNewSpans, copySpans, encodeSpanRows, type SpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
+import { querySearchLogs, queryServiceHealth, queryTraceSpans } from "./storage/store-reads.ts";
 import { encodeRecords } from "./storage/stored-spans.ts";
-import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { TelemetryTenant } from "./telemetry-records.ts";
-import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
+import type { PreparedWrite, RequestOptions, TelemetryStore } from "./telemetry-store.ts";
 
 const nothing: PreparedWrite = { write: async () => {} };
 
@@ -136,6 +132,22 @@ export function createPostgresTelemetryStore(args: {
       args.logger.debug({ err, size }, "a batch of span writes failed; writing them one by one"),
   });
 
+  /** A log or metric request: its key claimed (a retry stores and counts nothing), then its COPY. */
+  const prepareRequest = (
+    tenant: TelemetryTenant,
+    refs: ResourceRef[],
+    copy: RequestCopy,
+    exceptions: ProblemOccurrence[],
+    options: RequestOptions,
+  ): PreparedWrite => ({
+    write: () =>
+      write([{ tenant, refs }], async (run) => {
+        if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
+        await run.copyIn(copy.target, copy.data);
+        return [exceptions];
+      }),
+  });
+
   const prepareSpanRows: TelemetryStore["prepareSpanRows"] = (tenant, rows, exceptions = []) => {
     if (rows.count === 0) return nothing;
     return { write: () => spanBatches.write({ tenant, rows, exceptions }) };
@@ -151,31 +163,13 @@ export function createPostgresTelemetryStore(args: {
     prepareLogs(tenant, records, exceptions = [], options = {}) {
       if (records.length === 0) return nothing;
       const { refOf, all } = refsOf(records);
-      const data = logCopyText(tenant, records, refOf);
-      return {
-        write: () =>
-          write([{ tenant, refs: all }], async (run) => {
-            // A retry of a stored request: nothing stored, nothing counted.
-            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
-            await copyLogs(run, data);
-            return [exceptions];
-          }),
-      };
+      return prepareRequest(tenant, all, logCopy(tenant, records, refOf), exceptions, options);
     },
     prepareMetricPoints(tenant, records, options = {}) {
       if (records.length === 0) return nothing;
       // Points carry no resource id; recording the resource marks the environment as sending
       // telemetry (hasTelemetry).
-      const { all } = refsOf(records);
-      const data = metricCopyText(tenant, records);
-      return {
-        write: () =>
-          write([{ tenant, refs: all }], async (run) => {
-            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
-            await copyMetricPoints(run, data);
-            return [];
-          }),
-      };
+      return prepareRequest(tenant, refsOf(records).all, metricCopy(tenant, records), [], options);
     },
     serviceHealth: (environmentId, query) => queryServiceHealth(db, environmentId, query),
     searchLogs: (environmentId, search) => querySearchLogs(db, environmentId, search),

@@ -64,7 +64,7 @@ export type TelemetryStore = {
   close(): void;
 };
 
-/** `requestKey` (request-key.ts): the export request's identity, to store a retried one once. */
+/** `requestKey` (ingest.ts): the export request's identity, to store a retried one once. */
 export type RequestOptions = { requestKey?: string | undefined };
 
 export type ServiceHealthQuery = {

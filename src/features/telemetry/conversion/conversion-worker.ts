@@ -2,8 +2,8 @@
 // one at a time, and posts back the result with the COPY bytes transferred, not copied.
 import { getPriority, setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
+import { describeError, type WorkerReply } from "./conversion-pool.ts";
 import { convertTraces, type TraceConversion } from "./convert-traces.ts";
-import { describeError, type WorkerReply } from "./worker-messages.ts";
 
 const port = parentPort;
 if (!port) throw new Error("conversion-worker.ts runs only as a worker thread");
