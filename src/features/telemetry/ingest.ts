@@ -57,7 +57,7 @@ export const ingest: Record<Signal, (args: IngestArgs) => Promise<IngestResult>>
     const { records, rejected, untimed } = toLogRecords(request, args.deps.clock(), OTLP_LIMITS);
     const exceptions = identifyOccurrences(exceptionsFromLogs(records));
     const key = untimed === 0 ? requestKey("logs", args) : undefined;
-    const prepared = args.store.prepareLogs(args.principal, records, exceptions, { requestKey: key });
+    const prepared = args.store.prepareLogs(args.principal, records, exceptions, key);
     const result = ingestResult(records.length, rejected, "log records");
     await writeOrUnavailable(args, args.writer, prepared);
     return result;
@@ -67,9 +67,7 @@ export const ingest: Record<Signal, (args: IngestArgs) => Promise<IngestResult>>
   async metrics(args) {
     const request = decodeExport("metrics", args.format, args.body);
     const { records, rejected } = toMetricPointRecords(request, args.deps.clock(), OTLP_LIMITS);
-    const prepared = args.store.prepareMetricPoints(args.principal, records, {
-      requestKey: requestKey("metrics", args),
-    });
+    const prepared = args.store.prepareMetricPoints(args.principal, records, requestKey("metrics", args));
     const result = ingestResult(records.length, rejected, "data points");
     await writeOrUnavailable(args, args.writer, prepared);
     return result;

@@ -3,25 +3,7 @@ import { AppError, type ErrorCode, type ErrorDetails, isAppError } from "../../.
 import type { Logger } from "../../../platform/logging/logger.ts";
 import { type ConvertedTraces, convertTraces, type TraceConversion } from "./convert-traces.ts";
 
-export type ConversionPoolOptions = {
-  /** Worker threads; 0 converts on the calling thread. */
-  threads: number;
-  /** Conversions queued or running at once, over all threads; more are refused (503). */
-  maxPending: number;
-  logger: Pick<Logger, "error">;
-  /** The worker's entry module; tests substitute one that misbehaves. */
-  entry?: URL;
-};
-
-export type ConversionPool = {
-  /** Decodes and encodes one trace export body; `input.body` may be moved to the worker. */
-  convertTraces(input: TraceConversion): Promise<ConvertedTraces>;
-  readonly pending: number;
-  /** Worker threads running now (they start on first use). */
-  readonly threads: number;
-  /** Terminates the threads (their conversions fail with 503); later conversions run inline. */
-  close(): Promise<void>;
-};
+export type ConversionPool = ReturnType<typeof createConversionPool>;
 
 type Task = { resolve(value: ConvertedTraces): void; reject(error: Error): void };
 type Slot = { worker: Worker; tasks: Map<number, Task> };
@@ -40,7 +22,15 @@ const WORKER_LOST_RETRY_AFTER_SECONDS = 5;
  * `maxPending` anyway. A thread that dies fails its conversions with a retryable 503 and is
  * replaced on the next request.
  */
-export function createConversionPool(options: ConversionPoolOptions): ConversionPool {
+export function createConversionPool(options: {
+  /** Worker threads; 0 converts on the calling thread. */
+  threads: number;
+  /** Conversions queued or running at once, over all threads; more are refused (503). */
+  maxPending: number;
+  logger: Pick<Logger, "error">;
+  /** The worker's entry module; tests substitute one that misbehaves. */
+  entry?: URL;
+}) {
   const slots: Slot[] = [];
   let nextId = 1;
   let pending = 0;
@@ -93,7 +83,8 @@ export function createConversionPool(options: ConversionPoolOptions): Conversion
   };
 
   return {
-    async convertTraces(input) {
+    /** Decodes and encodes one trace export body; `input.body` may be moved to the worker. */
+    async convertTraces(input: TraceConversion): Promise<ConvertedTraces> {
       if (closed) return convertTraces(input);
       if (pending >= options.maxPending) {
         throw new AppError("service_unavailable", "Telemetry ingest is saturated; retry shortly.", {
@@ -115,9 +106,11 @@ export function createConversionPool(options: ConversionPoolOptions): Conversion
     get pending() {
       return pending;
     },
+    /** Worker threads running now (they start on first use). */
     get threads() {
       return slots.length;
     },
+    /** Terminates the threads (their conversions fail with 503); later conversions run inline. */
     async close() {
       closed = true;
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));
@@ -137,7 +130,7 @@ function movable(body: Uint8Array): Uint8Array {
 }
 
 /** An error as it crosses the thread boundary: an AppError keeps its code, anything else is a bug. */
-export type WorkerError =
+type WorkerError =
   | { app: true; code: ErrorCode; message: string; details: ErrorDetails | undefined }
   | { app: false; message: string; stack: string | undefined };
 
@@ -152,7 +145,7 @@ export const describeError = (error: unknown): WorkerError =>
       ? { app: false, message: error.message, stack: error.stack }
       : { app: false, message: String(error), stack: undefined };
 
-export function reviveError(error: WorkerError): Error {
+function reviveError(error: WorkerError): Error {
   if (error.app) return new AppError(error.code, error.message, error.details);
   const revived = new Error(`conversion worker: ${error.message}`);
   if (error.stack) revived.stack = error.stack;
@@ -163,7 +156,7 @@ export function reviveError(error: WorkerError): Error {
  * A result as it arrives from a worker: structured cloning turns the COPY Buffers into plain
  * Uint8Arrays over the transferred memory; the writer wants Buffer views of the same bytes.
  */
-export function reviveConverted(value: ConvertedTraces): ConvertedTraces {
+function reviveConverted(value: ConvertedTraces): ConvertedTraces {
   const asBuffer = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   return {
     ...value,
