@@ -14,9 +14,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * An export request body → the decoded message, or `invalid_request` (400). Both decoders are
- * strict (truncated protobuf, wrong wire or JSON types, invalid UTF-8 in JSON) and cap nesting
- * at protobufjs's recursion limit (100), so a deeply nested value cannot exhaust the stack.
- * Unknown fields are ignored, as the specification requires of receivers.
+ * strict and cap nesting at protobufjs's recursion limit (100); unknown fields are ignored, as
+ * the specification requires of receivers.
  */
 export function decodeExport<S extends Signal>(
   signal: S,
@@ -34,10 +33,7 @@ export function decodeExport<S extends Signal>(
   }
 }
 
-/**
- * A protobuf trace export body → its spans scanned, not decoded (wire/scan-traces.ts): the same
- * verdict as `decodeExport`, `invalid_request` when refused (the reason's wording may differ).
- */
+/** A protobuf trace export body → its spans scanned, not decoded (wire/): `decodeExport`'s verdict. */
 export function scanTraceExport(body: Uint8Array): ScannedTraces {
   try {
     return scanTraces(body);
@@ -56,14 +52,10 @@ function invalidBody(signal: Signal, format: OtlpFormat, error: unknown): AppErr
 }
 
 /**
- * OTLP/JSON differs from the standard protobuf JSON mapping in one respect: trace and span ids
- * are hex strings, not base64. This rewrites them to base64 in place (both the lowerCamelCase
- * and the original field names, which the protobuf JSON parser accepts alike) before the
- * standard parser reads the document. Shapes it does not recognise are left for the parser to
- * refuse.
- *
- * A string that is not hex becomes a one-byte id: it then fails the id length check and only
- * that item is rejected (partial success), not the whole request.
+ * OTLP/JSON's one departure from the protobuf JSON mapping: trace and span ids are hex, not
+ * base64. They are rewritten in place (under either field name) before the standard parser
+ * reads the document; unknown shapes are left for it to refuse. A string that is not hex becomes
+ * a one-byte id, so only its item is rejected (partial success), not the request.
  */
 export function hexIdsToBase64(signal: Signal, document: unknown): void {
   if (signal === "traces") {
