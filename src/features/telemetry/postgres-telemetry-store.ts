@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from "../../platform/db/client.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
-import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
+import type { ProblemOccurrence } from "./problems/fingerprint.ts";
+import { aggregateOccurrences } from "./problems/group-occurrences.ts";
 import { upsertProblems } from "./problems/upsert-problems.ts";
 import { claimRequest, logCopy, metricCopy, type RequestCopy } from "./storage/request-rows.ts";
 import { type ResourceRef, resourceTouches, upsertResources } from "./storage/resources.ts";

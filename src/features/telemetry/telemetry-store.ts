@@ -1,4 +1,4 @@
-import type { ProblemOccurrence } from "./problems/group-occurrences.ts";
+import type { ProblemOccurrence } from "./problems/fingerprint.ts";
 import type { SpanRows } from "./storage/span-chunks.ts";
 import type { LogRecordRow, MetricPointRecord, SpanRecord, TelemetryTenant } from "./telemetry-records.ts";
 

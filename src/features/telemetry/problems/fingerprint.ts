@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { ExceptionOccurrence } from "./exception-occurrences.ts";
-import type { ProblemOccurrence } from "./group-occurrences.ts";
 import { normalizeFrame, parseStack, type StackFrame } from "./stack-frames.ts";
 
 /** How many in-app frames, from the top, identify where an error happens. */
@@ -39,6 +38,9 @@ export function identifyProblem(facts: ExceptionFacts): ProblemIdentity {
     culprit: cut(frames[0] ? culprit(frames[0]) : facts.service),
   };
 }
+
+/** An exception with the problem it belongs to. */
+export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
 
 /**
  * Each exception with the problem it belongs to. Apart from group-occurrences.ts (and its

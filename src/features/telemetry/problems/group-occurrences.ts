@@ -1,9 +1,5 @@
 import { MAX_SAMPLE_TRACE_IDS } from "../../../platform/db/schema/problems.ts";
-import type { ExceptionOccurrence } from "./exception-occurrences.ts";
-import type { ProblemIdentity } from "./fingerprint.ts";
-
-/** An exception with the problem it belongs to. */
-export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
+import type { ProblemOccurrence } from "./fingerprint.ts";
 
 /** What one batch adds to one problem: a single upsert row. Times are ISO 8601. */
 export type ProblemDelta = ReturnType<typeof aggregateOccurrences>[number];
