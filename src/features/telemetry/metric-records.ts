@@ -1,21 +1,10 @@
 import type { JsonObject, MetricType } from "../../platform/db/schema/telemetry.ts";
 import type { OtlpLimits } from "./limits.ts";
 import { cleanText, finiteOrNull, has, int64ToJson, nanosToIso, toBigInt } from "./otlp-scalars.ts";
-import type {
-  ExponentialHistogramDataPoint,
-  HistogramDataPoint,
-  Int64,
-  Metric,
-  MetricsRequest,
-  NumberDataPoint,
-  PointBase,
-  SummaryDataPoint,
-} from "./otlp-types.ts";
+import type { DataPoint, Int64, Metric, MetricsRequest, Points } from "./otlp-types.ts";
 import { attributesToJson, serviceNameOf } from "./otlp-values.ts";
 import { createRejections, type Rejections } from "./rejections.ts";
 import type { MetricPointRecord } from "./telemetry-records.ts";
-
-type ShapedPoint = { point: PointBase; value: number | null; data: JsonObject | null };
 
 /**
  * An export request → one row per data point (minimal by design: name, service, time, a value or
@@ -35,11 +24,12 @@ export function toMetricPointRecords(
     const serviceName = serviceNameOf(resourceAttributes, limits);
     for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
       for (const metric of scopeMetrics.metrics ?? []) {
-        const shaped = shapePoints(metric, limits);
-        if (!shaped) continue;
+        const shape = shapeOf(metric, limits);
+        if (!shape) continue;
         const name = cleanText(metric.name ?? "", limits.maxNameChars);
         const unit = cleanText(metric.unit ?? "", 64) || null;
-        for (const { point, value, data } of shaped.points) {
+        const numeric = shape.type === "gauge" || shape.type === "sum";
+        for (const point of shape.points.dataPoints ?? []) {
           const time = toBigInt(point.timeUnixNano, true);
           const start = toBigInt(point.startTimeUnixNano, true);
           if (name === "") rejected.add("metric name is empty");
@@ -48,14 +38,14 @@ export function toMetricPointRecords(
           else {
             records.push({
               name,
-              type: shaped.type,
+              type: shape.type,
               unit,
               serviceName,
               resourceAttributes,
               time: nanosToIso(time),
               startTime: start === 0n ? null : nanosToIso(start),
-              value,
-              data,
+              value: numeric ? numberValue(point) : null,
+              data: shape.data(point),
               attributes: attributesToJson(point.attributes, limits),
             });
           }
@@ -68,88 +58,72 @@ export function toMetricPointRecords(
 
 const count = (value: Int64 | undefined) => int64ToJson(value, true);
 /** proto3 `optional` fields: absent is null, not 0. */
-const optional = (point: object, key: string, value: number | undefined) =>
-  has(point, key) ? finiteOrNull(value) : null;
+const optional = (point: DataPoint, key: "sum" | "min" | "max") =>
+  has(point, key) ? finiteOrNull(point[key]) : null;
 
-function numberValue(point: NumberDataPoint): number | null {
+function numberValue(point: DataPoint): number | null {
   if (has(point, "asDouble")) return finiteOrNull(point.asDouble);
   if (has(point, "asInt")) return Number(toBigInt(point.asInt, false));
   return null;
 }
 
-function shapePoints(
+/** A metric's type, its points, and each point's distribution summary (none for numbers). */
+function shapeOf(
   metric: Metric,
   limits: OtlpLimits,
-): { type: MetricType; points: ShapedPoint[] } | undefined {
+): { type: MetricType; points: Points; data(point: DataPoint): JsonObject | null } | undefined {
+  const { gauge, sum, histogram, exponentialHistogram, summary } = metric;
   const buckets = (list: Int64[] | undefined) => (list ?? []).slice(0, limits.maxBuckets).map(count);
-  const distribution = (p: HistogramDataPoint | ExponentialHistogramDataPoint, temporality: number) => ({
-    temporality,
+  const distribution = (p: DataPoint, points: Points) => ({
+    temporality: points.aggregationTemporality ?? 0,
     count: count(p.count),
-    sum: optional(p, "sum", p.sum),
-    min: optional(p, "min", p.min),
-    max: optional(p, "max", p.max),
+    sum: optional(p, "sum"),
+    min: optional(p, "min"),
+    max: optional(p, "max"),
   });
-  if (metric.gauge) {
-    const points = metric.gauge.dataPoints ?? [];
+  if (gauge) return { type: "gauge", points: gauge, data: () => null };
+  if (sum) {
+    const data = { temporality: sum.aggregationTemporality ?? 0, monotonic: sum.isMonotonic === true };
+    return { type: "sum", points: sum, data: () => data };
+  }
+  if (histogram) {
     return {
-      type: "gauge",
-      points: points.map((point) => ({ point, value: numberValue(point), data: null })),
-    };
-  }
-  if (metric.sum) {
-    const data = {
-      temporality: metric.sum.aggregationTemporality ?? 0,
-      monotonic: metric.sum.isMonotonic === true,
-    };
-    const points = metric.sum.dataPoints ?? [];
-    return { type: "sum", points: points.map((point) => ({ point, value: numberValue(point), data })) };
-  }
-  if (metric.histogram) {
-    const temporality = metric.histogram.aggregationTemporality ?? 0;
-    const shape = (point: HistogramDataPoint): ShapedPoint => ({
-      point,
-      value: null,
-      data: {
-        ...distribution(point, temporality),
+      type: "histogram",
+      points: histogram,
+      data: (point) => ({
+        ...distribution(point, histogram),
         bounds: (point.explicitBounds ?? []).slice(0, limits.maxBuckets).map((b) => finiteOrNull(b)),
         counts: buckets(point.bucketCounts),
-      },
-    });
-    return { type: "histogram", points: (metric.histogram.dataPoints ?? []).map(shape) };
+      }),
+    };
   }
-  if (metric.exponentialHistogram) {
-    const temporality = metric.exponentialHistogram.aggregationTemporality ?? 0;
-    const shape = (point: ExponentialHistogramDataPoint): ShapedPoint => ({
-      point,
-      value: null,
-      data: {
-        ...distribution(point, temporality),
+  if (exponentialHistogram) {
+    return {
+      type: "exponential_histogram",
+      points: exponentialHistogram,
+      data: (point) => ({
+        ...distribution(point, exponentialHistogram),
         scale: point.scale ?? 0,
         zeroCount: count(point.zeroCount),
         zeroThreshold: finiteOrNull(point.zeroThreshold ?? 0),
         positive: { offset: point.positive?.offset ?? 0, counts: buckets(point.positive?.bucketCounts) },
         negative: { offset: point.negative?.offset ?? 0, counts: buckets(point.negative?.bucketCounts) },
-      },
-    });
-    return {
-      type: "exponential_histogram",
-      points: (metric.exponentialHistogram.dataPoints ?? []).map(shape),
+      }),
     };
   }
-  if (metric.summary) {
-    const shape = (point: SummaryDataPoint): ShapedPoint => ({
-      point,
-      value: null,
-      data: {
+  if (summary) {
+    return {
+      type: "summary",
+      points: summary,
+      data: (point) => ({
         count: count(point.count),
         sum: finiteOrNull(point.sum ?? 0),
         quantiles: (point.quantileValues ?? []).slice(0, limits.maxBuckets).map((q) => ({
           quantile: finiteOrNull(q.quantile ?? 0),
           value: finiteOrNull(q.value ?? 0),
         })),
-      },
-    });
-    return { type: "summary", points: (metric.summary.dataPoints ?? []).map(shape) };
+      }),
+    };
   }
   return undefined;
 }

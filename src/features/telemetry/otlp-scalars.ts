@@ -1,7 +1,7 @@
 import type { Bytes, Int64 } from "./otlp-types.ts";
 
-// NUL and unpaired surrogates: PostgreSQL refuses both in text and jsonb, so one such character
-// would fail a whole batch. They become U+FFFD instead.
+// NUL and unpaired surrogates: PostgreSQL refuses both in text and jsonb (failing a whole batch);
+// they become U+FFFD.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point
 const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 // A cheap first look (a plain character class): almost no text has NUL or surrogates at all.
@@ -38,9 +38,8 @@ export function nanosToIso(nanos: bigint): string {
 }
 
 /**
- * A non-negative 64-bit nanosecond timestamp as two exact doubles: whole microseconds (the
- * precision PostgreSQL keeps) and the nanoseconds beyond them. Ingest reads two timestamps per
- * span; doing it without BigInt or Date allocations is a measurable share of its CPU.
+ * A non-negative nanosecond timestamp as two exact doubles: whole microseconds (PostgreSQL's
+ * precision) and the nanoseconds beyond. No BigInt or Date per span: a measurable share of ingest.
  */
 export type Nanos = { micros: number; rest: number };
 
@@ -67,8 +66,8 @@ export const isBefore = (a: Nanos, b: Nanos): boolean =>
 /** b − a in nanoseconds (exact below 2^53 ns, i.e. 104 days). */
 export const nanosBetween = (a: Nanos, b: Nanos): number => (b.micros - a.micros) * 1000 + (b.rest - a.rest);
 
-// The last whole second formatted: the spans of one batch mostly share their seconds, and
-// Date#toISOString is the dearest step of turning a timestamp into text.
+// The last whole second formatted: a batch's spans mostly share their seconds, and toISOString
+// is the dearest step.
 let cachedSecond = Number.NaN;
 let cachedPrefix = "";
 
@@ -89,10 +88,7 @@ export const nanosToString = (n: Nanos): string =>
 
 export const dateToNanos = (date: Date): bigint => BigInt(date.getTime()) * 1_000_000n;
 
-/**
- * A trace (16 bytes) or span (8 bytes) id as lowercase hex. Null when it has another length or
- * is all zeros, which the specification makes invalid.
- */
+/** A trace (16 bytes) or span (8 bytes) id as lowercase hex; null when invalid (`isValidId`). */
 export function idToHex(bytes: Bytes | undefined, size: 8 | 16): string | null {
   if (!isValidId(bytes, size)) return null;
   // protobufjs hands out Buffers on Node: no wrapper to allocate then.

@@ -31,36 +31,17 @@ root.resolveAll();
 export const signals = ["traces", "logs", "metrics"] as const;
 export type Signal = (typeof signals)[number];
 
-const collector = "opentelemetry.proto.collector";
+/** One signal's export request and response, and the response's partial-success counter. */
+const exportMessages = <R extends string>(pkg: string, name: string, rejectedField: R) => ({
+  request: root.lookupType(`opentelemetry.proto.collector.${pkg}.v1.Export${name}ServiceRequest`),
+  response: root.lookupType(`opentelemetry.proto.collector.${pkg}.v1.Export${name}ServiceResponse`),
+  rejectedField,
+});
 
-export type SignalMessages = {
-  request: protobuf.Type;
-  response: protobuf.Type;
-  /** The partial-success counter of the response. */
-  rejectedField: "rejectedSpans" | "rejectedLogRecords" | "rejectedDataPoints";
-  /** What one item is called in messages. */
-  noun: string;
-};
-
-export const otlpMessages: Record<Signal, SignalMessages> = {
-  traces: {
-    request: root.lookupType(`${collector}.trace.v1.ExportTraceServiceRequest`),
-    response: root.lookupType(`${collector}.trace.v1.ExportTraceServiceResponse`),
-    rejectedField: "rejectedSpans",
-    noun: "spans",
-  },
-  logs: {
-    request: root.lookupType(`${collector}.logs.v1.ExportLogsServiceRequest`),
-    response: root.lookupType(`${collector}.logs.v1.ExportLogsServiceResponse`),
-    rejectedField: "rejectedLogRecords",
-    noun: "log records",
-  },
-  metrics: {
-    request: root.lookupType(`${collector}.metrics.v1.ExportMetricsServiceRequest`),
-    response: root.lookupType(`${collector}.metrics.v1.ExportMetricsServiceResponse`),
-    rejectedField: "rejectedDataPoints",
-    noun: "data points",
-  },
+export const otlpMessages = {
+  traces: exportMessages("trace", "Trace", "rejectedSpans"),
+  logs: exportMessages("logs", "Logs", "rejectedLogRecords"),
+  metrics: exportMessages("metrics", "Metrics", "rejectedDataPoints"),
 };
 
 /** `google.rpc.Status`: the body of every OTLP/HTTP error answer. */

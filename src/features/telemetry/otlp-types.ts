@@ -54,45 +54,37 @@ export type LogsRequest = {
   resourceLogs?: { resource?: Resource; scopeLogs?: { scope?: Scope; logRecords?: LogRecord[] }[] }[];
 };
 
-export type PointBase = { attributes?: KeyValue[]; startTimeUnixNano?: Int64; timeUnixNano?: Int64 };
-export type NumberDataPoint = PointBase & { asDouble?: number; asInt?: Int64 };
-export type HistogramDataPoint = PointBase & {
+/** A data point of any metric type; each type has some of these fields. */
+export type DataPoint = {
+  attributes?: KeyValue[];
+  startTimeUnixNano?: Int64;
+  timeUnixNano?: Int64;
+  asDouble?: number;
+  asInt?: Int64;
   count?: Int64;
   sum?: number;
   min?: number;
   max?: number;
   bucketCounts?: Int64[];
   explicitBounds?: number[];
-};
-type Buckets = { offset?: number; bucketCounts?: Int64[] } | null;
-export type ExponentialHistogramDataPoint = PointBase & {
-  count?: Int64;
-  sum?: number;
-  min?: number;
-  max?: number;
   scale?: number;
   zeroCount?: Int64;
   zeroThreshold?: number;
   positive?: Buckets;
   negative?: Buckets;
-};
-export type SummaryDataPoint = PointBase & {
-  count?: Int64;
-  sum?: number;
   quantileValues?: { quantile?: number; value?: number }[];
 };
+type Buckets = { offset?: number; bucketCounts?: Int64[] } | null;
+export type Points = { dataPoints?: DataPoint[]; aggregationTemporality?: number; isMonotonic?: boolean };
 
 export type Metric = {
   name?: string;
   unit?: string;
-  gauge?: { dataPoints?: NumberDataPoint[] } | null;
-  sum?: { dataPoints?: NumberDataPoint[]; aggregationTemporality?: number; isMonotonic?: boolean } | null;
-  histogram?: { dataPoints?: HistogramDataPoint[]; aggregationTemporality?: number } | null;
-  exponentialHistogram?: {
-    dataPoints?: ExponentialHistogramDataPoint[];
-    aggregationTemporality?: number;
-  } | null;
-  summary?: { dataPoints?: SummaryDataPoint[] } | null;
+  gauge?: Points | null;
+  sum?: Points | null;
+  histogram?: Points | null;
+  exponentialHistogram?: Points | null;
+  summary?: Points | null;
 };
 
 export type MetricsRequest = {

@@ -1,19 +1,15 @@
 import type { DatabaseHandle } from "../../platform/db/client.ts";
-import type { JsonObject } from "../../platform/db/schema/telemetry.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
-import { aggregateOccurrences, type ProblemOccurrence } from "./problems/group-occurrences.ts";
+import type { ProblemOccurrence } from "./problems/fingerprint.ts";
+import { aggregateOccurrences } from "./problems/group-occurrences.ts";
 import { upsertProblems } from "./problems/upsert-problems.ts";
-import { copyLogs, logCopyText } from "./storage/log-rows.ts";
-import { copyMetricPoints, metricCopyText } from "./storage/metric-rows.ts";
-import { claimRequest } from "./storage/request-keys.ts";
-import { type ResourceRef, resourceRefs, resourceTouches, upsertResources } from "./storage/resources.ts";
-import { querySearchLogs } from "./storage/search-logs-sql.ts";
-import { queryServiceHealth } from "./storage/service-health-sql.ts";
+import { claimRequest, logCopy, metricCopy, type RequestCopy } from "./storage/request-rows.ts";
+import { type ResourceRef, resourceTouches, upsertResources } from "./storage/resources.ts";
 import { batchWrites } from "./storage/span-batches.ts";
 import { copyNewSpans, copySpans, encodeSpanRows, type SpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
+import { querySearchLogs, queryServiceHealth, queryTraceSpans } from "./storage/store-reads.ts";
 import { encodeRecords } from "./storage/stored-spans.ts";
-import { queryTraceSpans } from "./storage/trace-spans-sql.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { TelemetryTenant } from "./telemetry-records.ts";
 import type { PreparedWrite, TelemetryStore } from "./telemetry-store.ts";
@@ -29,22 +25,11 @@ type SpanWrite = { tenant: TelemetryTenant; rows: SpanRows; exceptions: ProblemO
  */
 const SPAN_BATCHES = { maxBatch: 8, maxFlushing: 2 };
 
-/** The batch's resources: one hash per OTLP resource, however many records share it. */
-function refsOf<R extends { resourceAttributes: JsonObject; serviceName: string }>(records: R[]) {
-  const resources = resourceRefs();
-  const refOf = (r: R) => resources.refOf(r.resourceAttributes, r.serviceName);
-  for (const r of records) refOf(r);
-  return { refOf, all: resources.all() };
-}
-
 /**
- * Telemetry in the service database (PostgreSQL or PGlite). Spans, logs and data points go in by `COPY` (the
- * cheapest way into PostgreSQL by far: no parameters, no per-row planning), in one transaction
- * with the batch's problem upserts and resource records: all of a request or nothing. The COPY
- * text is built when the batch is prepared, before it waits for a writer. A batch holding spans
- * already stored (a retry) makes the COPY fail; it is then written again through a staging table
- * with `ON CONFLICT DO NOTHING`, which also tells which spans were new so their exceptions count
- * once. A retention sweep runs every `sweepEveryMs` on an unref'd timer; `close()` stops it.
+ * Telemetry in the service database (PostgreSQL or PGlite). Rows go in by `COPY` (the cheapest way
+ * into PostgreSQL by far: no parameters, no per-row planning), built before the batch waits for a
+ * writer, in one transaction with the batch's problem upserts and resource records. A retention
+ * sweep runs every `sweepEveryMs` on an unref'd timer; `close()` stops it.
  */
 export function createPostgresTelemetryStore(args: {
   database: DatabaseHandle;
@@ -113,13 +98,15 @@ export function createPostgresTelemetryStore(args: {
       return batch.map((w) => w.exceptions);
     });
 
-  /** One request's spans: the fast path, then (a chunk stored before) the staging-table path. */
+  /**
+   * One request's spans: the fast path, then the staging-table path, which skips chunks stored
+   * before (a retry makes the COPY fail) and tells which were new, so their exceptions count once.
+   */
   const writeSpans = async (span: SpanWrite) => {
     try {
       await writeSpanBatch([span]);
     } catch (fastPathError) {
-      // Most likely spans stored before (an exporter retrying): the slow path skips them.
-      // Any other fault fails there again and is reported from there.
+      // A fault other than a stored chunk fails there again and is reported from there.
       args.logger.debug({ err: fastPathError }, "span COPY failed; retrying through a staging table");
       await write(partsOf([span]), async (run) => {
         const fresh = await copyNewSpans(run, span.rows);
@@ -136,6 +123,21 @@ export function createPostgresTelemetryStore(args: {
       args.logger.debug({ err, size }, "a batch of span writes failed; writing them one by one"),
   });
 
+  /** A log or metric request: its key claimed (a retry stores and counts nothing), then its COPY. */
+  const prepareRequest = (
+    tenant: TelemetryTenant,
+    copy: RequestCopy,
+    exceptions: ProblemOccurrence[],
+    requestKey: string | undefined,
+  ): PreparedWrite => ({
+    write: () =>
+      write([{ tenant, refs: copy.resources }], async (run) => {
+        if (!(await claimRequest(run, tenant, requestKey, args.clock()))) return [];
+        await run.copyIn(copy.target, copy.data);
+        return [exceptions];
+      }),
+  });
+
   const prepareSpanRows: TelemetryStore["prepareSpanRows"] = (tenant, rows, exceptions = []) => {
     if (rows.count === 0) return nothing;
     return { write: () => spanBatches.write({ tenant, rows, exceptions }) };
@@ -148,35 +150,12 @@ export function createPostgresTelemetryStore(args: {
       return prepareSpanRows(tenant, encodeSpanRows(tenant, spans, resources), exceptions);
     },
     prepareSpanRows,
-    prepareLogs(tenant, records, exceptions = [], options = {}) {
-      if (records.length === 0) return nothing;
-      const { refOf, all } = refsOf(records);
-      const data = logCopyText(tenant, records, refOf);
-      return {
-        write: () =>
-          write([{ tenant, refs: all }], async (run) => {
-            // A retry of a stored request: nothing stored, nothing counted.
-            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
-            await copyLogs(run, data);
-            return [exceptions];
-          }),
-      };
-    },
-    prepareMetricPoints(tenant, records, options = {}) {
-      if (records.length === 0) return nothing;
-      // Points carry no resource id; recording the resource marks the environment as sending
-      // telemetry (hasTelemetry).
-      const { all } = refsOf(records);
-      const data = metricCopyText(tenant, records);
-      return {
-        write: () =>
-          write([{ tenant, refs: all }], async (run) => {
-            if (!(await claimRequest(run, tenant, options.requestKey, args.clock()))) return [];
-            await copyMetricPoints(run, data);
-            return [];
-          }),
-      };
-    },
+    prepareLogs: (tenant, records, exceptions = [], requestKey = undefined) =>
+      records.length === 0
+        ? nothing
+        : prepareRequest(tenant, logCopy(tenant, records), exceptions, requestKey),
+    prepareMetricPoints: (tenant, records, requestKey) =>
+      records.length === 0 ? nothing : prepareRequest(tenant, metricCopy(tenant, records), [], requestKey),
     serviceHealth: (environmentId, query) => queryServiceHealth(db, environmentId, query),
     searchLogs: (environmentId, search) => querySearchLogs(db, environmentId, search),
     traceSpans: (environmentId, traceId, limit) => queryTraceSpans(db, environmentId, traceId, limit),

@@ -1,44 +1,32 @@
 import { availableParallelism } from "node:os";
 import type { Config } from "../../config.ts";
 
-/**
- * One conversion thread per core, at least one and at most two. The serving thread mostly waits
- * (about a third of a core in bench:ingest) and the database's share of a stored span shrank when
- * spans went into trace chunks, so with two cores the conversion itself became the bottleneck: a
- * second thread took full ingest from 50–58k to 63–74k spans/s in interleaved runs, for ~200 MiB
- * more peak RSS under full load (docs/performance.md, "bench:ingest"). Beyond two, threads mostly compete
- * with the serving thread and a local database.
- */
-const CONVERSION_THREADS = Math.min(2, Math.max(1, availableParallelism()));
-
-export type TelemetrySettings = {
-  /** Rows older than this are deleted by the retention sweep. */
-  retentionDays: number;
-  sweepEveryMs: number;
-  /**
-   * Concurrent log and metric writes (transactions). Span writes are bounded by the store, which
-   * commits concurrent ones together, two transactions at a time (storage/span-batches.ts).
-   */
-  writers: number;
-  /** Requests admitted at once (reading, decoding, waiting for or holding a writer). */
-  maxQueuedRequests: number;
-  /** Decoded payload bytes admitted at once. */
-  maxQueuedBytes: number;
-  /** Worker threads decoding and encoding trace bodies (0: on the serving thread). */
-  conversionThreads: number;
-};
+export type TelemetrySettings = ReturnType<typeof telemetrySettings>;
 
 /**
  * Telemetry settings: the retention from configuration (`PATCHBAY_TELEMETRY_RETENTION_DAYS`,
  * src/config.ts), the rest fixed — they bound memory and writer concurrency, not policy.
  */
-export function telemetrySettings(config: Pick<Config, "telemetry">): TelemetrySettings {
+export function telemetrySettings(config: Pick<Config, "telemetry">) {
   return {
+    /** Rows older than this are deleted by the retention sweep. */
     retentionDays: config.telemetry.retentionDays,
     sweepEveryMs: 60 * 60 * 1000,
+    /**
+     * Concurrent log and metric writes (transactions). The store bounds span writes itself, two
+     * transactions at a time (storage/span-batches.ts).
+     */
     writers: 4,
+    /** Requests admitted at once (reading, decoding, waiting for or holding a writer). */
     maxQueuedRequests: 32,
+    /** Decoded payload bytes admitted at once. */
     maxQueuedBytes: 64 * 1024 * 1024,
-    conversionThreads: CONVERSION_THREADS,
+    /**
+     * Worker threads decoding and encoding trace bodies (0: on the serving thread): one per core,
+     * at most two. With two cores, a second thread took full ingest from 50–58k to 63–74k spans/s
+     * for ~200 MiB more peak RSS; beyond two, threads mostly compete with the serving thread and
+     * a local database (docs/performance.md, "bench:ingest").
+     */
+    conversionThreads: Math.min(2, Math.max(1, availableParallelism())),
   };
 }

@@ -59,10 +59,7 @@ export type SpanKeyFields = Pick<
   "traceId" | "spanId" | "parentSpanId" | "kind" | "startTimeUnixNano" | "endTimeUnixNano" | "status"
 >;
 
-/**
- * A span's ids and times, or why it is refused: it cannot be placed in a trace (bad ids) or in
- * time (missing or inverted timestamps, or stamped beyond `latest`).
- */
+/** A span's ids and times, or why it cannot be placed in a trace or in time. */
 export function checkSpan(span: SpanKeyFields, latest: Nanos): SpanKey | string {
   const traceId = idToHex(span.traceId, 16);
   if (!traceId) return "trace_id must be 16 bytes and not all zero";

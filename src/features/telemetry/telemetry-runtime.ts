@@ -9,10 +9,8 @@ import { createWriteQueue, type WriteQueue } from "./write-queue.ts";
 /** The store, the bounded write queue and the conversion threads that OTLP ingest runs through. */
 export type IngestPipeline = { store: TelemetryStore; queue: WriteQueue; conversion: ConversionPool };
 
-export type TelemetryRuntime = IngestPipeline & {
-  /** Stops the retention timer and terminates the conversion threads. */
-  close(): Promise<void>;
-};
+/** `close` stops the retention timer and terminates the conversion threads. */
+export type TelemetryRuntime = IngestPipeline & { close(): Promise<void> };
 
 /**
  * Built once with the deps (per process in production, per test file in tests): every app built
@@ -27,9 +25,7 @@ export function createTelemetryRuntime(args: {
 }): TelemetryRuntime {
   const { settings, logger } = args;
   const store = createPostgresTelemetryStore({
-    database: args.database,
-    logger,
-    clock: args.clock,
+    ...args,
     retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },
   });
   const conversion = createConversionPool({
@@ -38,13 +34,14 @@ export function createTelemetryRuntime(args: {
     maxPending: settings.maxQueuedRequests,
     logger,
   });
+  const queue = createWriteQueue({
+    maxRequests: settings.maxQueuedRequests,
+    maxBytes: settings.maxQueuedBytes,
+    writers: settings.writers,
+  });
   return {
     store,
-    queue: createWriteQueue({
-      maxRequests: settings.maxQueuedRequests,
-      maxBytes: settings.maxQueuedBytes,
-      writers: settings.writers,
-    }),
+    queue,
     conversion,
     async close() {
       store.close();

@@ -1,4 +1,4 @@
-import type { ProblemOccurrence } from "./problems/group-occurrences.ts";
+import type { ProblemOccurrence } from "./problems/fingerprint.ts";
 import type { SpanRows } from "./storage/span-chunks.ts";
 import type { LogRecordRow, MetricPointRecord, SpanRecord, TelemetryTenant } from "./telemetry-records.ts";
 
@@ -14,20 +14,15 @@ export type SweepResult = {
   problems: number;
 };
 
-/**
- * A batch made ready for storage: what it takes is CPU work done up front, so the decoded request
- * and its records can be collected before the batch waits for a writer; `write` is the I/O.
- */
+/** A batch made ready for storage (the CPU work done, its records collectable); `write` is the I/O. */
 export type PreparedWrite = { write(): Promise<void> };
 
 /**
- * Where telemetry goes. Each write stores all of its records or none (a failed request is retried
- * by the exporter, so a half-stored batch would duplicate its first half), together with the
- * problems its exceptions belong to and the resources it came from. Spans are stored per trace
- * and request (a chunk, keyed by a hash of its span ids): writing the same request again is a
- * no-op and its exceptions are not counted again; a span re-sent in another request is read back
- * once. The reads behind the query verbs are here too, so that a column store can take
- * over spans and logs (docs/telemetry.md). Problems and resources are PostgreSQL state either way.
+ * Where telemetry goes. Each write stores all of its records or none (an exporter retries a failed
+ * request: a half-stored batch would duplicate its first half), with the problems its exceptions
+ * belong to and the resources it came from; writing a request again stores and counts nothing.
+ * The query verbs' reads are here too, so that a column store can take over spans and logs
+ * (docs/telemetry.md). Problems and resources are PostgreSQL state either way.
  */
 export type TelemetryStore = {
   prepareSpans(
@@ -35,22 +30,22 @@ export type TelemetryStore = {
     records: SpanRecord[],
     exceptions?: ProblemOccurrence[],
   ): PreparedWrite;
-  /**
-   * Spans already encoded in the store's row format (`encodeSpanRows`, possibly on a conversion
-   * worker thread): only the write is left.
-   */
+  /** Spans already encoded as rows (`encodeSpanRows`, on a conversion thread): only the write is left. */
   prepareSpanRows(tenant: TelemetryTenant, rows: SpanRows, exceptions?: ProblemOccurrence[]): PreparedWrite;
-  /** With a `requestKey`, a request already stored under that key is skipped whole. */
+  /**
+   * `requestKey` (ingest.ts) is the export request's identity: a request already stored under it
+   * is skipped whole.
+   */
   prepareLogs(
     tenant: TelemetryTenant,
     records: LogRecordRow[],
     exceptions?: ProblemOccurrence[],
-    options?: RequestOptions,
+    requestKey?: string,
   ): PreparedWrite;
   prepareMetricPoints(
     tenant: TelemetryTenant,
     records: MetricPointRecord[],
-    options?: RequestOptions,
+    requestKey?: string,
   ): PreparedWrite;
   /** Entry-span statistics per service over a window, and when each service was last seen. */
   serviceHealth(environmentId: string, query: ServiceHealthQuery): Promise<ServiceHealthRow[]>;
@@ -63,9 +58,6 @@ export type TelemetryStore = {
   /** Stops background work (the retention timer). */
   close(): void;
 };
-
-/** `requestKey` (request-key.ts): the export request's identity, to store a retried one once. */
-export type RequestOptions = { requestKey?: string | undefined };
 
 export type ServiceHealthQuery = {
   /** Window bounds, ISO 8601. */

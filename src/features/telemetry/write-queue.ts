@@ -1,34 +1,18 @@
-export type WriteQueueOptions = {
-  /** Requests admitted at once: reading, decoding, waiting for a writer or writing. */
-  maxRequests: number;
-  /** Decoded payload bytes admitted at once. Must be at least one request's maximum. */
-  maxBytes: number;
-  /** Writes (transactions) running at once. */
-  writers: number;
-};
-
-/** One admitted request's hold on the queue. `release` it in a `finally`. */
-export type Admission = {
-  /** Counts the decoded payload against the byte budget; false when it does not fit. */
-  reserve(bytes: number): boolean;
-  /** Runs `write` once a writer is free. */
-  run<T>(write: () => Promise<T>): Promise<T>;
-  release(): void;
-};
-
-export type WriteQueue = {
-  /** Admits a request, or returns undefined when the queue is full (the caller answers 503). */
-  admit(): Admission | undefined;
-  readonly admitted: number;
-  readonly bytes: number;
-};
+export type WriteQueue = ReturnType<typeof createWriteQueue>;
 
 /**
  * The bounded front of the telemetry writer. Under overload it refuses (the exporter retries
  * after `Retry-After`) instead of queueing without limit: admitted requests and their decoded
  * bytes are both capped, so memory stays bounded however fast data arrives.
  */
-export function createWriteQueue(options: WriteQueueOptions): WriteQueue {
+export function createWriteQueue(options: {
+  /** Requests admitted at once: reading, decoding, waiting for a writer or writing. */
+  maxRequests: number;
+  /** Decoded payload bytes admitted at once. Must be at least one request's maximum. */
+  maxBytes: number;
+  /** Writes (transactions) running at once. */
+  writers: number;
+}) {
   let admitted = 0;
   let bytes = 0;
   let running = 0;
@@ -48,19 +32,25 @@ export function createWriteQueue(options: WriteQueueOptions): WriteQueue {
   };
 
   return {
+    /**
+     * Admits a request, or returns undefined when the queue is full (the caller answers 503).
+     * `release` the admission in a `finally`.
+     */
     admit() {
       if (admitted >= options.maxRequests) return undefined;
       admitted++;
       let reserved = 0;
       let released = false;
       return {
-        reserve(n) {
+        /** Counts the decoded payload against the byte budget; false when it does not fit. */
+        reserve(n: number): boolean {
           if (bytes + n > options.maxBytes) return false;
           bytes += n;
           reserved += n;
           return true;
         },
-        async run(write) {
+        /** Runs `write` once a writer is free. */
+        async run<T>(write: () => Promise<T>): Promise<T> {
           await acquire();
           try {
             return await write();

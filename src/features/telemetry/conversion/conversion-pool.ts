@@ -1,28 +1,9 @@
 import { Worker } from "node:worker_threads";
-import { AppError } from "../../../errors.ts";
+import { AppError, type ErrorCode, type ErrorDetails, isAppError } from "../../../errors.ts";
 import type { Logger } from "../../../platform/logging/logger.ts";
 import { type ConvertedTraces, convertTraces, type TraceConversion } from "./convert-traces.ts";
-import { reviveConverted, reviveError, type WorkerReply } from "./worker-messages.ts";
 
-export type ConversionPoolOptions = {
-  /** Worker threads; 0 converts on the calling thread. */
-  threads: number;
-  /** Conversions queued or running at once, over all threads; more are refused (503). */
-  maxPending: number;
-  logger: Pick<Logger, "error">;
-  /** The worker's entry module; tests substitute one that misbehaves. */
-  entry?: URL;
-};
-
-export type ConversionPool = {
-  /** Decodes and encodes one trace export body; `input.body` may be moved to the worker. */
-  convertTraces(input: TraceConversion): Promise<ConvertedTraces>;
-  readonly pending: number;
-  /** Worker threads running now (they start on first use). */
-  readonly threads: number;
-  /** Terminates the threads (their conversions fail with 503); later conversions run inline. */
-  close(): Promise<void>;
-};
+export type ConversionPool = ReturnType<typeof createConversionPool>;
 
 type Task = { resolve(value: ConvertedTraces): void; reject(error: Error): void };
 type Slot = { worker: Worker; tasks: Map<number, Task> };
@@ -41,7 +22,15 @@ const WORKER_LOST_RETRY_AFTER_SECONDS = 5;
  * `maxPending` anyway. A thread that dies fails its conversions with a retryable 503 and is
  * replaced on the next request.
  */
-export function createConversionPool(options: ConversionPoolOptions): ConversionPool {
+export function createConversionPool(options: {
+  /** Worker threads; 0 converts on the calling thread. */
+  threads: number;
+  /** Conversions queued or running at once, over all threads; more are refused (503). */
+  maxPending: number;
+  logger: Pick<Logger, "error">;
+  /** The worker's entry module; tests substitute one that misbehaves. */
+  entry?: URL;
+}) {
   const slots: Slot[] = [];
   let nextId = 1;
   let pending = 0;
@@ -94,7 +83,8 @@ export function createConversionPool(options: ConversionPoolOptions): Conversion
   };
 
   return {
-    async convertTraces(input) {
+    /** Decodes and encodes one trace export body; `input.body` may be moved to the worker. */
+    async convertTraces(input: TraceConversion): Promise<ConvertedTraces> {
       if (closed) return convertTraces(input);
       if (pending >= options.maxPending) {
         throw new AppError("service_unavailable", "Telemetry ingest is saturated; retry shortly.", {
@@ -116,9 +106,11 @@ export function createConversionPool(options: ConversionPoolOptions): Conversion
     get pending() {
       return pending;
     },
+    /** Worker threads running now (they start on first use). */
     get threads() {
       return slots.length;
     },
+    /** Terminates the threads (their conversions fail with 503); later conversions run inline. */
     async close() {
       closed = true;
       await Promise.all([...slots].map((slot) => slot.worker.terminate()));
@@ -135,4 +127,39 @@ function movable(body: Uint8Array): Uint8Array {
   const whole =
     body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
   return whole ? body : new Uint8Array(body);
+}
+
+/** An error as it crosses the thread boundary: an AppError keeps its code, anything else is a bug. */
+type WorkerError =
+  | { app: true; code: ErrorCode; message: string; details: ErrorDetails | undefined }
+  | { app: false; message: string; stack: string | undefined };
+
+export type WorkerReply =
+  | { id: number; ok: true; value: ConvertedTraces }
+  | { id: number; ok: false; error: WorkerError };
+
+export const describeError = (error: unknown): WorkerError =>
+  isAppError(error)
+    ? { app: true, code: error.code, message: error.message, details: error.details }
+    : error instanceof Error
+      ? { app: false, message: error.message, stack: error.stack }
+      : { app: false, message: String(error), stack: undefined };
+
+function reviveError(error: WorkerError): Error {
+  if (error.app) return new AppError(error.code, error.message, error.details);
+  const revived = new Error(`conversion worker: ${error.message}`);
+  if (error.stack) revived.stack = error.stack;
+  return revived;
+}
+
+/**
+ * A result as it arrives from a worker: structured cloning turns the COPY Buffers into plain
+ * Uint8Arrays over the transferred memory; the writer wants Buffer views of the same bytes.
+ */
+function reviveConverted(value: ConvertedTraces): ConvertedTraces {
+  const asBuffer = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return {
+    ...value,
+    rows: { ...value.rows, chunks: asBuffer(value.rows.chunks), entries: asBuffer(value.rows.entries) },
+  };
 }

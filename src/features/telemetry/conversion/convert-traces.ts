@@ -1,8 +1,8 @@
 import { decodeExport, type OtlpFormat, scanTraceExport } from "../decode-export.ts";
 import { OTLP_LIMITS } from "../limits.ts";
 import { exceptionsFromSpans } from "../problems/exception-occurrences.ts";
-import type { ProblemOccurrence } from "../problems/group-occurrences.ts";
-import { identifyOccurrences } from "../problems/identify-occurrences.ts";
+import type { ProblemOccurrence } from "../problems/fingerprint.ts";
+import { identifyOccurrences } from "../problems/fingerprint.ts";
 import { type IngestResult, ingestResult } from "../rejections.ts";
 import { encodeSpanRows, type SpanRows } from "../storage/span-chunks.ts";
 import { acceptSpans, decodedSpans, wireSpans } from "../storage/stored-spans.ts";

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
+import type { ExceptionOccurrence } from "./exception-occurrences.ts";
 import { normalizeFrame, parseStack, type StackFrame } from "./stack-frames.ts";
 
 /** How many in-app frames, from the top, identify where an error happens. */
 const FRAMES_IN_FINGERPRINT = 3;
 const MAX_TITLE_CHARS = 200;
 
-export type ExceptionFacts = { service: string; type: string; message: string; stacktrace?: string | null };
+type ExceptionFacts = { service: string; type: string; message: string; stacktrace?: string | null };
 
 export type ProblemIdentity = {
   /** `sha256:` + hex over (service, type, top in-app frames) or (service, type, masked message). */
@@ -37,6 +38,16 @@ export function identifyProblem(facts: ExceptionFacts): ProblemIdentity {
     culprit: cut(frames[0] ? culprit(frames[0]) : facts.service),
   };
 }
+
+/** An exception with the problem it belongs to. */
+export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
+
+/**
+ * Each exception with the problem it belongs to. Apart from group-occurrences.ts (and its
+ * database schema import) because it runs on the conversion threads, which load only what they use.
+ */
+export const identifyOccurrences = (found: ExceptionOccurrence[]): ProblemOccurrence[] =>
+  found.map((occurrence) => ({ ...occurrence, ...identifyProblem(occurrence) }));
 
 /** Titles and culprits name a problem in lists: bounded whatever the stack or message held. */
 const cut = (text: string): string =>

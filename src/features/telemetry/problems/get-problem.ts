@@ -4,9 +4,8 @@ import { AppError } from "../../../errors.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
 import { callerEnvironment } from "../../environments/find-environment.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
-import { problemColumns } from "./problem-columns.ts";
+import { problemColumns, toProblem } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
-import { toProblem } from "./to-problem.ts";
 
 /** One problem of the environment with its stack trace, sample trace ids and remediation state. */
 export async function getProblem({ ctx, input }: EnvironmentRead<{ problemId: string }>): Promise<Problem> {

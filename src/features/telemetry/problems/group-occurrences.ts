@@ -1,26 +1,8 @@
 import { MAX_SAMPLE_TRACE_IDS } from "../../../platform/db/schema/problems.ts";
-import type { ExceptionOccurrence } from "./exception-occurrences.ts";
-import type { ProblemIdentity } from "./fingerprint.ts";
-
-/** An exception with the problem it belongs to. */
-export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
+import type { ProblemOccurrence } from "./fingerprint.ts";
 
 /** What one batch adds to one problem: a single upsert row. Times are ISO 8601. */
-export type ProblemDelta = {
-  fingerprint: string;
-  title: string;
-  culprit: string;
-  service: string;
-  exceptionType: string;
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-  /** Distinct, newest first, at most MAX_SAMPLE_TRACE_IDS. */
-  sampleTraceIds: string[];
-  sampleMessage: string;
-  /** The newest occurrence's stack that has one. */
-  sampleStacktrace: string | null;
-};
+export type ProblemDelta = ReturnType<typeof aggregateOccurrences>[number];
 
 const MAX_MESSAGE_CHARS = 4096;
 
@@ -29,26 +11,24 @@ const MAX_MESSAGE_CHARS = 4096;
  * problem however many times it failed. Sorted by fingerprint: concurrent batches then lock
  * shared problem rows in one order and cannot deadlock.
  */
-export function aggregateOccurrences(occurrences: ProblemOccurrence[]): ProblemDelta[] {
+export function aggregateOccurrences(occurrences: ProblemOccurrence[]) {
   const groups = new Map<string, ProblemOccurrence[]>();
   for (const occurrence of occurrences) {
     const group = groups.get(occurrence.fingerprint);
     if (group) group.push(occurrence);
     else groups.set(occurrence.fingerprint, [occurrence]);
   }
-  const deltas: ProblemDelta[] = [];
-  for (const [fingerprint, group] of groups) {
+  const deltas = [...groups].map(([fingerprint, group]) => {
     // ISO strings of one format sort as their times do.
     const newestFirst = [...group].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
-    const newest = newestFirst[0];
-    const oldest = newestFirst.at(-1);
-    if (!newest || !oldest) continue;
+    const newest = newestFirst[0] as ProblemOccurrence;
+    const oldest = newestFirst.at(-1) as ProblemOccurrence;
     const traceIds = new Set<string>();
     for (const o of newestFirst) {
       if (traceIds.size >= MAX_SAMPLE_TRACE_IDS) break;
       if (o.traceId) traceIds.add(o.traceId);
     }
-    deltas.push({
+    return {
       fingerprint,
       title: oldest.title,
       culprit: oldest.culprit,
@@ -57,10 +37,11 @@ export function aggregateOccurrences(occurrences: ProblemOccurrence[]): ProblemD
       count: group.length,
       firstSeen: oldest.time,
       lastSeen: newest.time,
+      /** Distinct, newest first. */
       sampleTraceIds: [...traceIds],
       sampleMessage: newest.message.slice(0, MAX_MESSAGE_CHARS),
       sampleStacktrace: newestFirst.find((o) => o.stacktrace)?.stacktrace ?? null,
-    });
-  }
+    };
+  });
   return deltas.sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1));
 }

@@ -4,9 +4,8 @@ import { problems } from "../../../platform/db/schema/problems.ts";
 import { callerEnvironment } from "../../environments/find-environment.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
-import { problemColumns } from "./problem-columns.ts";
+import { problemColumns, toProblemSummary } from "./problem-columns.ts";
 import type { ProblemListQueryInput, ProblemPage } from "./schemas.ts";
-import { toProblemSummary } from "./to-problem.ts";
 
 /**
  * An environment's problems, most recently seen first, optionally of one status or service. The

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { problemStatuses } from "../../../platform/db/schema/problems.ts";
 
 import { PageQuery } from "../../../schemas.ts";
+import { NextCursor } from "../queries/schemas.ts";
 
 /**
  * Problems as the query verbs answer them: shared by the REST routes and the paid x402 routes
@@ -56,10 +57,7 @@ export type ProblemSummary = z.infer<typeof ProblemSummarySchema>;
 export const ProblemPageSchema = z
   .object({
     items: z.array(ProblemSummarySchema).openapi({ description: "Most recently seen first." }),
-    nextCursor: z
-      .string()
-      .nullable()
-      .openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+    nextCursor: NextCursor,
   })
   .openapi("ProblemPage");
 export type ProblemPage = z.infer<typeof ProblemPageSchema>;

@@ -9,9 +9,8 @@ import { AppError } from "../../../errors.ts";
 import { recordAudit } from "../../../platform/audit/record-audit.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
 import { findEnvironment } from "../../environments/find-environment.ts";
-import { problemColumns } from "./problem-columns.ts";
+import { problemColumns, toProblem } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
-import { toProblem } from "./to-problem.ts";
 
 /**
  * A person marks a problem `resolved`, `ignored` or `open` again. The row is locked and its

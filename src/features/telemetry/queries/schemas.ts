@@ -23,6 +23,12 @@ const traceId = z
   .transform((id) => id.toLowerCase());
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** A page's cursor to the next one. */
+export const NextCursor = z
+  .string()
+  .nullable()
+  .openapi({ description: "Pass as `cursor` for the next page; null at the end." });
+
 export const serviceHealthWindows = ["5m", "15m", "1h", "6h", "24h", "7d"] as const;
 export type ServiceHealthWindow = (typeof serviceHealthWindows)[number];
 
@@ -74,10 +80,7 @@ export const ServiceHealthPageSchema = z
     from: iso,
     to: iso,
     items: z.array(ServiceHealthSchema),
-    nextCursor: z
-      .string()
-      .nullable()
-      .openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+    nextCursor: NextCursor,
   })
   .openapi("ServiceHealthPage");
 export type ServiceHealthPage = z.infer<typeof ServiceHealthPageSchema>;
@@ -126,10 +129,7 @@ export type LogRecordView = z.infer<typeof LogRecordSchema>;
 export const LogPageSchema = z
   .object({
     items: z.array(LogRecordSchema).openapi({ description: "Newest first." }),
-    nextCursor: z
-      .string()
-      .nullable()
-      .openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+    nextCursor: NextCursor,
   })
   .openapi("LogPage");
 export type LogPage = z.infer<typeof LogPageSchema>;

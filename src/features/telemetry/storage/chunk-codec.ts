@@ -5,10 +5,7 @@ import { NO_LATEST, toSpanRecord } from "../span-records.ts";
 import type { SpanRecord } from "../telemetry-records.ts";
 import type { EncodedSpan, SpanGroupRef } from "./stored-spans.ts";
 
-/**
- * A span as a trace chunk gives it back: the record without its trace id (the chunk's) and
- * resource attributes (`resourceId` points to them), timestamps as microseconds since the epoch.
- */
+/** A span as a trace chunk gives it back: no trace id (the chunk's), its resource by id. */
 export type ChunkSpan = Omit<SpanRecord, "traceId" | "resourceAttributes"> & {
   /** The resource's id in decimal (telemetry_resources.resource_id). */
   resourceId: string;
@@ -75,9 +72,8 @@ function writeVarint(out: Buffer, at: number, value: number): number {
 }
 
 /**
- * One trace's spans as a `TraceChunk`, written by hand around the spans' own bytes (protobufjs's
- * encoder would decode nothing but copy everything into a Writer first): consecutive spans of one
- * group share one `SpanGroup`, whose fields 1–3 are encoded once per group.
+ * One trace's spans as a `TraceChunk`, written by hand around the spans' own bytes (protobufjs
+ * would copy everything into a Writer first): consecutive spans of one group share a `SpanGroup`.
  */
 export function traceChunkWriter() {
   const headers = new Map<SpanGroupRef, Uint8Array>();

@@ -1,17 +1,13 @@
 /**
- * PostgreSQL's binary COPY format (`COPY … FROM STDIN WITH (FORMAT binary)`): a signature and
- * two 32-bit header words, then per row a 16-bit field count and per field a 32-bit byte length
- * (−1 for NULL) and the value in the type's binary send format, then −1 as a 16-bit trailer.
+ * PostgreSQL's binary COPY format: a signature and two 32-bit header words, then per row a 16-bit
+ * field count and per field a 32-bit byte length (−1 for NULL) and the value in the type's binary
+ * send format, then −1 as a 16-bit trailer. Not text: parsing text (timestamps, integers, the uuid,
+ * de-escaping) was about a quarter of PostgreSQL's CPU for a span COPY in bench:ingest. Only the
+ * types the telemetry tables use are here.
  *
- * Why not text: in bench:ingest PostgreSQL spent about a quarter of a span COPY's CPU parsing
- * text — timestamps through the date parser, integers, the uuid, de-escaping every field — and
- * the writer formatted and escaped them first. In binary each arrives as the bytes PostgreSQL
- * keeps. Only the types the telemetry tables use are here; json is sent as its text (json_recv
- * still validates it), text as UTF-8.
- *
- * How: a row is assembled as a JS string of byte values (each char one byte, U+0000–U+00FF) and
- * written with one latin1 write. Writing each field into the Buffer separately took ~18 calls
- * into the runtime per span and cost more CPU than the text format saved in PostgreSQL.
+ * A row is assembled as a JS string of byte values (one char per byte) and written with one
+ * latin1 write: writing each field into the Buffer took ~18 runtime calls per span, which cost
+ * more CPU than the binary format saved.
  */
 const SIGNATURE = "PGCOPY\n\xff\r\n\0";
 const HEADER = `${SIGNATURE}\0\0\0\0\0\0\0\0`; // flags (no OIDs), header extension length 0
@@ -58,10 +54,7 @@ export const field = {
   },
 };
 
-/**
- * Several COPY data buffers (each with its header and trailer) as the parts of one COPY: the
- * first keeps its header, the last its trailer, the rest give only their rows. No bytes copied.
- */
+/** Several COPY data buffers as the parts of one COPY (one header, one trailer), no bytes copied. */
 export function joinCopyData(buffers: Buffer[]): Buffer[] {
   if (buffers.length <= 1) return buffers;
   const last = buffers.length - 1;
@@ -73,10 +66,7 @@ export function joinCopyData(buffers: Buffer[]): Buffer[] {
 /** The start of a row of `count` fields. */
 export const rowStart = (count: number): string => char((count >>> 8) & 255, count & 255);
 
-/**
- * Rows accumulated straight into one Buffer. Like copyBuffer (copy-text.ts), the memory is never
- * from Node's shared pool, so the result can be transferred to the thread that writes it.
- */
+/** Rows accumulated straight into one Buffer (transferable, like copy-text.ts's `copyBuffer`). */
 export function binaryCopyWriter(expectedBytes: number) {
   let buffer = Buffer.allocUnsafeSlow(Math.max(4096, expectedBytes + HEADER.length + TRAILER.length));
   let at = buffer.write(HEADER, 0, "latin1");
@@ -94,10 +84,7 @@ export function binaryCopyWriter(expectedBytes: number) {
   return {
     /** A row: `rowStart(n)` followed by its n fields (`field.*`). */
     push,
-    /**
-     * A text field written straight as UTF-8 (its length word filled in after): for long values
-     * such as a trace chunk's JSON, which `field.text` would scan and copy once more.
-     */
+    /** A text field written straight as UTF-8, for long values `field.text` would copy once more. */
     pushText(value: string) {
       room(4 + value.length * 3);
       const bytes = buffer.write(value, at + 4, "utf8");

@@ -35,9 +35,8 @@ const TOUCH_EVERY_MS = 60 * 60 * 1000;
 const MAX_REMEMBERED = 50_000;
 
 /**
- * Which resources this process recorded lately. The upsert that refreshes `last_seen` locks the
- * resource row until its transaction ends, so it runs at most once an hour per resource and
- * process instead of in every write (where concurrent writers of one service would queue on it).
+ * Which resources this process recorded lately: refreshing `last_seen` locks the resource row
+ * until the commit, so it runs once an hour per resource and process, not in every write.
  */
 export function resourceTouches() {
   const touched = new Map<string, number>();

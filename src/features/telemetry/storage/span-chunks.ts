@@ -7,9 +7,8 @@ import type { SqlRunner } from "./sql-runner.ts";
 import type { EncodedSpan } from "./stored-spans.ts";
 
 /**
- * A batch of spans encoded for storage: the binary COPY data of its trace chunks and of its entry
- * spans (outside the JS heap, transferable between threads) and the resources they refer to.
- * Plain data, so a conversion worker can build it and hand it to the thread that writes.
+ * A batch of spans encoded for storage: the binary COPY data of its trace chunks and entry spans
+ * (transferable between threads) and the resources they refer to.
  */
 export type SpanRows = { count: number; chunks: Buffer; entries: Buffer; resources: ResourceRef[] };
 
@@ -85,7 +84,6 @@ export function encodeSpanRows(
       );
     }
   }
-  // Bytes outside the JS heap: young-generation GCs need not copy them while the batch waits.
   return { count: spans.length, chunks: chunks.done(), entries: entries.done(), resources };
 }
 
@@ -101,10 +99,9 @@ export async function copySpans(run: SqlRunner, rows: SpanRows[]): Promise<void>
 }
 
 /**
- * Slow path, for a batch already stored (an exporter re-sending after a lost answer): the rows go
- * to transaction-local staging tables, then across — chunks with ON CONFLICT DO NOTHING, entry
- * spans only of the chunks that were new. Answers the traces whose chunks were new, so that only
- * their exceptions count.
+ * Slow path, for a batch stored before (a retry): the rows go to staging tables, then across —
+ * chunks with ON CONFLICT DO NOTHING, entry spans of new chunks only. Answers the traces whose
+ * chunks were new: only their exceptions count.
  */
 export async function copyNewSpans(run: SqlRunner, rows: SpanRows): Promise<Set<string>> {
   await run.query(

@@ -23,10 +23,7 @@ export type TelemetryDatabase = {
   transaction<T>(fn: (run: SqlRunner) => Promise<T>): Promise<T>;
 };
 
-/**
- * The raw drivers under drizzle, for the ingest write path: COPY has no drizzle API, and the
- * statements here are few and fixed, so they are plain SQL text for both engines.
- */
+/** The raw drivers under drizzle, for the ingest writes: COPY has no drizzle API. */
 export function telemetryDatabase(handle: DatabaseHandle): TelemetryDatabase {
   if (handle.postgres) return postgresDatabase(handle.postgres);
   if (handle.pglite) return pgliteDatabase(handle.pglite);
@@ -38,10 +35,8 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
     async transaction(fn) {
       const result = await sql.begin((tx) =>
         fn({
-          // Prepared when it has parameters: their texts are fixed (problems, resources, request
-          // keys), and postgres.js's `unsafe` otherwise parses and plans the statement anew on
-          // every call — the problem upsert's parse and plan were ~10 % of PostgreSQL's CPU in
-          // full ingest. Parameterless ones (the staging path's temporary tables) stay simple.
+          // Prepared when it has parameters (fixed texts): `unsafe` otherwise parses and plans anew
+          // on every call, ~10 % of PostgreSQL's CPU in full ingest for the problem upsert alone.
           query: (text, params) =>
             tx.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: params.length > 0 }),
           copyIn: (target, data, format = "text") => copyInPostgres(tx, target, data, format),
@@ -53,10 +48,9 @@ function postgresDatabase(sql: postgres.Sql): TelemetryDatabase {
 }
 
 /**
- * COPY through postgres.js. A failure the server reports after the client ended the COPY (a
- * duplicate key, say) never reaches the COPY's own stream — postgres.js has detached it by then
- * and its end callback would wait forever — so a statement queued right behind it carries the
- * news: inside the failed transaction it is refused (25P02), which rejects here.
+ * COPY through postgres.js. A failure reported after the client ended the COPY (a duplicate key)
+ * never reaches the COPY's stream, whose end callback would wait forever, so a statement queued
+ * right behind it carries the news: inside the failed transaction it is refused (25P02).
  */
 async function copyInPostgres(
   tx: postgres.TransactionSql,
@@ -75,9 +69,8 @@ async function copyInPostgres(
     stream.on("finish", resolve);
   });
   finished.catch(() => {});
-  // Writes keep their order; the last one's callback comes after all of them went out. A
-  // connection lost meanwhile destroys the stream, and a write's callback may then never come:
-  // the stream's error ends the wait instead.
+  // The last write's callback comes after all went out; a lost connection may never call it,
+  // so the stream's error ends the wait instead.
   for (const part of parts.slice(0, -1)) stream.write(part);
   await Promise.race([
     new Promise<void>((resolve, reject) =>
@@ -86,8 +79,8 @@ async function copyInPostgres(
     finished,
   ]);
   if (failure) throw failure;
-  // With no write pending, end() runs the stream's final step at once, which takes the
-  // connection out of COPY mode; only then may another statement be queued on it.
+  // With no write pending, end() takes the connection out of COPY mode at once; only then may
+  // another statement be queued on it.
   stream.end();
   const probe = tx.unsafe("select 1");
   await Promise.race([finished, probe]);

@@ -18,9 +18,8 @@ import { type ResourceRef, resourceRefs } from "./resources.ts";
 import { encodeSpanRecord } from "./span-message.ts";
 
 /**
- * A span stored above this many bytes is re-encoded from its bounded record instead of kept as
- * the exporter's bytes: what a chunk holds per span stays bounded (bounds apply again on read).
- * SDK spans are ~0.2–2 KiB, with an exception's stack trace a few KiB.
+ * A span above this many bytes is stored re-encoded from its bounded record, not as the
+ * exporter's bytes, so a chunk's spans stay bounded. SDK spans are ~0.2–2 KiB, a few with a stack.
  */
 export const MAX_RAW_SPAN_BYTES = 16 * 1024;
 
@@ -48,10 +47,7 @@ export type AcceptedSpans = {
   resources: ResourceRef[];
 };
 
-/**
- * Spans as an export request gives them: decoded whole (OTLP/JSON), or scanned from the protobuf
- * body (wire/scan-traces.ts), whose spans are decoded only when their whole message is needed.
- */
+/** Spans decoded whole (OTLP/JSON) or scanned from a protobuf body (wire/scan-traces.ts). */
 type SpanSource<S extends SpanKeyFields> = {
   resourceSpans: { resource?: Resource; scopeSpans?: { scope?: Scope; spans?: S[] }[] }[] | undefined;
   hasEvents(span: S): boolean;
@@ -77,11 +73,9 @@ export const decodedSpans = (request: TraceRequest): SpanSource<Span> => ({
 });
 
 /**
- * An export request's spans → the accepted ones, each as its `Span` message (from `source`).
- * Only ids and times are checked per span; names, attributes, events and links are bounded when
- * a chunk is read, so a span costs little more than finding it. Spans with events are decoded
- * and turned into records (exceptions are found in them), and so are spans over
- * `MAX_RAW_SPAN_BYTES`, which are stored as their bounded record.
+ * An export request's spans → the accepted ones, each as its `Span` message. Only ids and times
+ * are checked here; the rest is bounded when a chunk is read. Spans with events (exceptions are
+ * found in them) and spans over `MAX_RAW_SPAN_BYTES` are decoded into records.
  */
 export function acceptSpans<S extends SpanKeyFields>(
   source: SpanSource<S>,

@@ -2,19 +2,16 @@ import { isUtf8 } from "node:buffer";
 import protobuf from "protobufjs";
 
 /**
- * Checks that bytes decode as a message of `type`, exactly as protobufjs's generated decoder
- * would accept or refuse them, without building the message: no objects, no strings. Ingest
- * reads most of an export request's bytes only to store them (storage/stored-spans.ts), and
- * building every attribute as objects and strings was half of a span's conversion cost.
+ * Checks that bytes decode as a message of `type`, accepted or refused exactly as protobufjs's
+ * generated decoder would, without building the message: ingest only stores most of a request's
+ * bytes, and building every attribute as objects and strings was half of a span's conversion.
  *
- * The walk mirrors protobufjs's decoder (node_modules/protobufjs/src/decoder.js) field kind by
- * field kind, and reads every value through protobufjs's own `Reader` methods (tags, lengths,
- * varints, skips), so truncation, bad varints, wrong wire types (an unknown field, skipped),
- * groups, field number 0 and the recursion limit behave as in `Type.decode`. Strings are checked
- * for UTF-8 as `stringVerify` does (proto3 strings). wire/scan-traces.test.ts holds the two to
- * the same verdict on mutated, generated and hand-made bodies. Schema features OTLP traces do not use (maps,
- * packed scalars, closed enums, groups as fields) are refused here, when the checker is made
- * (at module load), so a schema change cannot silently check less.
+ * The walk mirrors protobufjs's decoder (protobufjs/src/decoder.js) field kind by field kind,
+ * reading through protobufjs's own `Reader` methods, so truncation, bad varints, wrong wire types,
+ * groups, field number 0 and the recursion limit behave as in `Type.decode`; strings are checked
+ * for UTF-8 as proto3 requires (wire/scan-traces.test.ts holds both to one verdict). Schema
+ * features OTLP traces do not use (maps, packed scalars, closed enums, groups as fields) are
+ * refused when the checker is made, so a schema change cannot silently check less.
  */
 export function messageChecker(type: protobuf.Type): (body: Uint8Array) => void {
   // Editions features (proto3's UTF-8 verification among them) are known once the root is resolved.
@@ -23,7 +20,7 @@ export function messageChecker(type: protobuf.Type): (body: Uint8Array) => void 
   return (body) => walk(protobuf.Reader.create(body), plan, undefined, 0);
 }
 
-/** How a field is read (plain numbers: Node's type stripping has no enums). */
+/** How a field is read (plain numbers: type stripping has no enums). */
 const Kind = {
   Unknown: 0,
   Message: 1,
@@ -49,7 +46,7 @@ type Plan = {
 
 const plans = new Map<protobuf.Type, Plan>();
 
-/** Field numbers above this would make the by-number tables large; OTLP's stay below 20. */
+/** Keeps the by-number tables small; OTLP's field numbers stay below 20. */
 const MAX_FIELD_NUMBER = 255;
 
 function planOf(type: protobuf.Type): Plan {

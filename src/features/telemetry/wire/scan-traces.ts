@@ -5,9 +5,8 @@ import type { SpanKeyFields } from "../span-records.ts";
 import { messageChecker } from "./check-message.ts";
 
 /**
- * What ingest needs of a span before it stores the span's bytes: its ids, times, kind and status
- * code (span-records.ts `checkSpan` reads just these), whether it has events, and where its
- * message lies in the body. The whole `Span` is decoded only on demand (`decodeSpan`).
+ * What ingest needs of a span before it stores the span's bytes: the fields `checkSpan` reads,
+ * whether it has events, and where its message lies in the body (`decodeSpan` decodes it whole).
  */
 export type WireSpan = SpanKeyFields & {
   hasEvents: boolean;
@@ -29,10 +28,7 @@ const scopeType = request.lookupType("opentelemetry.proto.common.v1.Instrumentat
 const spanType = chunkMessages.span;
 const checkRequest = messageChecker(request);
 
-/**
- * The body is not a valid message: what the decoder would have refused. Anything else thrown
- * while scanning a body that passed the check is a fault here, not the client's.
- */
+/** A body the decoder would refuse; anything else thrown while scanning is a fault here. */
 export class RefusedBody extends Error {
   constructor(reason: unknown) {
     super(reason instanceof Error ? reason.message : String(reason), { cause: reason });
@@ -40,11 +36,10 @@ export class RefusedBody extends Error {
 }
 
 /**
- * A protobuf ExportTraceServiceRequest → its spans' fields and byte ranges, with the same verdict
- * as `Type.decode` (wire/check-message.ts; a refused body throws `RefusedBody`) and the
- * same values: a field given twice keeps its last value, a sub-message given twice is merged, a
- * field with an unexpected wire type is unknown and skipped — as protobufjs's decoder does.
- * Resources and scopes (a few per request) are decoded whole; spans are not.
+ * A protobuf ExportTraceServiceRequest → its spans' fields and byte ranges, with `Type.decode`'s
+ * verdict (check-message.ts) and values: a field given twice keeps its last value, a sub-message
+ * given twice is merged, a field of an unexpected wire type is skipped. Resources and scopes (a
+ * few per request) are decoded whole; spans are not.
  */
 export function scanTraces(bytes: Uint8Array): ScannedTraces {
   const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -67,9 +62,8 @@ export const decodeSpan = (scanned: ScannedTraces, span: WireSpan): Span =>
   spanType.decode(scanned.body.subarray(span.start, span.end)) as unknown as Span;
 
 /**
- * Calls `visit(fieldNumber, end)` for each length-delimited field up to `end`, with the reader at
- * the field's value; a field `visit` leaves unread is skipped. Other wire types are skipped: no
- * field read here has one.
+ * Calls `visit(fieldNumber, end)` for each length-delimited field up to `end`, the reader at its
+ * value (what `visit` leaves unread is skipped). Other wire types are skipped: none is read here.
  */
 function forEachField(reader: protobuf.Reader, end: number, visit: (id: number, end: number) => void) {
   while (reader.pos < end) {
@@ -108,9 +102,8 @@ function scanScopeSpans(reader: protobuf.Reader, end: number) {
 
 /**
  * The occurrences of one sub-message field (a resource, a scope), merged as the decoder merges
- * them: the same as decoding their bytes one after the other. Only the first range is kept; a
- * field given many times (an attacker's 8 MiB of empty resources) costs no object per
- * occurrence: their bytes are gathered into one buffer by a second walk. Absent stays absent.
+ * them. Only the first range is kept: a field given many times (8 MiB of empty resources) costs
+ * no object per occurrence; a second walk gathers their bytes into one buffer.
  */
 function occurrences<T>(type: protobuf.Type, field: number) {
   let count = 0;
@@ -151,10 +144,7 @@ const SPAN_FIELDS: Record<number, number> = {
   15: 2, // status
 };
 
-/**
- * One span's fields, read as the generated decoder reads them: the last occurrence wins, and a
- * default value (empty bytes, zero) leaves the field absent.
- */
+/** One span's fields as the decoder reads them: the last occurrence wins, a default is absent. */
 function scanSpan(reader: protobuf.Reader, end: number): WireSpan {
   const span: WireSpan = { hasEvents: false, start: reader.pos, end };
   while (reader.pos < end) {
@@ -215,8 +205,8 @@ function scanStatus(reader: protobuf.Reader, previous: WireSpan["status"]): Wire
 const nonEmpty = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length > 0 ? bytes : undefined);
 
 /**
- * A fixed64 as the decoder's `Long` shape (what otlp-scalars reads; halves signed, as long.js
- * keeps them); zero is absent. One object, where `reader.fixed64()` would make two per timestamp.
+ * A fixed64 as the decoder's `Long` shape (halves signed, as long.js keeps them); zero is absent.
+ * One object, where `reader.fixed64()` would make two per timestamp.
  */
 function fixed64(reader: protobuf.Reader): Int64 | undefined {
   const buf = reader.buf as Buffer;
