@@ -79,6 +79,7 @@ table.tools { table-layout: fixed; }
 table.tools .col-approve { width: 6.5rem; }
 table.tools .col-annotations { width: 13rem; }
 table.tools .col-approvable { width: 11rem; }
+table.tools .col-access { width: 12rem; }
 table.tools td { overflow-wrap: anywhere; }
 th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 tr:last-child td { border-bottom: 0; }

@@ -103,9 +103,11 @@ export function registerConnectionActions(web: Hono<WebEnv>): void {
       const toolNames = formStrings(form, "toolNames");
       if (toolNames.length === 0) throw fieldError("toolNames", "Select at least one tool to approve.");
       const discoveryId = formString(form, "discoveryId");
+      // Only the selected tools' attestations: a box left ticked on an unselected tool means nothing.
+      const attestReadOnly = formStrings(form, "attestReadOnly").filter((n) => toolNames.includes(n));
       await approveConnectionTools({
         ctx: c.get("ctx"),
-        input: { ...ref, revision, discoveryId, toolNames },
+        input: { ...ref, revision, discoveryId, toolNames, attestReadOnly },
       });
       return "approved#enablement";
     }),

@@ -6,13 +6,14 @@ import {
 } from "../../../features/connections/read-connections.ts";
 import type { Connection } from "../../../features/connections/schemas.ts";
 import type { ToolDefinition } from "../../../platform/db/schema/mcp-connections.ts";
-import type { DiscoveredTool } from "../../../platform/db/schema/mcp-discoveries.ts";
 import type { WebEnv } from "../env.ts";
 import { errorSummary, type FieldErrors, inputField, notice, postForm } from "../forms.ts";
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { type ConnectionFormValues, endpointFields } from "./connection-form.ts";
 import { authSummary, connectionsPath, readinessBadge } from "./connection-view.ts";
+
+type ReviewedTool = NonNullable<ConnectionReview["discovery"]>["tools"][number];
 
 export type ConnectionPageState = {
   status?: ContentfulStatusCode;
@@ -54,7 +55,7 @@ function facts(conn: Connection): Html {
   <dt>Enabled</dt><dd>${conn.enabled ? "Yes" : "No"}</dd>
   <dt>Approved tools</dt><dd>${
     conn.approval
-      ? `${conn.approval.toolCount}, ${formatTime(conn.approval.approvedAt)}${conn.approval.stale ? " — stale: the endpoint or authentication changed since" : ""}`
+      ? `${conn.approval.toolCount} (${conn.approval.tools.filter((t) => t.access === "read").length} read, ${conn.approval.tools.filter((t) => t.access === "write").length} write), ${formatTime(conn.approval.approvedAt)}${conn.approval.stale ? " — stale: the endpoint or authentication changed since" : ""}`
       : "None"
   }</dd>
   <dt>Last discovery</dt><dd>${conn.discovery ? `${conn.discovery.toolCount} tools, ${formatTime(conn.discovery.discoveredAt)}` : "Never"}</dd>
@@ -76,8 +77,29 @@ function schemas(tool: ToolDefinition): Html {
   )}`;
 }
 
-function toolRow(tool: DiscoveredTool, index: number, checked: boolean, canApprove: boolean): Html {
+/**
+ * A write tool's calls each wait for a person; the owner may attest, tool by tool, that one only
+ * reads (docs/tasks.md). The attestation box sits with the tool it is about.
+ */
+function accessCell(tool: ReviewedTool, index: number, attested: boolean, canApprove: boolean): Html {
+  if (tool.access === "read") {
+    return html`<span class="badge ready">Read</span><br><span class="muted">the agent calls it on its own</span>`;
+  }
+  const id = `attest-${index}`;
+  return html`<span class="badge no">Write</span><br><span class="muted">every call waits for an owner or admin</span>
+  <br><input type="checkbox" id="${id}" name="attestReadOnly" value="${tool.name}"${attested ? html` checked` : nothing}${
+    tool.approvable && canApprove ? nothing : html` disabled`
+  }> <label for="${id}">I attest it only reads</label>`;
+}
+
+function toolRow(
+  tool: ReviewedTool,
+  index: number,
+  state: { checked: boolean; attested: boolean },
+  canApprove: boolean,
+): Html {
   const id = `tool-${index}`;
+  const checked = state.checked;
   return html`<tr>
   <td><input type="checkbox" id="${id}" name="toolNames" value="${tool.name}"${checked ? html` checked` : nothing}${
     tool.approvable && canApprove ? nothing : html` disabled`
@@ -85,6 +107,7 @@ function toolRow(tool: DiscoveredTool, index: number, checked: boolean, canAppro
   <td><label for="${id}"><strong>${tool.name}</strong>${when(tool.title, () => html` — ${tool.title}`)}</label>
     ${when(tool.description, () => html`<p class="tool-desc">${tool.description}</p>`)}${schemas(tool)}</td>
   <td>${annotations(tool)}</td>
+  <td>${accessCell(tool, index, state.attested, canApprove)}</td>
   <td>${tool.approvable ? html`<span class="badge ready">Yes</span>` : html`<span class="badge no">No</span><br><span class="muted">${tool.reason ?? "not approvable"}</span>`}</td>
 </tr>`;
 }
@@ -97,6 +120,9 @@ function toolsSection(
 ): Html {
   const { connection: conn, discovery } = review;
   const approved = new Set(review.discoveryCurrent ? review.approvedTools.map((t) => t.name) : []);
+  const attested = new Set(
+    review.discoveryCurrent ? (conn.approval?.tools ?? []).filter((t) => t.attested).map((t) => t.name) : [],
+  );
   const discoverForm = postForm(c, {
     action: `${base}/discover`,
     busy: "Connecting to the server and listing its tools…",
@@ -109,7 +135,10 @@ function toolsSection(
     return html`<p>Discovery connects to the server, lists its tools and shows them here for review.</p>${discoverForm}`;
   }
   return html`<p>${discovery.tools.length} tools found ${formatTime(discovery.discoveredAt)}.
-  Select the ones the task agent may use; approving replaces the current approval.</p>
+  Select the ones the task agent may use; approving replaces the current approval. The agent calls
+  <strong>read</strong> tools on its own; each call of a <strong>write</strong> tool waits for an owner or
+  admin to approve it. A tool is read only when the server annotates it read-only and not destructive, or
+  when you attest that it only reads.</p>
 ${discoverForm}
 ${when(!review.discoveryCurrent, () =>
   notice(
@@ -124,9 +153,18 @@ ${postForm(c, {
   ${when(state.fields?.toolNames, () => html`<p class="field-error" id="f-toolNames-error">${state.fields?.toolNames}</p>`)}
   <table class="tools" id="f-toolNames">
     <caption class="visually-hidden">Discovered tools</caption>
-    <colgroup><col class="col-approve"><col><col class="col-annotations"><col class="col-approvable"></colgroup>
-    <thead><tr><th scope="col">Approve</th><th scope="col">Tool</th><th scope="col">Annotations</th><th scope="col">Approvable</th></tr></thead>
-    <tbody>${join(discovery.tools.map((t, i) => toolRow(t, i, approved.has(t.name), review.discoveryCurrent)))}</tbody>
+    <colgroup><col class="col-approve"><col><col class="col-annotations"><col class="col-access"><col class="col-approvable"></colgroup>
+    <thead><tr><th scope="col">Approve</th><th scope="col">Tool</th><th scope="col">Annotations</th><th scope="col">Access</th><th scope="col">Approvable</th></tr></thead>
+    <tbody>${join(
+      discovery.tools.map((t, i) =>
+        toolRow(
+          t,
+          i,
+          { checked: approved.has(t.name), attested: attested.has(t.name) },
+          review.discoveryCurrent,
+        ),
+      ),
+    )}</tbody>
   </table>
   <div class="actions"><button type="submit"${review.discoveryCurrent ? nothing : html` disabled`}>Approve selected tools</button></div>`,
 })}`;
