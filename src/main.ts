@@ -4,7 +4,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
-import { registerRemediationWorker } from "./features/remediations/remediation-worker.ts";
+import { registerRemediationWorker } from "./features/remediations/run-step.ts";
 import { registerTaskWorker } from "./features/tasks/task-worker.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";

@@ -10,7 +10,7 @@ import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findRemediation, readRemediation } from "./get-remediation.ts";
-import { appendEvent, moveIdle } from "./run-state.ts";
+import { appendEvent, CANCELLED, moveIdle } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
 
 /**
@@ -39,17 +39,7 @@ export async function cancelRemediation(args: {
       );
     }
     if (row.status === "queued" || row.status === "awaiting-approval") {
-      await moveIdle(
-        tx,
-        ctx.deps,
-        row,
-        "cancelled",
-        { cancelRequestedAt: ctx.deps.clock() },
-        {
-          type: "cancelled",
-          message: "Cancelled on request.",
-        },
-      );
+      await moveIdle(tx, ctx.deps, row, "cancelled", { cancelRequestedAt: ctx.deps.clock() }, CANCELLED);
     } else if (!row.cancelRequestedAt) {
       const now = ctx.deps.clock();
       await tx.update(remediations).set({ cancelRequestedAt: now }).where(eq(remediations.id, row.id));

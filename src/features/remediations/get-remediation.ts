@@ -4,9 +4,9 @@ import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { remediationEvents, remediations } from "../../platform/db/schema/remediations.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
+import { syncLocalReview } from "./review-outcome.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
-import { syncLocalReview } from "./sync-local-review.ts";
 import { toRemediation } from "./to-remediation.ts";
 
 const MAX_EVENTS = 200;

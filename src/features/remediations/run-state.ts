@@ -43,6 +43,8 @@ export type RemediationEvent = {
   data?: Record<string, unknown> | undefined;
 };
 
+export const CANCELLED: RemediationEvent = { type: "cancelled", message: "Cancelled on request." };
+
 type Patch = Partial<Omit<typeof remediations.$inferInsert, "id" | "stepSeq" | "lease">>;
 
 /**
@@ -75,27 +77,9 @@ const holds = (claim: Claim) =>
     eq(remediations.lease, claim.lease),
   );
 
-/**
- * Writes within the current step (no step change) only while the claim holds, with an optional
- * progress event, in one transaction. Returns the row; throws LostClaim when fenced out.
- */
-export async function updateHeld(
-  deps: Deps,
-  claim: Claim,
-  patch: Patch,
-  event?: RemediationEvent,
-): Promise<RemediationRow> {
-  return withTransaction(deps.db, async (tx) => {
-    const [row] = await tx
-      .update(remediations)
-      .set({ ...patch, updatedAt: deps.clock() })
-      .where(holds(claim))
-      .returning();
-    if (!row) throw new LostClaim(claim.id);
-    if (event) await appendEvent(tx, deps, claim.id, event);
-    return row;
-  });
-}
+/** Writes within the current step (no step change) only while the claim holds; LostClaim when fenced out. */
+export const updateHeld = (deps: Deps, claim: Claim, patch: Patch, event?: RemediationEvent) =>
+  withTransaction(deps.db, (tx) => touchHeld(tx, deps, claim, event, patch));
 
 /** Inside the caller's transaction: keeps the claim alive (or throws LostClaim) and logs an event. */
 export async function touchHeld(
@@ -103,10 +87,11 @@ export async function touchHeld(
   deps: Deps,
   claim: Claim,
   event?: RemediationEvent,
+  patch: Patch = {},
 ): Promise<RemediationRow> {
   const [row] = await tx
     .update(remediations)
-    .set({ updatedAt: deps.clock() })
+    .set({ ...patch, updatedAt: deps.clock() })
     .where(holds(claim))
     .returning();
   if (!row) throw new LostClaim(claim.id);
@@ -135,8 +120,7 @@ export async function advance(
     if (!held) throw new LostClaim(claim.id);
     // A cancellation requested while the step ran wins over moving on to more work.
     if (held.cancelRequestedAt && workingStatuses.includes(status)) {
-      const cancelled = { type: "cancelled", message: "Cancelled on request." };
-      return move(tx, deps, claim.id, holds(claim), "cancelled", {}, cancelled);
+      return move(tx, deps, claim.id, holds(claim), "cancelled", {}, CANCELLED);
     }
     return move(tx, deps, claim.id, holds(claim), status, patch, event);
   });

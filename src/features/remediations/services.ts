@@ -1,13 +1,18 @@
+import { eq } from "drizzle-orm";
 import type { Config } from "../../config.ts";
+import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
+import type { RepositoryRow } from "../repositories/to-repository.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
 import type { RemediationEvidence } from "./evidence.ts";
+import type { RemediationRow } from "./run-state.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
@@ -51,4 +56,20 @@ export function createRemediationServices(args: {
     localGit: localGitHost({ baseUrl: config.baseUrl }),
     github: config.remediation.github ? githubIntegration(config.remediation.github) : undefined,
   };
+}
+
+/** The source host a repository's provider names. */
+export function hostFor(services: RemediationServices, repo: RepositoryRow): SourceHost {
+  if (repo.provider === "local-git") return services.localGit;
+  if (!services.github) {
+    throw new AppError("provider_unavailable", "The GitHub App is not configured on this service.");
+  }
+  return services.github.host;
+}
+
+/** The run's repository registration; undefined before the run has one, or once it was removed. */
+export async function runRepository(db: Db, run: RemediationRow): Promise<RepositoryRow | undefined> {
+  if (!run.repositoryId) return undefined;
+  const [repo] = await db.select().from(repositories).where(eq(repositories.id, run.repositoryId));
+  return repo;
 }

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { applyReviewOutcome } from "../../../features/remediations/apply-review-outcome.ts";
+import { applyReviewOutcome } from "../../../features/remediations/review-outcome.ts";
 import { completeGithubInstallation } from "../../../features/source-hosting/github/complete-installation.ts";
 import type { WebEnv } from "../../web/env.ts";
 import { requireSignIn, webSession } from "../../web/session.ts";
