@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
-import { getRemediationReview } from "../../../features/remediations/get-remediation-review.ts";
+import { getRemediationReview } from "../../../features/remediations/get-remediation.ts";
 import type { RemediationReview } from "../../../features/remediations/schemas.ts";
 import type { WebEnv } from "../env.ts";
 import { type Html, html, join, when } from "../html.ts";

@@ -1,8 +1,8 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
 import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
-import { describeRemediationProblems } from "../../../features/remediations/describe-problems.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
 import { getRepository } from "../../../features/repositories/get-repository.ts";
 import type { Repository } from "../../../features/repositories/schemas.ts";
