@@ -5,7 +5,7 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/run-step.ts";
-import { registerTaskWorker } from "./features/tasks/task-worker.ts";
+import { registerTaskWorker } from "./features/tasks/task-queue.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
 import type { Db } from "./platform/db/client.ts";

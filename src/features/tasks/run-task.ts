@@ -1,4 +1,4 @@
-import { generateText, hasToolCall, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
+import { generateText, hasToolCall, stepCountIs, type Tool, tool } from "ai";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { requirePermission, type ServiceContext } from "../../context.ts";
@@ -91,7 +91,7 @@ export async function runTask(args: {
   // A worker that died after the agent's last step but before the task settled.
   const finished = committedFinish(task.transcript);
   if (finished !== undefined) return settle(deps, taskId, { status: "succeeded", summary: finished });
-  const model: LanguageModel | undefined = deps.languageModel;
+  const model = deps.languageModel;
   if (!model) {
     return settle(deps, taskId, {
       status: "failed",
