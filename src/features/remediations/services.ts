@@ -6,7 +6,7 @@ import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
-import type { RepositoryRow } from "../repositories/to-repository.ts";
+import type { RepositoryRow } from "../repositories/read-repositories.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";

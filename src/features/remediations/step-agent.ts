@@ -4,7 +4,7 @@ import type { Deps } from "../../deps.ts";
 import { newId } from "../../ids.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import type { RepositoryRow } from "../repositories/to-repository.ts";
+import type { RepositoryRow } from "../repositories/read-repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
 import { takeSnapshot } from "../tasks/take-snapshot.ts";
 import { BUILTIN_TOOL_NAMES } from "../tasks/task-queue.ts";

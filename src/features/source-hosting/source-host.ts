@@ -1,5 +1,5 @@
 import type { ChangedFile } from "../../platform/db/schema/remediations.ts";
-import type { RepositoryRow } from "../repositories/to-repository.ts";
+import type { RepositoryRow } from "../repositories/read-repositories.ts";
 
 /**
  * What a remediation run needs from where the code lives. Every call is idempotent, because a

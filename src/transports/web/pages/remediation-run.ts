@@ -4,7 +4,7 @@ import { cancelRemediation } from "../../../features/remediations/cancel-remedia
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
-import { getRepository } from "../../../features/repositories/get-repository.ts";
+import { getRepository } from "../../../features/repositories/read-repositories.ts";
 import type { Repository } from "../../../features/repositories/schemas.ts";
 import type { WebEnv } from "../env.ts";
 import { notice, postForm } from "../forms.ts";
