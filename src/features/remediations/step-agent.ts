@@ -10,9 +10,8 @@ import { takeSnapshot } from "../tasks/take-snapshot.ts";
 import { BUILTIN_TOOL_NAMES } from "../tasks/task-queue.ts";
 import { committedWrites } from "../tasks/transcript-messages.ts";
 import { remediationTools } from "./agent-tools.ts";
-import { goalPrompt, systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
-import { goalMissing, type RunGoal, runGoal } from "./run-goal.ts";
+import { goalMissing, goalPrompt, type RunGoal, runGoal, systemPromptFor } from "./run-goal.ts";
 import {
   advance,
   CANCELLED,

@@ -1,7 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
-import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
+import { approveRemediation, cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
 import {
   getRemediation,
   getRemediationReview,

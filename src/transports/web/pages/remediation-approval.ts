@@ -1,7 +1,6 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
-import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
+import { approveRemediation, cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
 import { getRemediation, showProposedChange } from "../../../features/remediations/get-remediation.ts";
 import type { ProposedChange, Remediation } from "../../../features/remediations/schemas.ts";
 import type { WebEnv } from "../env.ts";

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
+import { cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
