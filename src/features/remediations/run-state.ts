@@ -25,10 +25,7 @@ export const workingStatuses: readonly RemediationStatus[] = [
 /** The worker's hold on a run: the step it runs and its fencing token. */
 export type Claim = { id: string; stepSeq: number; lease: number };
 
-/**
- * Thrown when another worker has taken the run (a newer lease) or the step already moved on;
- * inside the agent's task run it ends that run too (`RunTakenOver`).
- */
+/** Another worker has taken the run (a newer lease) or the step moved on; ends the agent's task run too. */
 export class LostClaim extends RunTakenOver {
   constructor(id: string) {
     super(`remediation ${id}: another worker holds this run now`);
@@ -48,9 +45,8 @@ export const CANCELLED: RemediationEvent = { type: "cancelled", message: "Cancel
 type Patch = Partial<Omit<typeof remediations.$inferInsert, "id" | "stepSeq" | "lease">>;
 
 /**
- * Takes the run for step `stepSeq`: raises the lease (fencing out any earlier holder of the same
- * step — a worker that pg-boss gave up on) and returns the row. Undefined when the job is stale:
- * the run moved past that step, or ended.
+ * Takes the run for step `stepSeq`: raises the lease, fencing out any earlier holder of the same
+ * step (a worker pg-boss gave up on). Undefined when the job is stale: the run moved on, or ended.
  */
 export async function claimStep(
   db: Db,
@@ -148,10 +144,7 @@ export function moveIdle(
   return move(tx, deps, run.id, idle, status, patch, event);
 }
 
-/**
- * Moves the run `where` matches to its next step: the status, its event and, when the status has
- * work, its job. LostClaim when it no longer matches.
- */
+/** Moves the run `where` matches on: status, event, next job. LostClaim when it no longer matches. */
 async function move(
   tx: Db,
   deps: Deps,
@@ -187,7 +180,7 @@ export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Prom
   );
 }
 
-/** Records a progress event in the caller's transaction; returns it (as a one-row list). */
+/** Records a progress event in the caller's transaction; returns it as a one-row list. */
 export function appendEvent(
   tx: Db,
   deps: Pick<Deps, "clock">,

@@ -16,17 +16,14 @@ import type { RemediationRow } from "./run-state.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
-  /** The problem store and log/trace queries (the telemetry store; tests may give their own). */
   evidence: RemediationEvidence;
   sandbox: Sandbox;
   localGit: SourceHost;
   /** Undefined when no GitHub App is configured. */
   github: GithubIntegration | undefined;
   /**
-   * What registering a repository does to runs waiting for one: the repositories feature calls
-   * it through `deps` in its registering transaction, so it need not import remediation's
-   * internals (remediation reads repositories, not the reverse). Start-up binds it
-   * (`src/services.ts`).
+   * Resumes runs waiting for a repository, in the registering transaction: through `deps`, so
+   * repositories need not import remediation (which reads repositories, not the reverse).
    */
   resumeRunsAwaitingRepository: (
     tx: Db,
@@ -34,10 +31,7 @@ export type RemediationServices = {
   ) => Promise<void>;
 };
 
-/**
- * The services from configuration around `evidence` (the telemetry store, in production): built
- * once with the deps.
- */
+/** The services from configuration around `evidence` (the telemetry store, in production). */
 export function createRemediationServices(args: {
   config: Config;
   logger: Logger;

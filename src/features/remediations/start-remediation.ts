@@ -41,15 +41,13 @@ export async function startRemediation(args: {
 }): Promise<StartedRemediation> {
   const { ctx, input } = args;
   authorizeStart(ctx);
-  // Every lookup before the transaction: on PGlite (one connection) a read outside an open
-  // transaction would wait for it forever, and the evidence reads through its own handle.
+  // Lookups before the transaction: on PGlite (one connection) the evidence's own reads would wait forever.
   const environmentId = await callerEnvironment(ctx, input.environmentId);
   const scope = { organizationId: ctx.actor.organizationId, environmentId };
   const problem = await ctx.deps.remediation.evidence.getProblem(scope, input.problemId);
   if (!problem)
     throw new AppError("not_found", `Problem ${input.problemId} was not found in this environment.`);
-  // After the lookups: an unknown problem is a 404 whatever the configuration; nothing is written
-  // (or charged) before this check either way.
+  // After the lookups: an unknown problem is a 404 whatever the configuration.
   assertRunnable(ctx.deps);
   const run = await withTransaction(ctx, (tx) =>
     insertRun(tx, ctx, {

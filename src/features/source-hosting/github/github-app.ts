@@ -28,12 +28,9 @@ export interface GithubIntegration {
    * Throws `invalid_request` for an incorrect or expired code.
    */
   installationOfUser(args: { code: string; installationId: number }): Promise<UserInstallation | undefined>;
-  getRepository(args: {
-    installationId: number;
-    fullName: string;
-  }): Promise<{ fullName: string; defaultBranch: string }>;
+  getRepository(args: { installationId: number; fullName: string }): Promise<RemoteRepository>;
   /** Repositories the installation was given access to (the human's selection on GitHub). */
-  listRepositories(installationId: number): Promise<{ fullName: string; defaultBranch: string }[]>;
+  listRepositories(installationId: number): Promise<RemoteRepository[]>;
   host: SourceHost;
   /**
    * Verifies `X-Hub-Signature-256` over the raw body and decodes the event. Returns the review
@@ -48,8 +45,8 @@ export interface GithubIntegration {
   }): Promise<PullRequestOutcome | undefined>;
 }
 
-type RequestError = { status?: number };
-const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
+type RemoteRepository = { fullName: string; defaultBranch: string };
+const statusOf = (error: unknown) => (error as { status?: unknown } | undefined)?.status;
 
 export type GithubAppSettings = {
   appId: string;
@@ -137,14 +134,13 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
       const pr = payload.pull_request;
       const branch = pr?.head?.ref;
       if (payload.action !== "closed" || !branch?.startsWith("patchbay/")) return undefined;
-      const outcome: PullRequestOutcome = {
+      return {
         installationId: payload.installation?.id ?? 0,
         fullName: payload.repository?.full_name ?? "",
         branch,
         merged: pr?.merged === true,
         prUrl: pr?.html_url ?? "",
       };
-      return outcome;
     },
   };
 }
@@ -154,14 +150,12 @@ const PER_PAGE = 100;
 const MAX_PAGES = 10;
 
 /** An installation as the installing user sees it: its account and when it was made. */
-export type UserInstallation = { account: string; createdAt: string };
+type UserInstallation = { account: string; createdAt: string };
 
 /**
- * The installation as seen by the GitHub user behind a web-flow `code`, or undefined when that
- * user cannot access it: the code becomes a user access token (`signIn`), and the installation
- * must be among `GET /user/installations` for that token — GitHub's documented check, since the
- * callback's `installation_id` is whatever its caller wrote. Throws `invalid_request` for an
- * incorrect or expired code.
+ * The code becomes a user access token (`signIn`), and the installation must be among
+ * `GET /user/installations` for that token: GitHub's documented check, since the callback's
+ * `installation_id` is whatever its caller wrote.
  */
 async function installationOfUser(
   signIn: (code: string) => Promise<Octokit>,
@@ -205,7 +199,7 @@ function exchangeFailure(error: unknown): Error {
       "GitHub refused the App's OAuth client; the operator should check PATCHBAY_GITHUB_CLIENT_ID, PATCHBAY_GITHUB_CLIENT_SECRET and the App's callback URL.",
     );
   }
-  const status = (error as { status?: unknown } | undefined)?.status;
+  const status = statusOf(error);
   const reason =
     typeof refusal === "string" ? refusal : typeof status === "number" ? `HTTP ${status}` : "no answer";
   return new Error(`GitHub's OAuth code exchange failed (${reason}).`);
