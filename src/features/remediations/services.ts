@@ -6,13 +6,11 @@ import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
-import type { RepositoryRow } from "../repositories/read-repositories.ts";
 import type { GithubIntegration } from "../source-hosting/github/github-app.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
 import type { RemediationEvidence } from "./evidence.ts";
-import type { RemediationRow } from "./run-state.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
@@ -53,7 +51,7 @@ export function createRemediationServices(args: {
 }
 
 /** The source host a repository's provider names. */
-export function hostFor(services: RemediationServices, repo: RepositoryRow): SourceHost {
+export function hostFor(services: RemediationServices, repo: { provider: string }): SourceHost {
   if (repo.provider === "local-git") return services.localGit;
   if (!services.github) {
     throw new AppError("provider_unavailable", "The GitHub App is not configured on this service.");
@@ -62,7 +60,7 @@ export function hostFor(services: RemediationServices, repo: RepositoryRow): Sou
 }
 
 /** The run's repository registration; undefined before the run has one, or once it was removed. */
-export async function runRepository(db: Db, run: RemediationRow): Promise<RepositoryRow | undefined> {
+export async function runRepository(db: Db, run: { repositoryId: string | null }) {
   if (!run.repositoryId) return undefined;
   const [repo] = await db.select().from(repositories).where(eq(repositories.id, run.repositoryId));
   return repo;
