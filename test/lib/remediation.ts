@@ -2,7 +2,7 @@ import type { LanguageModel } from "ai";
 import { createApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
 import { memoryEvidence } from "../../src/features/remediations/evidence.ts";
-import { registerRemediationWorker } from "../../src/features/remediations/remediation-worker.ts";
+import { registerRemediationWorker } from "../../src/features/remediations/run-step.ts";
 import type { RemediationServices } from "../../src/features/remediations/services.ts";
 import { telemetryEvidence } from "../../src/features/remediations/telemetry-evidence.ts";
 import { localGitHost } from "../../src/features/source-hosting/local-git-host.ts";

@@ -4,22 +4,12 @@ import { problems } from "../../platform/db/schema/problems.ts";
 import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { problemColumns } from "../telemetry/problems/problem-columns.ts";
 
-export type ChosenProblem = {
-  id: string;
-  title: string;
-  service: string;
-  status: string;
-  count: number;
-  remediationId: string | null;
-  remediationState: string | null;
-};
-
 /**
  * The problem a guided "fix it" (`POST /x402/resolve`) takes on when the agent names none: the
  * most recently seen open or regressed problem of the environment that no unfinished run is
  * already working on (a run awaiting review counts as working: its fix waits for a human).
  */
-export async function chooseProblem(db: Db, environmentId: string): Promise<ChosenProblem | undefined> {
+export async function chooseProblem(db: Db, environmentId: string) {
   const [row] = await db
     .select({
       id: problems.id,

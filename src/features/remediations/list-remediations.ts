@@ -3,6 +3,7 @@ import { requirePermission, type ServiceContext } from "../../context.ts";
 import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
 import { type RemediationStatus, remediations } from "../../platform/db/schema/remediations.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
+import type { EvidenceProblem } from "./evidence.ts";
 import type { RemediationSummary } from "./schemas.ts";
 import { toRemediationSummary } from "./to-remediation.ts";
 
@@ -35,4 +36,28 @@ export async function listRemediations(args: {
     .orderBy(asc(remediations.createdAt), asc(remediations.id))
     .limit(input.pageSize + 1);
   return toPage(rows, input.pageSize, (row) => toRemediationSummary(ctx.deps.config.baseUrl, row));
+}
+
+/** At most this many problems per call (a page of runs). */
+const MAX_PROBLEMS = 200;
+
+/**
+ * The problems runs were started for, as the run itself sees them (its evidence store), keyed
+ * by id; a problem that no longer exists is absent. For pages that list runs by problem title.
+ */
+export async function describeRemediationProblems(args: {
+  ctx: ServiceContext;
+  input: { environmentId: string; problemIds: readonly string[] };
+}): Promise<Map<string, Pick<EvidenceProblem, "id" | "title" | "service" | "status">>> {
+  const { ctx, input } = args;
+  requirePermission(ctx, "remediations:read");
+  const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
+  const scope = { organizationId: ctx.actor.organizationId, environmentId: env.id };
+  const ids = [...new Set(input.problemIds)].slice(0, MAX_PROBLEMS);
+  const found = await Promise.all(ids.map((id) => ctx.deps.remediation.evidence.getProblem(scope, id)));
+  return new Map(
+    found.flatMap((p) =>
+      p ? [[p.id, { id: p.id, title: p.title, service: p.service, status: p.status }]] : [],
+    ),
+  );
 }

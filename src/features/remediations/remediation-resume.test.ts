@@ -15,7 +15,7 @@ import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { createLogger } from "../../platform/logging/logger.ts";
 import { createJobs } from "../../platform/queue/queue.ts";
 import { jobQueues } from "../tasks/task-queue.ts";
-import { registerRemediationWorker } from "./remediation-worker.ts";
+import { registerRemediationWorker } from "./run-step.ts";
 
 // Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });

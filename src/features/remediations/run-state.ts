@@ -25,10 +25,7 @@ export const workingStatuses: readonly RemediationStatus[] = [
 /** The worker's hold on a run: the step it runs and its fencing token. */
 export type Claim = { id: string; stepSeq: number; lease: number };
 
-/**
- * Thrown when another worker has taken the run (a newer lease) or the step already moved on;
- * inside the agent's task run it ends that run too (`RunTakenOver`).
- */
+/** Another worker has taken the run (a newer lease) or the step moved on; ends the agent's task run too. */
 export class LostClaim extends RunTakenOver {
   constructor(id: string) {
     super(`remediation ${id}: another worker holds this run now`);
@@ -43,12 +40,13 @@ export type RemediationEvent = {
   data?: Record<string, unknown> | undefined;
 };
 
+export const CANCELLED: RemediationEvent = { type: "cancelled", message: "Cancelled on request." };
+
 type Patch = Partial<Omit<typeof remediations.$inferInsert, "id" | "stepSeq" | "lease">>;
 
 /**
- * Takes the run for step `stepSeq`: raises the lease (fencing out any earlier holder of the same
- * step — a worker that pg-boss gave up on) and returns the row. Undefined when the job is stale:
- * the run moved past that step, or ended.
+ * Takes the run for step `stepSeq`: raises the lease, fencing out any earlier holder of the same
+ * step (a worker pg-boss gave up on). Undefined when the job is stale: the run moved on, or ended.
  */
 export async function claimStep(
   db: Db,
@@ -75,27 +73,9 @@ const holds = (claim: Claim) =>
     eq(remediations.lease, claim.lease),
   );
 
-/**
- * Writes within the current step (no step change) only while the claim holds, with an optional
- * progress event, in one transaction. Returns the row; throws LostClaim when fenced out.
- */
-export async function updateHeld(
-  deps: Deps,
-  claim: Claim,
-  patch: Patch,
-  event?: RemediationEvent,
-): Promise<RemediationRow> {
-  return withTransaction(deps.db, async (tx) => {
-    const [row] = await tx
-      .update(remediations)
-      .set({ ...patch, updatedAt: deps.clock() })
-      .where(holds(claim))
-      .returning();
-    if (!row) throw new LostClaim(claim.id);
-    if (event) await appendEvent(tx, deps, claim.id, event);
-    return row;
-  });
-}
+/** Writes within the current step (no step change) only while the claim holds; LostClaim when fenced out. */
+export const updateHeld = (deps: Deps, claim: Claim, patch: Patch, event?: RemediationEvent) =>
+  withTransaction(deps.db, (tx) => touchHeld(tx, deps, claim, event, patch));
 
 /** Inside the caller's transaction: keeps the claim alive (or throws LostClaim) and logs an event. */
 export async function touchHeld(
@@ -103,10 +83,11 @@ export async function touchHeld(
   deps: Deps,
   claim: Claim,
   event?: RemediationEvent,
+  patch: Patch = {},
 ): Promise<RemediationRow> {
   const [row] = await tx
     .update(remediations)
-    .set({ updatedAt: deps.clock() })
+    .set({ ...patch, updatedAt: deps.clock() })
     .where(holds(claim))
     .returning();
   if (!row) throw new LostClaim(claim.id);
@@ -135,8 +116,7 @@ export async function advance(
     if (!held) throw new LostClaim(claim.id);
     // A cancellation requested while the step ran wins over moving on to more work.
     if (held.cancelRequestedAt && workingStatuses.includes(status)) {
-      const cancelled = { type: "cancelled", message: "Cancelled on request." };
-      return move(tx, deps, claim.id, holds(claim), "cancelled", {}, cancelled);
+      return move(tx, deps, claim.id, holds(claim), "cancelled", {}, CANCELLED);
     }
     return move(tx, deps, claim.id, holds(claim), status, patch, event);
   });
@@ -164,10 +144,7 @@ export function moveIdle(
   return move(tx, deps, run.id, idle, status, patch, event);
 }
 
-/**
- * Moves the run `where` matches to its next step: the status, its event and, when the status has
- * work, its job. LostClaim when it no longer matches.
- */
+/** Moves the run `where` matches on: status, event, next job. LostClaim when it no longer matches. */
 async function move(
   tx: Db,
   deps: Deps,
@@ -203,7 +180,7 @@ export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Prom
   );
 }
 
-/** Records a progress event in the caller's transaction; returns it (as a one-row list). */
+/** Records a progress event in the caller's transaction; returns it as a one-row list. */
 export function appendEvent(
   tx: Db,
   deps: Pick<Deps, "clock">,

@@ -1,10 +1,60 @@
-import { requirePermission, type ServiceContext } from "../../context.ts";
+import { eq } from "drizzle-orm";
+import { requirePermission, type ServiceContext, systemContext } from "../../context.ts";
+import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
-import { advance, type Claim, claimStep, failRun, LostClaim } from "./run-state.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { repositoryForService } from "../repositories/read-repositories.ts";
+import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
+import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
+import {
+  advance,
+  CANCELLED,
+  type Claim,
+  claimStep,
+  failRun,
+  LostClaim,
+  type RemediationRow,
+  updateHeld,
+} from "./run-state.ts";
+import { hostFor, type RemediationServices, runRepository } from "./services.ts";
 import { agentStep } from "./step-agent.ts";
-import { openReviewStep } from "./step-open-review.ts";
-import { startStep } from "./step-start.ts";
-import { validateStep } from "./step-validate.ts";
+import { threadUrlFor } from "./to-remediation.ts";
+
+/** Limits of the validation run: the repository's whole suite. */
+const VALIDATION_LIMITS = { timeoutMs: 10 * 60 * 1000, cpuSeconds: 10 * 60 };
+
+type Step = { deps: Deps; services: RemediationServices; run: RemediationRow; claim: Claim };
+
+/**
+ * Runs remediation steps on this instance; pg-boss hands each job to one worker at a time, and
+ * the system runs it acting for the organisation that owns the run.
+ */
+export async function registerRemediationWorker(
+  deps: Deps,
+  opts: { concurrency?: number } = {},
+): Promise<void> {
+  await deps.jobs.work(
+    REMEDIATION_QUEUE,
+    async (job) => {
+      const { remediationId, stepSeq } = job.data;
+      if (typeof remediationId !== "string" || typeof stepSeq !== "number") {
+        throw new Error("remediation job without remediationId/stepSeq");
+      }
+      const [run] = await deps.db
+        .select({ organizationId: remediations.organizationId })
+        .from(remediations)
+        .where(eq(remediations.id, remediationId));
+      if (!run) return;
+      const ctx = systemContext(deps, {
+        name: "remediation-step",
+        id: `${remediationId}:${stepSeq}`,
+        organizationId: run.organizationId,
+      });
+      await runRemediationStep({ ctx, input: { remediationId, stepSeq }, signal: job.signal });
+    },
+    { concurrency: opts.concurrency ?? 2 },
+  );
+}
 
 /**
  * One job: one step of one run. The job names the step (`stepSeq`); a job for a step the run
@@ -23,13 +73,9 @@ export async function runRemediationStep(args: {
   const run = await claimStep(deps.db, args.input);
   if (!run) return;
   const claim: Claim = { id: run.id, stepSeq: run.stepSeq, lease: run.lease };
-  const services = deps.remediation;
+  const step = { deps, services: deps.remediation, run, claim };
   try {
-    if (run.cancelRequestedAt) {
-      await advance(deps, claim, "cancelled", {}, { type: "cancelled", message: "Cancelled on request." });
-      return;
-    }
-    const step = { deps, services, run, claim };
+    if (run.cancelRequestedAt) return void (await advance(deps, claim, "cancelled", {}, CANCELLED));
     switch (run.status) {
       case "queued":
         return await startStep(step);
@@ -55,4 +101,175 @@ export async function runRemediationStep(args: {
       if (!(e instanceof LostClaim)) throw e;
     });
   }
+}
+
+/**
+ * `queued`: finds the repository of the goal's service (the problem's, or the one to instrument)
+ * and fixes the base commit. Without a repository — none registered, or its provider refuses
+ * access — the run waits in `awaiting-approval` for a human to register or grant one;
+ * registering resumes it.
+ */
+async function startStep({ deps, services, run, claim }: Step): Promise<void> {
+  const goal = await runGoal(services, run);
+  if (!goal) {
+    const missing = goalMissing(run);
+    return void (await failRun(deps, claim, missing.code, missing.reason));
+  }
+  const { service } = goal;
+  const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
+  const repo = await repositoryForService(deps.db, scope, service);
+  const wait = async (message: string) => {
+    const approval = { kind: "repository_access" as const, requestedAt: deps.clock().toISOString(), message };
+    await advance(
+      deps,
+      claim,
+      "awaiting-approval",
+      { service, approval },
+      { type: "approval_requested", message, data: { kind: "repository_access", service } },
+    );
+  };
+  if (!repo) {
+    return wait(
+      `No repository is registered for service "${service}". An operator must install the source-hosting app or register the repository (POST /api/v1/environments/${run.environmentId}/repositories with services ["${service}"]); the run resumes then.`,
+    );
+  }
+  let baseCommit: string;
+  try {
+    baseCommit = await hostFor(services, repo).resolveBase(repo);
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, remediationId: run.id, repositoryId: repo.id },
+      "repository not accessible",
+    );
+    return wait(
+      `Repository ${repo.fullName ?? repo.path} (${repo.id}) cannot be read (branch "${repo.defaultBranch}"). An operator must grant access or fix the registration; the run resumes when a repository is registered again.`,
+    );
+  }
+  await advance(
+    deps,
+    claim,
+    "investigating",
+    { service, repositoryId: repo.id, baseCommit, approval: null },
+    {
+      type: "status",
+      message: `Investigating ${goalTitle(goal)} in ${repo.fullName ?? repo.path} at ${baseCommit.slice(0, 12)}.`,
+      data: { repositoryId: repo.id, baseCommit },
+    },
+  );
+}
+
+/** The repository, base and change the later steps work on; undefined (the run failed) when gone. */
+async function proposal({ deps, run, claim }: Step) {
+  const repo = await runRepository(deps.db, run);
+  if (repo && run.baseCommit && run.change) return { repo, baseCommit: run.baseCommit, change: run.change };
+  const reason = "The repository registration or the proposed change is gone.";
+  await failRun(deps, claim, "repository_unavailable", reason);
+}
+
+/**
+ * `validating`: a fresh working copy of the base with exactly the proposed files, and the
+ * repository's test command in the sandbox. Only a passing suite moves on to `opening-pr`; a
+ * failing one ends the run as `failed` (`tests_failed`) and no pull request is opened.
+ */
+async function validateStep(step: Step): Promise<void> {
+  const { deps, services, claim } = step;
+  const found = await proposal(step);
+  if (!found) return;
+  const { repo, baseCommit, change } = found;
+  const workspace = await services.sandbox.createWorkspace(
+    await hostFor(services, repo).archive(repo, baseCommit),
+  );
+  try {
+    for (const file of change.files) {
+      if (file.content !== null) await workspace.writeFile(file.path, file.content);
+    }
+    const result = await workspace.run(repo.testCommand, VALIDATION_LIMITS);
+    const { exitCode, timedOut, outputTail, durationMs } = result;
+    const validation = { exitCode, timedOut, outputTail, durationMs };
+    if (exitCode === 0) {
+      const message = `\`${repo.testCommand}\` passed with the change (${durationMs} ms).`;
+      await advance(
+        deps,
+        claim,
+        "opening-pr",
+        { validation },
+        { type: "tests_passed", message, data: { exitCode } },
+      );
+      return;
+    }
+    const how = timedOut ? "timed out" : result.outputCapped ? "printed too much" : `exited ${exitCode}`;
+    const reason = `The repository's tests fail with the proposed change (\`${repo.testCommand}\` ${how}); no pull request was opened.`;
+    await advance(
+      deps,
+      claim,
+      "failed",
+      { validation, reasonCode: "tests_failed", reason },
+      { type: "failed", message: reason, data: { exitCode, timedOut } },
+    );
+  } finally {
+    await workspace.dispose();
+  }
+}
+
+/**
+ * `opening-pr`: the change as one commit on `patchbay/<id>`, then the review (a draft pull
+ * request, or the local review page). Both host calls are idempotent, so a worker that takes
+ * over after a crash between them finds the branch and does not push or open twice.
+ */
+async function openReviewStep(step: Step): Promise<void> {
+  const { deps, services, claim } = step;
+  let { run } = step;
+  const found = await proposal(step);
+  if (!found) return;
+  const { repo, baseCommit, change } = found;
+  const host = hostFor(services, repo);
+  const service = run.service ?? "unknown";
+  const instrumenting = run.kind === "instrumentation";
+  const title = (
+    instrumenting
+      ? `feat: OpenTelemetry instrumentation for ${run.service ?? "the service"}`
+      : `fix: ${change.summary.split("\n", 1)[0]?.trim() || "remediation"}`
+  ).slice(0, 120);
+  const goal = instrumenting
+    ? `Requested: OpenTelemetry instrumentation for service ${service}`
+    : `Problem: ${run.problemId} (service ${service})`;
+  if (!run.headCommit || !run.branch) {
+    const pushed = await host.pushChange(repo, {
+      remediationId: run.id,
+      baseCommit,
+      files: change.files,
+      message: `${title}\n\n${change.summary}\n\nProposed by patchbay run ${run.id}. ${goal}.\n`,
+    });
+    run = await updateHeld(
+      deps,
+      claim,
+      { branch: pushed.branch, headCommit: pushed.headCommit },
+      {
+        type: "branch_pushed",
+        message: `Committed ${pushed.headCommit.slice(0, 12)} on ${pushed.branch}.`,
+        data: pushed,
+      },
+    );
+  }
+  const review = await host.openReview(repo, {
+    remediationId: run.id,
+    branch: run.branch ?? "",
+    title,
+    body: [
+      change.summary,
+      "",
+      goal,
+      `Thread: ${threadUrlFor(deps.config.baseUrl, run.id)}`,
+      `Tests: \`${repo.testCommand}\` passed in patchbay's sandbox.`,
+      "",
+      "patchbay never merges: review and merge this yourself.",
+    ].join("\n"),
+  });
+  await advance(
+    deps,
+    claim,
+    "awaiting-review",
+    { prUrl: review.prUrl, prNumber: review.prNumber },
+    { type: "review_opened", message: `Review ready: ${review.prUrl}`, data: review },
+  );
 }

@@ -1,20 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { remediationKinds, remediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
+import { BudgetsSchema, iso } from "../tasks/schemas.ts";
 
-const iso = z.iso.datetime();
-
-export const RemediationBudgetsSchema = z
-  .object({
-    maxSteps: z.number().int().min(1).max(100),
-    maxTokens: z.number().int().min(1_000).max(2_000_000),
-    maxDurationMs: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(60 * 60 * 1000),
-  })
-  .openapi("RemediationBudgets");
+const RemediationBudgetsSchema = BudgetsSchema.openapi("RemediationBudgets");
 
 export const DEFAULT_REMEDIATION_BUDGETS = {
   maxSteps: 30,

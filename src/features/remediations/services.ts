@@ -1,27 +1,27 @@
+import { eq } from "drizzle-orm";
 import type { Config } from "../../config.ts";
+import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
+import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
+import type { GithubIntegration } from "../source-hosting/github/github-app.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
-import type { GithubIntegration } from "../source-hosting/github/github-integration.ts";
 import { localGitHost } from "../source-hosting/local-git-host.ts";
 import type { SourceHost } from "../source-hosting/source-host.ts";
 import type { RemediationEvidence } from "./evidence.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */
 export type RemediationServices = {
-  /** The problem store and log/trace queries (the telemetry store; tests may give their own). */
   evidence: RemediationEvidence;
   sandbox: Sandbox;
   localGit: SourceHost;
   /** Undefined when no GitHub App is configured. */
   github: GithubIntegration | undefined;
   /**
-   * What registering a repository does to runs waiting for one: the repositories feature calls
-   * it through `deps` in its registering transaction, so it need not import remediation's
-   * internals (remediation reads repositories, not the reverse). Start-up binds it
-   * (`src/services.ts`).
+   * Resumes runs waiting for a repository, in the registering transaction: through `deps`, so
+   * repositories need not import remediation (which reads repositories, not the reverse).
    */
   resumeRunsAwaitingRepository: (
     tx: Db,
@@ -29,10 +29,7 @@ export type RemediationServices = {
   ) => Promise<void>;
 };
 
-/**
- * The services from configuration around `evidence` (the telemetry store, in production): built
- * once with the deps.
- */
+/** The services from configuration around `evidence` (the telemetry store, in production). */
 export function createRemediationServices(args: {
   config: Config;
   logger: Logger;
@@ -51,4 +48,20 @@ export function createRemediationServices(args: {
     localGit: localGitHost({ baseUrl: config.baseUrl }),
     github: config.remediation.github ? githubIntegration(config.remediation.github) : undefined,
   };
+}
+
+/** The source host a repository's provider names. */
+export function hostFor(services: RemediationServices, repo: { provider: string }): SourceHost {
+  if (repo.provider === "local-git") return services.localGit;
+  if (!services.github) {
+    throw new AppError("provider_unavailable", "The GitHub App is not configured on this service.");
+  }
+  return services.github.host;
+}
+
+/** The run's repository registration; undefined before the run has one, or once it was removed. */
+export async function runRepository(db: Db, run: { repositoryId: string | null }) {
+  if (!run.repositoryId) return undefined;
+  const [repo] = await db.select().from(repositories).where(eq(repositories.id, run.repositoryId));
+  return repo;
 }

@@ -41,15 +41,13 @@ export async function startRemediation(args: {
 }): Promise<StartedRemediation> {
   const { ctx, input } = args;
   authorizeStart(ctx);
-  // Every lookup before the transaction: on PGlite (one connection) a read outside an open
-  // transaction would wait for it forever, and the evidence reads through its own handle.
+  // Lookups before the transaction: on PGlite (one connection) the evidence's own reads would wait forever.
   const environmentId = await callerEnvironment(ctx, input.environmentId);
   const scope = { organizationId: ctx.actor.organizationId, environmentId };
   const problem = await ctx.deps.remediation.evidence.getProblem(scope, input.problemId);
   if (!problem)
     throw new AppError("not_found", `Problem ${input.problemId} was not found in this environment.`);
-  // After the lookups: an unknown problem is a 404 whatever the configuration; nothing is written
-  // (or charged) before this check either way.
+  // After the lookups: an unknown problem is a 404 whatever the configuration.
   assertRunnable(ctx.deps);
   const run = await withTransaction(ctx, (tx) =>
     insertRun(tx, ctx, {
@@ -72,6 +70,40 @@ export async function startRemediation(args: {
 }
 
 /**
+ * Starts a run that adds OpenTelemetry instrumentation to a service's repository and proposes it
+ * as a pull request (`POST /x402/instrumentation/pr`). The same steps as a fix: the repository
+ * mapped to the service (or a human's approval to connect one), the agent in a sandbox, the
+ * repository's tests, a review a human merges. One unfinished instrumentation run per service.
+ */
+export async function startInstrumentation(args: {
+  ctx: ServiceContext;
+  input: { environmentId?: string | undefined; service: string };
+}): Promise<Remediation> {
+  const { ctx, input } = args;
+  authorizeStart(ctx);
+  const environmentId = await callerEnvironment(ctx, input.environmentId);
+  // After the lookup: an unknown environment is a 404 whatever the configuration.
+  assertRunnable(ctx.deps);
+  return withTransaction(ctx, (tx) =>
+    insertRun(tx, ctx, {
+      kind: "instrumentation",
+      environmentId,
+      problemId: null,
+      service: input.service,
+      message: `OpenTelemetry instrumentation for ${input.service} requested.`,
+      busy: {
+        where: and(
+          eq(remediations.kind, "instrumentation"),
+          eq(remediations.service, input.service),
+          notInArray(remediations.status, [...terminalRemediationStatuses]),
+        ),
+        message: (id) => `Run ${id} is already adding instrumentation to ${input.service}.`,
+      },
+    }),
+  );
+}
+
+/**
  * Who may start a run: `remediations:manage`, and among members only owners and admins (spec
  * 5.4); a paying wallet manages its own wallet-backed organisation.
  */
@@ -81,7 +113,7 @@ export function authorizeStart(ctx: ServiceContext): void {
 }
 
 /** The model and the sandbox every run needs, checked before anything is written (or charged). */
-export function assertRunnable(deps: Deps): void {
+function assertRunnable(deps: Deps): void {
   if (!deps.languageModel) {
     throw new AppError(
       "model_not_configured",
@@ -101,7 +133,7 @@ export function assertRunnable(deps: Deps): void {
  * caller's transaction. Refused while an unfinished run of the same subject (`busy`) exists: the
  * environment row lock serialises starts, so two requests cannot both start one.
  */
-export async function insertRun(
+async function insertRun(
   tx: Db,
   ctx: ServiceContext,
   run: {

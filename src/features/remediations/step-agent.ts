@@ -1,14 +1,27 @@
-import type { ServiceContext } from "../../context.ts";
+import { eq } from "drizzle-orm";
+import { type ServiceContext, withTransaction } from "../../context.ts";
+import type { Deps } from "../../deps.ts";
+import { newId } from "../../ids.ts";
+import { remediations } from "../../platform/db/schema/remediations.ts";
+import { tasks } from "../../platform/db/schema/tasks.ts";
+import type { RepositoryRow } from "../repositories/read-repositories.ts";
 import { runTask } from "../tasks/run-task.ts";
-import { ensureAgentTask } from "./agent-task.ts";
+import { takeSnapshot } from "../tasks/take-snapshot.ts";
+import { BUILTIN_TOOL_NAMES } from "../tasks/task-queue.ts";
+import { committedWrites } from "../tasks/transcript-messages.ts";
 import { remediationTools } from "./agent-tools.ts";
-import { committedWrites } from "./committed-writes.ts";
-import { hostFor, runRepository } from "./host-for.ts";
-import { systemPromptFor } from "./instructions.ts";
 import { assessRisk } from "./risk.ts";
-import { goalMissing, runGoal } from "./run-goal.ts";
-import { advance, type Claim, failRun, type RemediationRow, touchHeld, updateHeld } from "./run-state.ts";
-import type { RemediationServices } from "./services.ts";
+import { goalMissing, goalPrompt, type RunGoal, runGoal, systemPromptFor } from "./run-goal.ts";
+import {
+  advance,
+  CANCELLED,
+  type Claim,
+  failRun,
+  type RemediationRow,
+  touchHeld,
+  updateHeld,
+} from "./run-state.ts";
+import { hostFor, type RemediationServices, runRepository } from "./services.ts";
 
 /**
  * `investigating` and `coding`: the agent's task (task runtime, kind `remediation`) with the
@@ -28,8 +41,9 @@ export async function agentStep(args: {
   const { ctx, services, claim, run } = args;
   const { deps } = ctx;
   const fail = (code: string, reason: string) => failRun(deps, claim, code, reason, { code });
-  const model = deps.languageModel;
-  if (!model) return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
+  if (!deps.languageModel) {
+    return void (await fail("model_not_configured", "No model is configured (PATCHBAY_MODEL)."));
+  }
   const repo = await runRepository(deps.db, run);
   if (!repo || !run.baseCommit) {
     return void (await fail(
@@ -37,7 +51,6 @@ export async function agentStep(args: {
       "The repository registration was removed during the run.",
     ));
   }
-  const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
   const goal = await runGoal(services, run);
   if (!goal) {
     const missing = goalMissing(run);
@@ -45,9 +58,11 @@ export async function agentStep(args: {
   }
 
   const task = await ensureAgentTask({ deps, claim, run, goal, repo });
-  const archive = await hostFor(services, repo).archive(repo, run.baseCommit);
-  const workspace = await services.sandbox.createWorkspace(archive);
+  const workspace = await services.sandbox.createWorkspace(
+    await hostFor(services, repo).archive(repo, run.baseCommit),
+  );
   try {
+    // A resumed run replays the agent's committed writes onto the fresh working copy.
     for (const write of committedWrites(task.transcript))
       await workspace.writeFile(write.path, write.content);
     let coding = run.status === "coding";
@@ -58,7 +73,7 @@ export async function agentStep(args: {
         system: systemPromptFor(goal),
         tools: remediationTools({
           evidence: services.evidence,
-          scope,
+          scope: { organizationId: run.organizationId, environmentId: run.environmentId },
           goal,
           workspace,
           testCommand: repo.testCommand,
@@ -77,19 +92,14 @@ export async function agentStep(args: {
         resume: true,
         signal: args.signal,
         commitStep: async (tx, step) => {
-          const message = describeStep(step.toolCalls);
-          return (
-            (await touchHeld(tx, deps, claim, { type: "agent_step", message })).cancelRequestedAt != null
-          );
+          const event = { type: "agent_step", message: describeStep(step.toolCalls) };
+          return (await touchHeld(tx, deps, claim, event)).cancelRequestedAt != null;
         },
       },
     });
     // Undefined: another worker holds the run now.
     if (!outcome) return;
-    if (outcome.status === "cancelled") {
-      await advance(deps, claim, "cancelled", {}, { type: "cancelled", message: "Cancelled on request." });
-      return;
-    }
+    if (outcome.status === "cancelled") return void (await advance(deps, claim, "cancelled", {}, CANCELLED));
     if (outcome.status === "failed") return void (await fail(outcome.errorCode, outcome.errorMessage));
     const proposal = await workspace.proposedChange();
     if (proposal.files.length === 0) {
@@ -137,4 +147,47 @@ function describeStep(calls: readonly { toolName: string; input: unknown }[]): s
       return typeof arg === "string" ? `${c.toolName} ${arg}` : c.toolName;
     })
     .join("; ");
+}
+
+/**
+ * The run's agent task (kind `remediation`), created once under the claim together with the
+ * run's reference to it: its snapshot of the environment's ready customer tools is frozen at
+ * that moment (task rules 1–3), and a resumed run finds the same task and transcript.
+ */
+async function ensureAgentTask(args: {
+  deps: Deps;
+  claim: Claim;
+  run: RemediationRow;
+  goal: RunGoal;
+  repo: RepositoryRow;
+}): Promise<typeof tasks.$inferSelect> {
+  const { deps, run } = args;
+  if (run.taskId) {
+    const [existing] = await deps.db.select().from(tasks).where(eq(tasks.id, run.taskId));
+    if (existing) return existing;
+  }
+  return withTransaction(deps.db, async (tx) => {
+    await touchHeld(tx, deps, args.claim);
+    const now = deps.clock();
+    const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
+    const snapshot = await takeSnapshot(tx, scope, { now, reservedNames: BUILTIN_TOOL_NAMES });
+    const [task] = await tx
+      .insert(tasks)
+      .values({
+        id: newId("tsk"),
+        ...scope,
+        kind: "remediation",
+        instructions: goalPrompt(args.goal, args.repo.fullName ?? args.repo.path ?? args.repo.id),
+        snapshot,
+        budgets: run.budgets,
+        usage: { steps: 0, inputTokens: 0, outputTokens: 0 },
+        transcript: [],
+        createdBy: run.requestedBy,
+        createdAt: now,
+      })
+      .returning();
+    if (!task) throw new Error("insert returned no row");
+    await tx.update(remediations).set({ taskId: task.id }).where(eq(remediations.id, run.id));
+    return task;
+  });
 }

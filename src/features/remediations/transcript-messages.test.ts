@@ -1,7 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { TranscriptEntry } from "../../platform/db/schema/tasks.ts";
-import { committedFinish, transcriptMessages } from "../tasks/transcript-messages.ts";
-import { committedWrites } from "./committed-writes.ts";
+import { committedFinish, committedWrites, transcriptMessages } from "../tasks/transcript-messages.ts";
 
 const entries: TranscriptEntry[] = [
   { type: "user", text: "Fix prb_1." },

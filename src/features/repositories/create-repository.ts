@@ -5,10 +5,9 @@ import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { findEnvironment } from "../environments/find-environment.ts";
-import { isLinkedInstallation } from "./installation-repositories.ts";
 import { checkLocalRepository } from "./local-repository.ts";
+import { isLinkedInstallation, toRepository } from "./read-repositories.ts";
 import type { CreateRepositoryInput, Repository } from "./schemas.ts";
-import { toRepository } from "./to-repository.ts";
 
 /**
  * Registers a repository for remediation (humans only: it needs an owner or admin API key; the

@@ -4,7 +4,7 @@ import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
-import { findRepository } from "./find-repository.ts";
+import { findRepository } from "./read-repositories.ts";
 
 /**
  * Removes a registration. patchbay's own branches in the repository stay (they are the human's

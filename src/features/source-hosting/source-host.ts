@@ -1,5 +1,7 @@
 import type { ChangedFile } from "../../platform/db/schema/remediations.ts";
-import type { RepositoryRow } from "../repositories/to-repository.ts";
+import type { repositories } from "../../platform/db/schema/repositories.ts";
+
+type RepositoryRow = typeof repositories.$inferSelect;
 
 /**
  * What a remediation run needs from where the code lives. Every call is idempotent, because a

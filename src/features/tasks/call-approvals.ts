@@ -104,7 +104,7 @@ export async function awaitCallDecision(
       .from(taskCallApprovals)
       .innerJoin(tasks, eq(tasks.id, taskCallApprovals.taskId))
       .where(and(eq(taskCallApprovals.id, args.id), eq(taskCallApprovals.taskId, args.taskId)));
-    if (!row || row.taskStatus !== "running" || row.cancelRequestedAt) return "stopped";
+    if (row?.taskStatus !== "running" || row.cancelRequestedAt) return "stopped";
     if (row.state === "approved" || row.state === "rejected") return row.state;
     if (row.state === "used") return "stopped";
     const now = deps.clock().getTime();

@@ -34,10 +34,7 @@ const buildInsert = (db: Db) =>
 /** One prepared statement per database handle: a record is written for every call. */
 const inserts = perDatabase(buildInsert);
 
-/**
- * One row of the call record, committed before the call's result returns to the model. Calls
- * that run are recorded by the gate's attempt instead (`openAttempt`, `openOwnAttempt`).
- */
+/** One row of the call record; calls that run are recorded by the gate's attempt instead. */
 export async function recordToolCall(db: Db, entry: Entry): Promise<void> {
   await inserts(db).execute(entry);
 }
@@ -47,13 +44,15 @@ export async function recordToolCall(db: Db, entry: Entry): Promise<void> {
  * decision: the answer to the model stands whether or not its row is written, so a failure is
  * logged, never thrown.
  */
-export function recordUnsentCall(deps: Pick<Deps, "db" | "logger">, entry: Entry): Promise<void> {
-  return recordToolCall(deps.db, entry).catch((err: unknown) => {
+export async function recordUnsentCall(deps: Pick<Deps, "db" | "logger">, entry: Entry): Promise<void> {
+  try {
+    await recordToolCall(deps.db, entry);
+  } catch (err) {
     deps.logger.warn(
       { err, taskId: entry.taskId, tool: entry.modelToolName },
       "a tool call that was not sent was not recorded",
     );
-  });
+  }
 }
 
 export type FinishedCall = {
@@ -84,8 +83,7 @@ const updates = perDatabase(buildUpdate);
  */
 export async function finishToolCalls(db: Db, calls: FinishedCall[]): Promise<void> {
   if (calls.length === 0) return;
-  const update = updates(db);
-  await update.execute({
+  await updates(db).execute({
     ids: calls.map((c) => c.id),
     outcomes: calls.map((c) => c.outcome),
     errorCodes: calls.map((c) => c.errorCode),

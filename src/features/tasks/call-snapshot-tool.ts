@@ -16,12 +16,10 @@ import { checkGate, openAttempt, type RunningTask } from "./gate.ts";
 import type { SessionPool } from "./session-pool.ts";
 import { type NormalizedResult, normalizeResult, validateStructuredContent } from "./tool-result.ts";
 
-/** What the model receives back: the normalised result, or a refusal it can act on. */
+/** What the model receives back: the normalised result (also for `isError`), or why there is none. */
 export type ToolOutput = {
   outcome: ToolCallOutcome;
-  /** The remote answer (also for a tool that reported `isError`). */
   result?: NormalizedResult;
-  /** Why there is no usable answer: a stable code, a message and what to do next. */
   error?: string;
   message?: string;
   nextAction?: string;
@@ -50,12 +48,9 @@ type Called = { output: ToolOutput; recorded?: Promise<void> };
 /**
  * One call of a snapshot tool: first-use manifest check → gate and attempt record (one
  * committed statement) → exactly one remote attempt → bounded, normalised result. Every attempt
- * is recorded before its request leaves patchbay, as `ambiguous`, and finished with the outcome
- * after; refused calls are recorded too. The finishing write is off the call's path: the
- * output returns at once, and `sessions` writes the outcomes of a step's calls together when it
- * settles (`SessionPool.settle`, awaited before the step's transcript is stored and before the
- * task's status changes). Nothing here retries: an ambiguous call is reported as such and the
- * model (or a human) decides.
+ * is recorded `ambiguous` before its request leaves patchbay; its outcome is written with the
+ * step's other calls (`SessionPool.settle`), off the call's path. Refused calls are recorded too.
+ * Nothing here retries: an ambiguous call is reported as such and the model (or a human) decides.
  */
 export async function callSnapshotTool(args: Args): Promise<ToolOutput> {
   const call = attemptCall(args);
@@ -69,7 +64,6 @@ async function attemptCall(args: Args): Promise<Called> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const frozen = task.snapshot.connections.find((c) => c.connectionId === tool.connectionId);
-  // A call that never reached the tool: recorded here, in one INSERT (the slow path).
   const notSent = (outcome: "refused" | "error", error: AppError): Called => ({
     output: {
       outcome,
@@ -100,8 +94,7 @@ async function attemptCall(args: Args): Promise<Called> {
   }
   let session = sessions.checked(frozen.connectionId);
   if (!session) {
-    // First call of this run to the connection: open its session and compare the live
-    // manifest. The tool itself is not called yet, so nothing is recorded unless this fails.
+    // First call of this run to the connection: open its session and compare the live manifest.
     try {
       const live = await checkGate(deps.db, task, frozen);
       session = await sessions.get(live);

@@ -23,12 +23,10 @@ type TaskScope = Pick<RunningTask, "id" | "organizationId" | "environmentId">;
 const p = (name: string) => sql.placeholder(name);
 
 /**
- * The task rule (spec part 1A), written once: a task's call is made only while its task is
- * `running` and nobody asked to cancel it. A cancellation requested mid-step stops the step's
- * remaining calls at once, and a task that ended (a model still answering, a stale run) makes
- * none: the runtime's own tools (`openOwnAttempt`) and customer tools (the first of `RULES`)
- * test this same fragment on the task's row. `runTask` marks a task `running` before its loop
- * starts, so a live run passes; a `queued` task has not started and is refused.
+ * The task rule (spec part 1A), written once for the runtime's own tools (`openOwnAttempt`) and
+ * customer tools (the first of `RULES`): a call is made only while its task is `running` and
+ * nobody asked to cancel it, so a cancellation mid-step stops the step's remaining calls at once
+ * and a task that ended (a model still answering, a stale run) makes none.
  */
 const taskRunning = sql`${tasks.status} = 'running' and ${tasks.cancelRequestedAt} is null`;
 
@@ -46,16 +44,13 @@ const connectionChanged = (frozen: SnapshotConnection, reason: string) =>
   );
 
 /**
- * The gate's rules for a customer call (spec part 1A, task rule 2), written once: the task rule,
- * then the connection is still the one the task froze. The connection row is read in the
- * task's organisation and environment only, so a row outside them counts as deleted. Each rule is
- * SQL over the task's row (read by id) and the live `mcp_connections` row joined to it; the
- * placeholders are the frozen connection's fields (`SnapshotConnection`) and the task's `taskId`,
- * `organizationId` and `environmentId`. The first rule that does not hold, in this order, names
- * the refusal. A stopped task is refused first, whatever its connections became: the model must
- * stop, not start a new task; for a running task the connection rules keep their order and their
- * code, `connection_changed`. Both statements below evaluate this same SQL — the plain read and
- * the one that records the attempt — so the two cannot disagree, and a rule is added here alone.
+ * The gate's rules for a customer call (spec part 1A, task rule 2): the task rule, then the
+ * connection is still the one the task froze. Each rule is SQL over the task's row and the live
+ * `mcp_connections` row joined to it, read in the task's organisation and environment only (a row
+ * outside them counts as deleted); the first rule that does not hold names the refusal. A stopped
+ * task is refused first, whatever its connections became: the model must stop, not start a new
+ * task. Both statements below (the plain read and the one that records the attempt) evaluate this
+ * same SQL, so they cannot disagree and a rule is added here alone.
  */
 const scope = sql`${live.id} = ${p("connectionId")}
   and ${live.organizationId} = ${p("organizationId")}
@@ -98,10 +93,7 @@ function refused(verdict: { refusal: number | null } | undefined, frozen: Snapsh
   return rule ? rule.refuse(frozen) : connectionChanged(frozen, "it could not be checked");
 }
 
-/**
- * What the plain read returns besides the verdict: what opening a session needs. Never the
- * approved manifest (the task has its frozen copy; reading it per call is wasted I/O).
- */
+/** What opening a session needs; never the approved manifest (the task has its frozen copy). */
 const columns = {
   id: live.id,
   organizationId: live.organizationId,
@@ -128,7 +120,6 @@ const buildRead = (db: Db) =>
     .limit(1)
     .prepare("task_gate");
 
-/** One prepared statement per database handle: the gate runs before every call. */
 const reads = perDatabase(buildRead);
 
 export type LiveConnection = NonNullable<
@@ -138,29 +129,48 @@ export type LiveConnection = NonNullable<
 /**
  * The gate as a plain read, for a task's first call to a connection: that call opens the
  * session from the row and checks the manifest before `openAttempt` checks again and records
- * the attempt. One read by primary keys; a refusal throws `task_not_running` or
- * `connection_changed`.
+ * the attempt. A refusal throws `task_not_running` or `connection_changed`.
  */
 export async function checkGate(
   db: Db,
   task: TaskScope,
   frozen: SnapshotConnection,
 ): Promise<LiveConnection> {
-  const read = reads(db);
-  const [row] = await read.execute(gateParams(task, frozen));
+  const [row] = await reads(db).execute(gateParams(task, frozen));
   if (!row || row.refusal !== null || !row.connection) throw refused(row, frozen);
   return row.connection;
 }
 
 /**
+ * A raw statement prepared once per database handle (named, so PostgreSQL plans it once per
+ * connection). The query builder cannot express these INSERT … SELECTs, so they go one level
+ * down to the session, exactly as the builder's own `.prepare()` does. Casts pin the parameter
+ * types: INSERT … SELECT would otherwise resolve them as text.
+ */
+const prepareRaw = <R>(name: string, query: SQL, map: (rows: unknown[][]) => R[]) =>
+  perDatabase((db: Db) =>
+    db._.session.prepareQuery<{ execute: R[]; all: unknown; values: unknown }>(
+      new PgDialect().sqlToQuery(query),
+      undefined,
+      name,
+      true,
+      map,
+    ),
+  );
+
+/** bigserial: a string from postgres.js, a number or bigint from PGlite. */
+const toNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+
+/**
  * The gate and the attempt's call record in one statement, so one round trip and one commit
  * stand between the model's call and the request leaving patchbay. The INSERT runs only when
- * the task's row and the scoped connection row pass every rule; the verdict comes back either way, so a refusal
- * can say why. The attempt is written `ambiguous` ("sent, outcome not known yet") with a
- * duration of 0: if the worker dies at any point after this statement, that row is the honest
- * record. Casts pin the parameter types: INSERT … SELECT would otherwise resolve them as text.
+ * every rule passes; the verdict comes back either way, so a refusal can say why. The attempt is
+ * written `ambiguous` ("sent, outcome not known yet") with a duration of 0: if the worker dies at
+ * any point after this statement, that row is the honest record.
  */
-const attemptQuery = new PgDialect().sqlToQuery(sql`
+const attempts = prepareRaw(
+  "task_call_attempt",
+  sql`
   with gate as (
     select ${refusal} as refusal, ${live.revision} as revision
     from ${tasks} left join ${live} on ${scope}
@@ -175,30 +185,9 @@ const attemptQuery = new PgDialect().sqlToQuery(sql`
     returning id
   )
   select gate.refusal, attempt.id
-  from gate left join attempt on true`);
-
-type AttemptRow = { refusal: number | null; callId: number | null };
-
-/**
- * Prepared once per database handle (named, so PostgreSQL plans it once per connection). The
- * query builder cannot express a data-modifying CTE, so this goes one level down to the
- * session, exactly as the builder's own `.prepare()` does.
- */
-const buildAttempt = (db: Db) =>
-  db._.session.prepareQuery<{ execute: AttemptRow[]; all: unknown; values: unknown }>(
-    attemptQuery,
-    undefined,
-    "task_call_attempt",
-    true,
-    (rows) =>
-      rows.map(([refusal, id]) => ({
-        refusal: refusal === null || refusal === undefined ? null : Number(refusal),
-        // bigserial: a string from postgres.js, a number or bigint from PGlite.
-        callId: id === null || id === undefined ? null : Number(id),
-      })),
-  );
-
-const attempts = perDatabase(buildAttempt);
+  from gate left join attempt on true`,
+  (rows) => rows.map(([refusal, id]) => ({ refusal: toNumber(refusal), callId: toNumber(id) })),
+);
 
 /**
  * The fail-closed check before every call and the call's record, committed together before
@@ -215,9 +204,8 @@ export async function openAttempt(
     startedAt: Date;
   },
 ): Promise<number> {
-  const statement = attempts(db);
   const { task, frozen, tool } = args;
-  const [row] = await statement.execute({
+  const [row] = await attempts(db).execute({
     ...gateParams(task, frozen),
     modelToolName: tool.modelName,
     toolName: tool.toolName,
@@ -229,28 +217,20 @@ export async function openAttempt(
 
 /**
  * The runtime's own tools (`finish`, a remediation's built-in tools) have no connection, so only
- * the task rule gates them: the call's row is inserted `ambiguous` only while it holds, in one
- * statement, committed before the tool runs. The task's row is selected by id, so the row
- * exists only when the task does.
+ * the task rule gates them: the call's row is inserted `ambiguous` only while it holds, committed
+ * before the tool runs.
  */
-const ownAttemptQuery = new PgDialect().sqlToQuery(sql`
+const ownAttempts = prepareRaw(
+  "task_own_call_attempt",
+  sql`
   insert into task_tool_calls (task_id, model_tool_name, tool_name, started_at, duration_ms, outcome)
   select ${tasks.id}, ${p("modelToolName")}::text, ${p("toolName")}::text,
     ${p("startedAt")}::timestamptz, 0, 'ambiguous'
   from ${tasks}
   where ${tasks.id} = ${p("taskId")}::text and ${taskRunning}
-  returning id`);
-
-const buildOwnAttempt = (db: Db) =>
-  db._.session.prepareQuery<{ execute: number[]; all: unknown; values: unknown }>(
-    ownAttemptQuery,
-    undefined,
-    "task_own_call_attempt",
-    true,
-    (rows) => rows.map(([id]) => Number(id)),
-  );
-
-const ownAttempts = perDatabase(buildOwnAttempt);
+  returning id`,
+  (rows) => rows.map(([id]) => Number(id)),
+);
 
 /**
  * `openAttempt` for one of the runtime's own tools: returns the call record's id, or writes
@@ -260,8 +240,7 @@ export async function openOwnAttempt(
   db: Db,
   args: { taskId: string; toolName: string; startedAt: Date },
 ): Promise<number> {
-  const statement = ownAttempts(db);
-  const [id] = await statement.execute({
+  const [id] = await ownAttempts(db).execute({
     taskId: args.taskId,
     modelToolName: args.toolName,
     toolName: args.toolName,

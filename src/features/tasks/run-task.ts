@@ -1,4 +1,4 @@
-import { generateText, hasToolCall, type LanguageModel, stepCountIs, type Tool, tool } from "ai";
+import { generateText, hasToolCall, stepCountIs, type Tool, tool } from "ai";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { requirePermission, type ServiceContext } from "../../context.ts";
@@ -31,18 +31,15 @@ const finish = tool({
 /** What the caller of a run adds to it (a remediation: its tools, prompt and fencing). */
 export type TaskRunOptions = {
   system?: string;
-  /** The caller's tools, run by the runtime beside the snapshot's; a `finish` here replaces its own. */
+  /** Run beside the snapshot's tools; a `finish` here replaces the runtime's own. */
   tools?: Record<string, Tool>;
-  /**
-   * A second delivery continues after the last committed step instead of ending `interrupted`:
-   * only for a caller whose `commitStep` fences out the worker it takes over from.
-   */
+  /** Continue after the last committed step instead of ending `interrupted` (needs a fencing `commitStep`). */
   resume?: boolean;
   /** Aborted when this worker no longer holds the run: it stops and writes nothing more. */
   signal?: AbortSignal;
   /**
-   * Runs in the transaction that stores a step's transcript; true when the caller was asked to
-   * cancel. Throwing `RunTakenOver` ends the run here, with that step not stored.
+   * Runs in the transaction that stores a step; true when the caller was asked to cancel.
+   * Throwing `RunTakenOver` ends the run with that step not stored.
    */
   commitStep?: CommitStep;
 };
@@ -51,13 +48,12 @@ export type TaskRunOptions = {
 export class RunTakenOver extends Error {}
 
 /**
- * Runs one task to a terminal status: the AI SDK loop over the task's frozen snapshot tools
- * plus the runtime's own tools, every call in the call record, within the task's step, token
- * and time budgets (counted across resumes), storing the transcript after each step. Safe to
- * call again for the same task (a re-delivered job): a task no longer queued or running is left
- * alone (undefined; with `resume`, its stored outcome), and one already running ends
- * `interrupted` unless it resumes. Undefined also when the run was taken over, or the task is not
- * the caller's organisation's.
+ * Runs one task to a terminal status: the AI SDK loop over the task's frozen snapshot tools and
+ * the runtime's own, every call in the call record, within the task's budgets (counted across
+ * resumes), storing the transcript after each step. Safe to call again for a re-delivered job: a
+ * task no longer queued or running is left alone (undefined; with `resume`, its stored outcome),
+ * and one already running ends `interrupted` unless it resumes. Undefined also when the run was
+ * taken over, or the task is not the caller's organisation's.
  */
 export async function runTask(args: {
   ctx: ServiceContext;
@@ -91,7 +87,7 @@ export async function runTask(args: {
   // A worker that died after the agent's last step but before the task settled.
   const finished = committedFinish(task.transcript);
   if (finished !== undefined) return settle(deps, taskId, { status: "succeeded", summary: finished });
-  const model: LanguageModel | undefined = deps.languageModel;
+  const model = deps.languageModel;
   if (!model) {
     return settle(deps, taskId, {
       status: "failed",

@@ -2,19 +2,19 @@ import { z } from "@hono/zod-openapi";
 import { taskStatuses, toolCallOutcomes } from "../../platform/db/schema/tasks.ts";
 import { EnvironmentParams } from "../environments/schemas.ts";
 
-const iso = z.iso.datetime();
+export const iso = z.iso.datetime();
 
-export const TaskBudgetsSchema = z
-  .object({
-    maxSteps: z.number().int().min(1).max(100),
-    maxTokens: z.number().int().min(1_000).max(2_000_000),
-    maxDurationMs: z
-      .number()
-      .int()
-      .min(1_000)
-      .max(60 * 60 * 1000),
-  })
-  .openapi("TaskBudgets");
+/** The limits of an agent's run: a task's, and a remediation's (its agent is a task). */
+export const BudgetsSchema = z.object({
+  maxSteps: z.number().int().min(1).max(100),
+  maxTokens: z.number().int().min(1_000).max(2_000_000),
+  maxDurationMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(60 * 60 * 1000),
+});
+const TaskBudgetsSchema = BudgetsSchema.openapi("TaskBudgets");
 
 export const DEFAULT_BUDGETS = { maxSteps: 20, maxTokens: 200_000, maxDurationMs: 10 * 60 * 1000 };
 

@@ -10,10 +10,9 @@ import type { LiveConnection } from "./gate.ts";
 type PoolDeps = { db: Db; keyring: Keyring; egress: Egress; logger: Logger };
 
 /**
- * One run of a task's connections: its open sessions, one per connection, opened on first use
- * and closed when the run ends; which connections passed the first-use manifest check; and the
- * tool calls whose record is not final yet — in flight, or answered with the outcome still to be
- * written. Sessions live only inside the runtime: the model never holds a client (spec 1A).
+ * One run's connections: a session per connection, opened on first use and closed when the run
+ * ends; which passed the first-use manifest check; and the calls whose record is not final yet.
+ * Sessions live only inside the runtime: the model never holds a client (spec 1A).
  */
 export class SessionPool {
   readonly #sessions = new Map<string, Promise<RemoteSession>>();
@@ -71,11 +70,10 @@ export class SessionPool {
   }
 
   /**
-   * Resolves once every call made so far has its final record: waits for the calls in flight,
-   * then writes the outcomes gathered since the last settle in one statement. The runtime
-   * awaits this before it stores a step's transcript and before the task's status changes, so
-   * neither is ever ahead of the call record. A failed write is logged: those rows keep
-   * `ambiguous`, never less than the truth.
+   * Waits for the calls in flight, then writes the outcomes gathered since the last settle in one
+   * statement. Awaited before a step's transcript is stored and before the task's status changes,
+   * so neither is ever ahead of the call record. A failed write leaves those rows `ambiguous`,
+   * never less than the truth.
    */
   async settle(): Promise<void> {
     while (this.#unsettled.size > 0) await Promise.all([...this.#unsettled]);

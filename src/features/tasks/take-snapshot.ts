@@ -34,8 +34,8 @@ export async function takeSnapshot(
   );
   const pairs = ready.flatMap((row) =>
     (row.approvedManifest ?? []).map((tool) => ({
-      row,
       tool,
+      access: toolAccess(tool, row.attestedReadTools),
       connectionId: row.id,
       alias: row.alias,
       toolName: tool.name,
@@ -50,7 +50,7 @@ export async function takeSnapshot(
       revision: row.revision,
       manifestHash: row.approvedManifestHash ?? "",
     })),
-    tools: pairs.map(({ row, tool, connectionId }, i) => ({
+    tools: pairs.map(({ tool, access, connectionId }, i) => ({
       modelName: names[i] ?? "",
       connectionId,
       toolName: tool.name,
@@ -59,7 +59,7 @@ export async function takeSnapshot(
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
-      access: toolAccess(tool, row.attestedReadTools),
+      access,
     })),
   };
   const bytes = Buffer.byteLength(canonicalize(snapshot) ?? "");
@@ -74,15 +74,14 @@ export async function takeSnapshot(
 }
 
 /**
- * Model-facing names for (connection alias, tool name) pairs: `<alias>__<tool>` with every
- * other character mapped to `_` (`[A-Za-z0-9_-]{1,64}` is what Anthropic, OpenAI and Gemini all
- * accept for a tool name). When that is too long or already taken (two tools that differ
- * only in `.` vs `_`, or a built-in's name), it is shortened and suffixed with a hash of the
- * exact pair, so names stay unique, deterministic and ≤ 64 characters.
+ * Model-facing names: `<alias>__<tool>` with other characters mapped to `_` (`[A-Za-z0-9_-]{1,64}`
+ * is what Anthropic, OpenAI and Gemini all accept). Too long or already taken (`.` vs `_`, a
+ * built-in's name): shortened and suffixed with a hash of the exact pair, so names stay unique,
+ * deterministic and ≤ 64 characters.
  */
 function assignModelToolNames(
   pairs: readonly { connectionId: string; alias: string; toolName: string }[],
-  reserved: readonly string[] = [],
+  reserved: readonly string[],
 ): string[] {
   const taken = new Set(reserved);
   return pairs.map((pair) => {

@@ -6,11 +6,7 @@ import { callSnapshotTool, type ToolOutput } from "./call-snapshot-tool.ts";
 import { openOwnAttempt, type RunningTask } from "./gate.ts";
 import type { SessionPool } from "./session-pool.ts";
 
-/**
- * A run that stopped (budget, cancellation, another worker took it over) makes no more calls,
- * even when its model still answers. Nothing is recorded: nothing ran, and the task may already
- * be final.
- */
+/** A stopped run makes no more calls, even when its model still answers (nothing ran: no record). */
 const stopped = (options: ToolExecutionOptions): ToolOutput | undefined =>
   options.abortSignal?.aborted
     ? { outcome: "refused", error: "run_stopped", message: "The run has stopped; this call was not made." }
@@ -45,13 +41,10 @@ export function snapshotTools(
 }
 
 /**
- * The runtime's own tools (`finish`, a remediation's workspace and evidence tools): no
- * connection, so only the task rule gates them (`openOwnAttempt`), and the same call record as a
- * customer tool — the attempt committed `ambiguous` before the tool runs, its outcome written
- * with the step's other calls (`SessionPool.settle`) before the step's transcript. A result
- * `{ outcome: "error", error }` is recorded as an error with that code; a throw as `internal`.
- * A call the gate refuses (its task was cancelled or has ended) is recorded `refused`, as a
- * refused customer call is, and the model is told why.
+ * The runtime's own tools (`finish`, a remediation's workspace and evidence tools): only the task
+ * rule gates them (`openOwnAttempt`), with the same call record as a customer tool. A result
+ * `{ outcome: "error", error }` is recorded as an error with that code; a throw as `internal`; a
+ * call the gate refuses as `refused`, and the model is told why.
  */
 export function ownTools(
   deps: Deps,

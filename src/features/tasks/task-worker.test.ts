@@ -7,7 +7,7 @@ import { runAsJob } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { registerTaskWorker } from "./task-worker.ts";
+import { registerTaskWorker } from "./task-queue.ts";
 
 async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
   const until = Date.now() + ms;

@@ -56,3 +56,17 @@ export function committedFinish(entries: TranscriptEntry[]): string | undefined 
   const summary = (call.input as { summary?: unknown }).summary;
   return done && typeof summary === "string" ? summary : undefined;
 }
+
+/** The writes the agent made, in order: replayed onto a fresh working copy when a run resumes. */
+export function committedWrites(entries: TranscriptEntry[]): { path: string; content: string }[] {
+  const ok = new Set(
+    entries.flatMap((e) =>
+      e.type === "tool_result" && e.tool === "write_file" && e.outcome === "ok" ? [e.callId] : [],
+    ),
+  );
+  return entries.flatMap((e) => {
+    if (e.type !== "tool_call" || e.tool !== "write_file" || !ok.has(e.callId)) return [];
+    const { path, content } = e.input as { path?: unknown; content?: unknown };
+    return typeof path === "string" && typeof content === "string" ? [{ path, content }] : [];
+  });
+}

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppError } from "../../errors.ts";
 import { getEnvironment } from "../../features/environments/get-environment.ts";
 import { listEnvironments } from "../../features/environments/list-environments.ts";
-import { locateRemediation } from "../../features/remediations/locate-remediation.ts";
+import { locateRemediation } from "../../features/remediations/get-remediation.ts";
 import { resolveWebActor } from "../../features/web-sessions/web-actor.ts";
 import type { WebEnv } from "./env.ts";
 

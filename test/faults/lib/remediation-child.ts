@@ -16,7 +16,7 @@ import { createApp } from "../../../src/app.ts";
 import { loadConfig } from "../../../src/config.ts";
 import type { Deps } from "../../../src/deps.ts";
 import type { RemediationEvidence } from "../../../src/features/remediations/evidence.ts";
-import { registerRemediationWorker } from "../../../src/features/remediations/remediation-worker.ts";
+import { registerRemediationWorker } from "../../../src/features/remediations/run-step.ts";
 import { jobQueues, REMEDIATION_QUEUE } from "../../../src/features/tasks/task-queue.ts";
 import { createLogger } from "../../../src/platform/logging/logger.ts";
 import { createJobs, type Jobs } from "../../../src/platform/queue/queue.ts";

@@ -2,12 +2,51 @@ import { App } from "@octokit/app";
 // @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
 import { Octokit } from "@octokit/core";
 import { AppError } from "../../../errors.ts";
+import type { SourceHost } from "../source-host.ts";
 import { githubHost } from "./github-host.ts";
-import type { GithubIntegration, PullRequestOutcome } from "./github-integration.ts";
-import { installationOfUser } from "./installer-access.ts";
 
-type RequestError = { status?: number };
-const statusOf = (error: unknown) => (error as RequestError | undefined)?.status;
+/** A pull request event that ends a run's review. */
+export type PullRequestOutcome = {
+  installationId: number;
+  fullName: string;
+  branch: string;
+  merged: boolean;
+  prUrl: string;
+};
+
+/**
+ * The GitHub App, as patchbay uses it: an install link for people, repositories through an
+ * installation, the source host for runs, and verified webhooks. No call here merges, and the
+ * App asks for contents, pull requests and metadata only — never administration.
+ */
+export interface GithubIntegration {
+  /** `https://github.com/apps/<slug>/installations/new?state=…` */
+  installUrl(state: string): string;
+  /**
+   * The installation as the GitHub user who authorised the App with `code` (the web-flow code
+   * GitHub adds to the install callback) sees it, or undefined when that user cannot access it.
+   * Throws `invalid_request` for an incorrect or expired code.
+   */
+  installationOfUser(args: { code: string; installationId: number }): Promise<UserInstallation | undefined>;
+  getRepository(args: { installationId: number; fullName: string }): Promise<RemoteRepository>;
+  /** Repositories the installation was given access to (the human's selection on GitHub). */
+  listRepositories(installationId: number): Promise<RemoteRepository[]>;
+  host: SourceHost;
+  /**
+   * Verifies `X-Hub-Signature-256` over the raw body and decodes the event. Returns the review
+   * outcome for a closed pull request, undefined for events that change no run; throws
+   * `invalid_webhook_signature` for a bad signature.
+   */
+  receiveWebhook(args: {
+    id: string;
+    name: string;
+    signature: string;
+    body: string;
+  }): Promise<PullRequestOutcome | undefined>;
+}
+
+type RemoteRepository = { fullName: string; defaultBranch: string };
+const statusOf = (error: unknown) => (error as { status?: unknown } | undefined)?.status;
 
 export type GithubAppSettings = {
   appId: string;
@@ -95,14 +134,73 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
       const pr = payload.pull_request;
       const branch = pr?.head?.ref;
       if (payload.action !== "closed" || !branch?.startsWith("patchbay/")) return undefined;
-      const outcome: PullRequestOutcome = {
+      return {
         installationId: payload.installation?.id ?? 0,
         fullName: payload.repository?.full_name ?? "",
         branch,
         merged: pr?.merged === true,
         prUrl: pr?.html_url ?? "",
       };
-      return outcome;
     },
   };
+}
+
+const PER_PAGE = 100;
+/** Pages of the user's installations read at most; a user with more is refused (fails closed). */
+const MAX_PAGES = 10;
+
+/** An installation as the installing user sees it: its account and when it was made. */
+type UserInstallation = { account: string; createdAt: string };
+
+/**
+ * The code becomes a user access token (`signIn`), and the installation must be among
+ * `GET /user/installations` for that token: GitHub's documented check, since the callback's
+ * `installation_id` is whatever its caller wrote.
+ */
+async function installationOfUser(
+  signIn: (code: string) => Promise<Octokit>,
+  args: { code: string; installationId: number },
+): Promise<UserInstallation | undefined> {
+  let user: Octokit;
+  try {
+    user = await signIn(args.code);
+  } catch (error) {
+    throw exchangeFailure(error);
+  }
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const { data } = await user.request("GET /user/installations", { per_page: PER_PAGE, page });
+    const found = data.installations.find((i) => i.id === args.installationId);
+    if (found) {
+      const account =
+        found.account && "login" in found.account ? found.account.login : (found.account?.name ?? "");
+      return { account, createdAt: found.created_at };
+    }
+    if (page * PER_PAGE >= data.total_count) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * GitHub refuses an exchange with 200 and an `error` field, which @octokit/oauth-methods throws.
+ * The thrown error holds the request body (client secret and code), so it never travels further,
+ * not even as a `cause` the error log would print.
+ */
+function exchangeFailure(error: unknown): Error {
+  const refusal = (error as { response?: { data?: { error?: unknown } } } | undefined)?.response?.data?.error;
+  if (refusal === "bad_verification_code") {
+    return new AppError(
+      "invalid_request",
+      "GitHub says this authorization code is incorrect or expired (a code works once, for ten minutes); install or authorise the App again through a fresh link.",
+    );
+  }
+  if (refusal === "incorrect_client_credentials" || refusal === "redirect_uri_mismatch") {
+    return new AppError(
+      "provider_unavailable",
+      "GitHub refused the App's OAuth client; the operator should check PATCHBAY_GITHUB_CLIENT_ID, PATCHBAY_GITHUB_CLIENT_SECRET and the App's callback URL.",
+    );
+  }
+  const status = statusOf(error);
+  const reason =
+    typeof refusal === "string" ? refusal : typeof status === "number" ? `HTTP ${status}` : "no answer";
+  return new Error(`GitHub's OAuth code exchange failed (${reason}).`);
 }

@@ -1,9 +1,11 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
-import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
-import { getRemediation } from "../../../features/remediations/get-remediation.ts";
-import { getRemediationReview } from "../../../features/remediations/get-remediation-review.ts";
+import { approveRemediation, cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
+import {
+  getRemediation,
+  getRemediationReview,
+  showProposedChange,
+} from "../../../features/remediations/get-remediation.ts";
 import { listRemediations } from "../../../features/remediations/list-remediations.ts";
 import {
   CreateRemediationBody,
@@ -14,7 +16,6 @@ import {
   RemediationSchema,
   RemediationSummarySchema,
 } from "../../../features/remediations/schemas.ts";
-import { showProposedChange } from "../../../features/remediations/show-proposed-change.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { remediationStatuses } from "../../../platform/db/schema/remediations.ts";
 import { PageQuery } from "../../../schemas.ts";

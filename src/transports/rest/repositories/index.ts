@@ -2,8 +2,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { EnvironmentParams } from "../../../features/environments/schemas.ts";
 import { createRepository } from "../../../features/repositories/create-repository.ts";
 import { deleteRepository } from "../../../features/repositories/delete-repository.ts";
-import { getRepository } from "../../../features/repositories/get-repository.ts";
-import { listRepositories } from "../../../features/repositories/list-repositories.ts";
+import { getRepository, listRepositories } from "../../../features/repositories/read-repositories.ts";
 import {
   CreateRepositoryBody,
   RepositoryParams,

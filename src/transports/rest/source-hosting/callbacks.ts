@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { applyReviewOutcome } from "../../../features/remediations/apply-review-outcome.ts";
-import { completeGithubInstallation } from "../../../features/source-hosting/github/complete-installation.ts";
+import { applyReviewOutcome } from "../../../features/remediations/review-outcome.ts";
+import { completeGithubInstallation } from "../../../features/source-hosting/github/install-link.ts";
 import type { WebEnv } from "../../web/env.ts";
 import { requireSignIn, webSession } from "../../web/session.ts";
 
@@ -21,7 +21,7 @@ export function githubCallbacks(deps: Deps): Hono<WebEnv> {
   const router = new Hono<WebEnv>();
 
   // The web UI's session: the installation goes to an organisation the person in this browser
-  // manages (complete-installation.ts), so someone signed out signs in first and comes back
+  // manages (install-link.ts), so someone signed out signs in first and comes back
   // (before the query is judged: the login page brings the whole callback URL back).
   router.get("/callback", webSession(), requireSignIn(), async (c) => {
     const installationId = Number(c.req.query("installation_id"));

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { listInstallationRepositories } from "../../../features/repositories/installation-repositories.ts";
+import { listInstallationRepositories } from "../../../features/repositories/read-repositories.ts";
 import { createGithubInstallLink } from "../../../features/source-hosting/github/install-link.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { jsonResponse, problemResponses } from "../../http/openapi.ts";

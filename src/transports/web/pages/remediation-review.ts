@@ -1,15 +1,16 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
-import { approveRemediation } from "../../../features/remediations/approve-remediation.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
-import { getRemediation } from "../../../features/remediations/get-remediation.ts";
-import { getRemediationReview } from "../../../features/remediations/get-remediation-review.ts";
+import { approveRemediation, cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
+import {
+  getRemediation,
+  getRemediationReview,
+  showProposedChange,
+} from "../../../features/remediations/get-remediation.ts";
 import type {
   ProposedChange,
   Remediation,
   RemediationReview,
 } from "../../../features/remediations/schemas.ts";
-import { showProposedChange } from "../../../features/remediations/show-proposed-change.ts";
 import type { WebEnv } from "../env.ts";
 import { postForm } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";

@@ -1,10 +1,10 @@
 import type { Context, Hono } from "hono";
 import { isAppError } from "../../../errors.ts";
-import { cancelRemediation } from "../../../features/remediations/cancel-remediation.ts";
-import { describeRemediationProblems } from "../../../features/remediations/describe-problems.ts";
+import { cancelRemediation } from "../../../features/remediations/decide-remediation.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
 import type { Remediation } from "../../../features/remediations/schemas.ts";
-import { getRepository } from "../../../features/repositories/get-repository.ts";
+import { getRepository } from "../../../features/repositories/read-repositories.ts";
 import type { Repository } from "../../../features/repositories/schemas.ts";
 import type { WebEnv } from "../env.ts";
 import { notice, postForm } from "../forms.ts";

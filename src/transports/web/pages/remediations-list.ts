@@ -1,7 +1,9 @@
 import type { Context, Hono } from "hono";
 import { type AppError, isAppError } from "../../../errors.ts";
-import { describeRemediationProblems } from "../../../features/remediations/describe-problems.ts";
-import { listRemediations } from "../../../features/remediations/list-remediations.ts";
+import {
+  describeRemediationProblems,
+  listRemediations,
+} from "../../../features/remediations/list-remediations.ts";
 import { ProblemParams } from "../../../features/remediations/schemas.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import type { WebEnv } from "../env.ts";

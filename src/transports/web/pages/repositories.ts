@@ -1,8 +1,7 @@
 import type { Context, Hono } from "hono";
 import { requireOwnerOrAdmin, requirePermission } from "../../../context.ts";
 import { deleteRepository } from "../../../features/repositories/delete-repository.ts";
-import { getRepository } from "../../../features/repositories/get-repository.ts";
-import { listRepositories } from "../../../features/repositories/list-repositories.ts";
+import { getRepository, listRepositories } from "../../../features/repositories/read-repositories.ts";
 import type { Repository } from "../../../features/repositories/schemas.ts";
 import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";

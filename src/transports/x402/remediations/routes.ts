@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
-import { startInstrumentation } from "../../../features/remediations/start-instrumentation.ts";
-import { startRemediation } from "../../../features/remediations/start-remediation.ts";
+import { startInstrumentation, startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
 import { remediationActions, StartedInstrumentationSchema, StartedSchema, started } from "./actions.ts";

@@ -10,8 +10,10 @@ import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import { findRemediation, readRemediation } from "./get-remediation.ts";
-import { appendEvent, moveIdle } from "./run-state.ts";
+import { appendEvent, CANCELLED, moveIdle } from "./run-state.ts";
 import type { Remediation } from "./schemas.ts";
+
+type RunRef = { environmentId: string; remediationId: string };
 
 /**
  * Cancels a run. One that no worker holds (queued, waiting for approval) is cancelled at once;
@@ -20,10 +22,7 @@ import type { Remediation } from "./schemas.ts";
  * before every transition). A run in review is ended by closing its pull request, not here;
  * finished runs cannot be cancelled.
  */
-export async function cancelRemediation(args: {
-  ctx: ServiceContext;
-  input: { environmentId: string; remediationId: string };
-}): Promise<Remediation> {
+export async function cancelRemediation(args: { ctx: ServiceContext; input: RunRef }): Promise<Remediation> {
   const { ctx, input } = args;
   requirePermission(ctx, "remediations:manage");
   requireOwnerOrAdmin(ctx);
@@ -39,17 +38,7 @@ export async function cancelRemediation(args: {
       );
     }
     if (row.status === "queued" || row.status === "awaiting-approval") {
-      await moveIdle(
-        tx,
-        ctx.deps,
-        row,
-        "cancelled",
-        { cancelRequestedAt: ctx.deps.clock() },
-        {
-          type: "cancelled",
-          message: "Cancelled on request.",
-        },
-      );
+      await moveIdle(tx, ctx.deps, row, "cancelled", { cancelRequestedAt: ctx.deps.clock() }, CANCELLED);
     } else if (!row.cancelRequestedAt) {
       const now = ctx.deps.clock();
       await tx.update(remediations).set({ cancelRequestedAt: now }).where(eq(remediations.id, row.id));
@@ -71,6 +60,45 @@ export async function cancelRemediation(args: {
       targetType: "remediation",
       targetId: row.id,
       details: { status: row.status },
+    });
+  });
+  return readRemediation(ctx, input);
+}
+
+/**
+ * A person approves a high-risk change that waits in `awaiting-approval`; the run goes on to
+ * validation. Repository access is granted by registering the repository instead (that
+ * resumes the run by itself). Agents cannot call this: it needs an owner's or admin's key.
+ */
+export async function approveRemediation(args: { ctx: ServiceContext; input: RunRef }): Promise<Remediation> {
+  const { ctx, input } = args;
+  requirePermission(ctx, "remediations:manage");
+  const member = requireOwnerOrAdmin(ctx);
+  await withTransaction(ctx, async (tx) => {
+    const row = await findRemediation(tx, ctx, input, { forUpdate: true });
+    if (row.status !== "awaiting-approval" || row.approval?.kind !== "high_risk_change") {
+      throw new AppError(
+        "approval_not_pending",
+        row.status === "awaiting-approval"
+          ? "The run waits for repository access: register the repository for its service to resume it."
+          : `The run is ${row.status}; there is nothing to approve.`,
+        { remediationStatus: row.status },
+      );
+    }
+    const now = ctx.deps.clock();
+    await moveIdle(
+      tx,
+      ctx.deps,
+      row,
+      "validating",
+      { approval: { ...row.approval, grantedAt: now.toISOString(), grantedBy: member.userId } },
+      { type: "approval_granted", message: "A human approved the change.", data: { by: member.userId } },
+    );
+    await recordAudit(tx, ctx, {
+      action: "remediation.approved",
+      targetType: "remediation",
+      targetId: row.id,
+      details: { kind: row.approval.kind },
     });
   });
   return readRemediation(ctx, input);
