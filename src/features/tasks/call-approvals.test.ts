@@ -8,6 +8,7 @@ import { createMemberKey } from "../../../test/lib/members.ts";
 import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { readyConnection, runAsJob } from "../../../test/lib/task-setup.ts";
 import { eventually } from "../../../test/lib/wait.ts";
+import { signedInBrowser } from "../../../test/web.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
@@ -178,7 +179,14 @@ describe("write calls wait for a person", () => {
     expect((await decide(stranger, owner, task.id, id, "approve")).status).toBe(404);
     expect(server.count("tools/call")).toBe(0);
 
-    await json(decide(api, owner, task.id, id, "reject"), 200);
+    // The owner decides in the browser, on the page the approval's url names.
+    const browser = await signedInBrowser(modelApp, d, owner.userId);
+    const page = await browser.page(`/call-approvals/${id}`);
+    expect(page).toContain("drop_database");
+    expect(page).toContain("&quot;text&quot;: &quot;prod&quot;");
+    expect(page).toContain("Approve this call");
+    expect((await browser.post(`/call-approvals/${id}/decision`, { decision: "reject" })).status).toBe(303);
+    expect(await browser.page(`/call-approvals/${id}`)).toContain("This approval is rejected");
     expect(await run).toMatchObject({ status: "succeeded" });
     expect(server.count("tools/call")).toBe(0);
     const calls = await json<{ items: Call[] }>(api.get(`${taskPath(owner, task.id)}/tool-calls`), 200);

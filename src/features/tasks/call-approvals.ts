@@ -228,3 +228,41 @@ export async function decideCallApproval(args: {
     return toCallApproval(decided, now, ctx.deps.config.baseUrl);
   });
 }
+
+/** One approval of a task in the caller's organisation and environment (404 otherwise). */
+export async function getCallApproval(args: {
+  ctx: ServiceContext;
+  input: TaskRef & { callApprovalId: string };
+}): Promise<CallApproval> {
+  requirePermission(args.ctx, "tasks:read");
+  const { ctx, input } = args;
+  const task = await findTask(ctx.deps.db, ctx, input);
+  const [row] = await ctx.deps.db
+    .select()
+    .from(taskCallApprovals)
+    .where(and(eq(taskCallApprovals.id, input.callApprovalId), eq(taskCallApprovals.taskId, task.id)));
+  if (!row)
+    throw new AppError("not_found", `Call approval ${input.callApprovalId} was not found on this task.`);
+  return toCallApproval(row, ctx.deps.clock(), ctx.deps.config.baseUrl);
+}
+
+/**
+ * Where an approval lives, for the web page its `url` names (which carries no organisation):
+ * the caller is then checked against that organisation like anywhere else.
+ */
+export async function locateCallApproval(args: {
+  db: Db;
+  input: { callApprovalId: string };
+}): Promise<{ organizationId: string; environmentId: string; taskId: string } | undefined> {
+  if (!/^cap_[0-9a-z]{24}$/.test(args.input.callApprovalId)) return undefined;
+  const [row] = await args.db
+    .select({
+      organizationId: taskCallApprovals.organizationId,
+      environmentId: taskCallApprovals.environmentId,
+      taskId: taskCallApprovals.taskId,
+    })
+    .from(taskCallApprovals)
+    .where(eq(taskCallApprovals.id, args.input.callApprovalId))
+    .limit(1);
+  return row;
+}

@@ -37,7 +37,7 @@ export const toTask = (row: typeof tasks.$inferSelect): Task => ({
   awaitingApproval: row.status === "running" ? row.awaitingCallApproval : null,
   nextStep:
     row.status === "running" && row.awaitingCallApproval
-      ? `Approve or reject the agent's call of ${row.awaitingCallApproval.toolName} (call approval ${row.awaitingCallApproval.callApprovalId}) before ${row.awaitingCallApproval.expiresAt}: on the task's page, with \`patchbay task call-approvals\`, or POST …/tasks/${row.id}/call-approvals/${row.awaitingCallApproval.callApprovalId}/decision.`
+      ? `Approve or reject the agent's call of ${row.awaitingCallApproval.toolName} (call approval ${row.awaitingCallApproval.callApprovalId}) before ${row.awaitingCallApproval.expiresAt}: on its web page /call-approvals/${row.awaitingCallApproval.callApprovalId}, with \`patchbay environment task call-approvals ${row.id} --environment ${row.environmentId}\`, or POST …/tasks/${row.id}/call-approvals/${row.awaitingCallApproval.callApprovalId}/decision.`
       : null,
   createdAt: row.createdAt.toISOString(),
   startedAt: row.startedAt?.toISOString() ?? null,

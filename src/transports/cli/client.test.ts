@@ -7,7 +7,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTestCa } from "../../../test/lib/egress-servers.ts";
-import { echoTool, type McpTestServer, startMcpServer } from "../../../test/lib/mcp-servers.ts";
+import {
+  destructiveTool,
+  echoTool,
+  type McpTestServer,
+  startMcpServer,
+} from "../../../test/lib/mcp-servers.ts";
 import { runPatchbay, type SpawnedServer, spawnServer } from "../../../test/lib/spawn-server.ts";
 import type { Connection, Discovery } from "../../features/connections/schemas.ts";
 
@@ -82,7 +87,10 @@ beforeAll(async () => {
     auth: { kind: "bearer", token: TOKEN },
     tools: [echoTool("search"), echoTool("lookup"), echoTool("bad name")],
   });
-  openServer = await startMcpServer({ ca, tools: [echoTool("runbook"), echoTool("status")] });
+  openServer = await startMcpServer({
+    ca,
+    tools: [echoTool("runbook"), echoTool("status"), destructiveTool("purge")],
+  });
   const caFile = join(dir, "ca.pem");
   writeFileSync(caFile, ca.cert);
   const env = {
@@ -146,9 +154,10 @@ describe("patchbay environment mcp against a running server", () => {
 
     const discoveredText = await cli(mcp("discover", created.id, "--revision", "2"));
     expect(discoveredText.code, discoveredText.stderr).toBe(0);
-    expect(discoveredText.stdout).toMatch(/^TOOL\s+APPROVABLE\s+DESCRIPTION$/m);
-    expect(discoveredText.stdout).toMatch(/^search\s+yes\s+Echoes its arguments/m);
-    expect(discoveredText.stdout).toMatch(/^bad name\s+no\s+not approvable: /m);
+    expect(discoveredText.stdout).toMatch(/^TOOL\s+APPROVABLE\s+ACCESS\s+ANNOTATIONS\s+DESCRIPTION$/m);
+    expect(discoveredText.stdout).toMatch(/^search\s+yes\s+read\s+readOnly\s+Echoes its arguments/m);
+    expect(discoveredText.stdout).toMatch(/^bad name\s+no\s+\S+\s+\S+\s+not approvable: /m);
+    expect(discoveredText.stdout).toContain("write: every call waits for an owner or admin to approve it.");
     expect(discoveredText.stderr).toContain("approve with: patchbay environment mcp approve");
 
     const discovery = await cliJson<Discovery>(
@@ -182,7 +191,7 @@ describe("patchbay environment mcp against a running server", () => {
     expect(conn).toMatchObject({ revision: 4, readiness: "ready", enabled: true });
   });
 
-  test("approve --all-approvable discovers afresh and approves every approvable tool", async () => {
+  test("approve --all-approvable discovers afresh and approves every approvable read tool, write tools only when named", async () => {
     const open = await cliJson<Connection>(
       mcp(
         "create",
@@ -198,10 +207,12 @@ describe("patchbay environment mcp against a running server", () => {
     );
     const run = await cli(mcp("approve", open.id, "--revision", "1", "--all-approvable"));
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/discovered dsc_\w+: 2 tools, 2 approvable/);
+    expect(run.stderr).toMatch(/discovered dsc_\w+: 3 tools, 3 approvable \(2 chosen\)/);
     expect(run.stdout).toContain("Approved 2 tools of dsc_");
+    expect(run.stdout).toContain("Not approved, write tools (name each with --tool): purge.");
     const after = await cliJson<Connection>(mcp("get", open.id));
     expect(after.approval?.toolCount).toBe(2);
+    expect(after.approval?.tools.map((t) => t.access)).toEqual(["read", "read"]);
     expect(run.stderr).toContain(after.discovery?.id);
   });
 

@@ -8,6 +8,7 @@ import { registerMcpCommands } from "./mcp-commands.ts";
 import { addClientOptions } from "./profiles.ts";
 import { registerRepositoryCommands } from "./repository-commands.ts";
 import { jsonHelp, openSession, readPages, type SessionFlags } from "./session.ts";
+import { registerTaskCommands } from "./task-commands.ts";
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command()
@@ -34,7 +35,7 @@ export async function main(argv: string[]): Promise<void> {
   // The REST client commands (docs/cli.md). They load nothing of the server, so they start fast.
   const environment = program
     .command("environment")
-    .description("Environments, their MCP connections and repositories");
+    .description("Environments, their MCP connections, repositories and tasks");
   registerLoginCommands(program);
   registerWhoamiCommand(program);
   const list = environment
@@ -51,6 +52,7 @@ export async function main(argv: string[]): Promise<void> {
   registerProfileCommands(program);
   registerMcpCommands(environment);
   registerRepositoryCommands(environment);
+  registerTaskCommands(environment);
 
   await program.parseAsync(argv).catch(exitFor);
 }

@@ -4,6 +4,7 @@ import { AppError } from "../../errors.ts";
 import { getEnvironment } from "../../features/environments/get-environment.ts";
 import { listEnvironments } from "../../features/environments/list-environments.ts";
 import { locateRemediation } from "../../features/remediations/get-remediation.ts";
+import { locateCallApproval } from "../../features/tasks/call-approvals.ts";
 import { resolveWebActor } from "../../features/web-sessions/web-actor.ts";
 import type { WebEnv } from "./env.ts";
 
@@ -70,5 +71,22 @@ export const remediationContext = (): MiddlewareHandler<WebEnv> => async (c, nex
   if (!where) throw notFound;
   await enterOrganization(c, where.organizationId, notFound);
   await enterEnvironment(c, where.environmentId);
+  await next();
+};
+
+/**
+ * `/call-approvals/:callApprovalId/…`: the page a pending write call's `url` names, entered like
+ * a run's links: the approval's organisation and environment, or the same 404 for an unknown,
+ * malformed or foreign id. Sets `taskId` besides `org`, `ctx` and `environment`.
+ */
+export const callApprovalContext = (): MiddlewareHandler<WebEnv> => async (c, next) => {
+  if (!c.get("webUser")) throw new AppError("unauthorized", "Sign in first.");
+  const notFound = new AppError("not_found", "There is no such call approval among your organisations'.");
+  const callApprovalId = c.req.param("callApprovalId") ?? "";
+  const where = await locateCallApproval({ db: c.get("deps").db, input: { callApprovalId } });
+  if (!where) throw notFound;
+  await enterOrganization(c, where.organizationId, notFound);
+  await enterEnvironment(c, where.environmentId);
+  c.set("taskId", where.taskId);
   await next();
 };

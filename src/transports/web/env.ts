@@ -22,5 +22,7 @@ export type WebEnv = {
     org: WebOrganization;
     /** Set under `/orgs/:orgId/environments/:environmentId/…`. */
     environment: EnvironmentState;
+    /** Set under `/call-approvals/:callApprovalId/…`: the task the approval belongs to. */
+    taskId: string;
   };
 };

@@ -3,12 +3,13 @@ import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../../errors.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { registerAssets } from "./assets.ts";
-import { environmentContext, orgContext, remediationContext } from "./contexts.ts";
+import { callApprovalContext, environmentContext, orgContext, remediationContext } from "./contexts.ts";
 import { verifyCsrf } from "./csrf.ts";
 import type { WebEnv } from "./env.ts";
 import { handleWebError } from "./error-page.ts";
 import { registerApiKeyPages } from "./pages/api-keys.ts";
 import { registerApprovalPages } from "./pages/approve.ts";
+import { registerCallApprovalPages } from "./pages/call-approval.ts";
 import { registerConnectionActions } from "./pages/connection-actions.ts";
 import { registerConnectionCreatePages } from "./pages/connection-form.ts";
 import { registerConnectionListPage } from "./pages/connections-list.ts";
@@ -52,6 +53,7 @@ export function createWebRoutes(): Hono<WebEnv> {
     "/approve",
     "/credential-uploads",
     "/remediations/*",
+    "/call-approvals/*",
   ];
   for (const path of pages) {
     web.use(
@@ -75,6 +77,8 @@ export function createWebRoutes(): Hono<WebEnv> {
   web.use("/orgs/:orgId/environments/:environmentId/*", environmentContext());
   // The links patchbay hands out for a run (thread, review, approval) carry no organisation.
   web.use("/remediations/:remediationId/*", requireSignIn(), verifyCsrf(), remediationContext());
+  // A pending write call's page (its `url`), likewise without an organisation in the path.
+  web.use("/call-approvals/:callApprovalId/*", requireSignIn(), verifyCsrf(), callApprovalContext());
 
   registerHomePages(web);
   registerLoginPages(web);
@@ -96,8 +100,12 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerRemediationListPages(web);
   registerRemediationRunPages(web);
   registerRemediationReviewPages(web);
+  registerCallApprovalPages(web);
 
   web.all("/remediations/*", () => {
+    throw new AppError("not_found", "There is no such page.");
+  });
+  web.all("/call-approvals/*", () => {
     throw new AppError("not_found", "There is no such page.");
   });
   web.all("/orgs/*", () => {
