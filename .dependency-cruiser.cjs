@@ -59,6 +59,14 @@ module.exports = {
       to: { path: "^src/features/", circular: true },
     },
     {
+      name: "features-meet-at-their-entry",
+      severity: "error",
+      comment:
+        "A business area reaches another only through that area's public entry, its index.ts: what an area offers the others is one list, and the rest of its files may change freely.",
+      from: { path: "^src/features/([^/]+)/" },
+      to: { path: "^src/features/", pathNot: ["^src/features/$1/", "^src/features/[^/]+/index\\.ts$"] },
+    },
+    {
       name: "no-test-code-in-product",
       severity: "error",
       comment: "Product code never imports test helpers or test files.",

@@ -9,7 +9,7 @@ import { organizations } from "../../platform/db/schema/organizations.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
 import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
-import type { WebUser } from "../web-sessions/resolve-web-session.ts";
+import type { WebUser } from "../web-sessions/index.ts";
 
 /**
  * The link a human operator opens to take over a wallet organisation: signed, naming the session,

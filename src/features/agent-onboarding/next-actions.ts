@@ -3,7 +3,7 @@ import type { Deps } from "../../deps.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
-import { chooseProblem } from "../remediations/choose-problem.ts";
+import { chooseProblem } from "../remediations/index.ts";
 import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { assumeProblem } from "./problem-assumption.ts";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
-import { problemColumns } from "../telemetry/problems/problem-columns.ts";
+import { problemColumns } from "../telemetry/index.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { type NextAction, nextAction } from "./schemas.ts";
 

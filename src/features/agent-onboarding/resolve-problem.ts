@@ -1,13 +1,13 @@
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { callerEnvironment } from "../environments/find-environment.ts";
-import { chooseProblem } from "../remediations/choose-problem.ts";
+import { callerEnvironment } from "../environments/index.ts";
 import {
   authorizeStart,
+  chooseProblem,
   type StartedRemediation,
   startRemediation,
-} from "../remediations/start-remediation.ts";
-import { hasTelemetry } from "../telemetry/queries/has-telemetry.ts";
+} from "../remediations/index.ts";
+import { hasTelemetry } from "../telemetry/index.ts";
 import { healthAction, problemsAction, sendTelemetryAction } from "./next-actions.ts";
 
 /**

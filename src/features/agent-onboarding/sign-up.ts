@@ -7,7 +7,7 @@ import { isUniqueViolation } from "../../platform/db/errors.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
-import { generatePublishableKey, newPublishableKeyId } from "../publishable-keys/key-value.ts";
+import { generatePublishableKey, newPublishableKeyId } from "../publishable-keys/index.ts";
 import { findWalletOrganization } from "./callers.ts";
 import { organizationActions, sendTelemetryAction, startOnboardingAction } from "./next-actions.ts";
 import type { SignupInput, SignupResult } from "./schemas.ts";

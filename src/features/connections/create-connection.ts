@@ -5,7 +5,7 @@ import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { isUniqueViolation } from "../../platform/db/errors.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { assertHeaderName } from "./remote-auth.ts";
 import type { AuthInputValue, Connection } from "./schemas.ts";
 import { toConnection } from "./view-connection.ts";

@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { findInEnvironment } from "../environments/find-environment.ts";
+import { findInEnvironment } from "../environments/index.ts";
 
 export type ConnectionRow = typeof mcpConnections.$inferSelect;
 export type ConnectionRef = { environmentId: string; connectionId: string };

@@ -4,7 +4,7 @@ import { readPage } from "../../platform/db/pagination.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
 import { withAccess } from "./tool-access.ts";

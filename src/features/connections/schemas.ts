@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { singleLineText } from "../../schemas.ts";
-import { EnvironmentParams } from "../environments/schemas.ts";
+import { EnvironmentParams } from "../environments/index.ts";
 
 export const readinessStates = [
   "ready",

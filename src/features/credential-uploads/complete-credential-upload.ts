@@ -3,9 +3,9 @@ import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { setConnectionCredential } from "../connections/set-connection-credential.ts";
-import type { WebUser } from "../web-sessions/resolve-web-session.ts";
-import { resolveWebActor } from "../web-sessions/web-actor.ts";
+import { setConnectionCredential } from "../connections/index.ts";
+import type { WebUser } from "../web-sessions/index.ts";
+import { resolveWebActor } from "../web-sessions/index.ts";
 import { hashUploadToken, type UploadRow, uploadStatus } from "./prepare-credential-upload.ts";
 
 export type OpenUpload = {

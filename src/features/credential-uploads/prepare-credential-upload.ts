@@ -5,7 +5,7 @@ import { AppError } from "../../errors.ts";
 import { newId, randomToken } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
-import { assertRevision, findConnection } from "../connections/find-connection.ts";
+import { assertRevision, findConnection } from "../connections/index.ts";
 
 /** `pcu_` + 192 random bits; only the SHA-256 is stored. */
 function generateUploadToken(): { token: string; hash: string } {

@@ -1,9 +1,6 @@
 import { requirePermission } from "../../context.ts";
-import { listProblems } from "../telemetry/problems/list-problems.ts";
-import type { ProblemSummary } from "../telemetry/problems/schemas.ts";
-import { getServiceHealth, windowMs } from "../telemetry/queries/get-service-health.ts";
-import type { EnvironmentRead } from "../telemetry/queries/schemas.ts";
-import { searchLogs } from "../telemetry/queries/search-logs.ts";
+import type { EnvironmentRead, ProblemSummary } from "../telemetry/index.ts";
+import { getServiceHealth, listProblems, searchLogs, windowMs } from "../telemetry/index.ts";
 import { incidentTerms } from "./incident-terms.ts";
 import type { DiagnoseInput, Diagnosis } from "./schemas.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { serviceHealthWindows } from "../telemetry/queries/schemas.ts";
+import { serviceHealthWindows } from "../telemetry/index.ts";
 
 export const DiagnoseInputSchema = z
   .object({

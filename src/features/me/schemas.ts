@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { PermissionSchema } from "../api-keys/schemas.ts";
+import { PermissionSchema } from "../api-keys/index.ts";
 
 export const MeSchema = z
   .object({

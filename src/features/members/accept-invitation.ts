@@ -6,9 +6,15 @@ import { newId } from "../../ids.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
 import { memberships, users } from "../../platform/db/schema/users.ts";
-import { assertPasswordAcceptable, hashPassword, verifyPassword } from "../web-sessions/password.ts";
-import { type StartedWebSession, startWebSession } from "../web-sessions/start-web-session.ts";
-import { claimSignInAttempt, releaseSignInAttempt } from "../web-sessions/throttle.ts";
+import {
+  assertPasswordAcceptable,
+  claimSignInAttempt,
+  hashPassword,
+  releaseSignInAttempt,
+  type StartedWebSession,
+  startWebSession,
+  verifyPassword,
+} from "../web-sessions/index.ts";
 import { findInvitation } from "./find-invitation.ts";
 
 const wrongPassword = () =>

@@ -6,7 +6,7 @@ import { newId, randomToken } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
 import { memberships, type Role, users } from "../../platform/db/schema/users.ts";
-import { normalizeEmail } from "../web-sessions/sign-in.ts";
+import { normalizeEmail } from "../web-sessions/index.ts";
 import { type Invitation, toInvitation } from "./list-invitations.ts";
 import { requireOwner } from "./owners.ts";
 

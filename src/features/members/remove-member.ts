@@ -3,8 +3,8 @@ import { type ServiceContext, withTransaction } from "../../context.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
-import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
-import { revokeMemberGrants } from "../oauth/revoke-member-grants.ts";
+import { notifyAuthChanged } from "../api-keys/index.ts";
+import { revokeMemberGrants } from "../oauth/index.ts";
 import { assertNotLastOwner, lockMembership, membershipScope, requireOwner } from "./owners.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { memberships, type Role } from "../../platform/db/schema/users.ts";
-import { notifyAuthChanged } from "../api-keys/auth-changes.ts";
+import { notifyAuthChanged } from "../api-keys/index.ts";
 import { assertNotLastOwner, lockMembership, membershipScope, requireOwner } from "./owners.ts";
 
 /**

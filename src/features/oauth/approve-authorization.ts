@@ -5,8 +5,8 @@ import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { oauthGrants } from "../../platform/db/schema/oauth.ts";
-import type { WebUser } from "../web-sessions/resolve-web-session.ts";
-import { resolveWebActor } from "../web-sessions/web-actor.ts";
+import type { WebUser } from "../web-sessions/index.ts";
+import { resolveWebActor } from "../web-sessions/index.ts";
 
 export type AuthorizationRequest = {
   clientId: string;

@@ -7,7 +7,7 @@ import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { memberships, users } from "../../platform/db/schema/users.ts";
-import { generateApiKeySecret } from "../api-keys/key-secret.ts";
+import { generateApiKeySecret } from "../api-keys/index.ts";
 
 export type BootstrapResult = {
   organizationId: string;

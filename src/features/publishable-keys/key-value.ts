@@ -1,5 +1,5 @@
 import { newId, randomToken } from "../../ids.ts";
-import { hashApiKeySecret } from "../api-keys/key-secret.ts";
+import { hashApiKeySecret } from "../api-keys/index.ts";
 
 /** Key ids: `pbk_…`, so an id is never mistaken for the key itself (`pk_…`). */
 export const newPublishableKeyId = (): string => newId("pbk");

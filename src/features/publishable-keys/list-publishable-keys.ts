@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { type PublishableKey, toPublishableKey } from "./schemas.ts";
 
 /** The environment's keys, revoked ones included (with `revokedAt`), oldest first. Never the keys. */

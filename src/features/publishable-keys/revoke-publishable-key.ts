@@ -3,7 +3,7 @@ import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../..
 import { AppError } from "../../errors.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 
 /**
  * Revokes a key; the next telemetry request carrying it is refused (keys are not cached, see

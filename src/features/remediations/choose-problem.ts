@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, notExists, notInArray, sql } from "drizzle-orm"
 import type { Db } from "../../platform/db/client.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
 import { remediations, terminalRemediationStatuses } from "../../platform/db/schema/remediations.ts";
-import { problemColumns } from "../telemetry/problems/problem-columns.ts";
+import { problemColumns } from "../telemetry/index.ts";
 
 /**
  * The problem a guided "fix it" (`POST /x402/resolve`) takes on when the agent names none: the

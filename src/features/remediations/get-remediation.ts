@@ -4,7 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { remediationEvents, remediations } from "../../platform/db/schema/remediations.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { syncLocalReview } from "./review-outcome.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { ProposedChange, Remediation, RemediationReview } from "./schemas.ts";

@@ -2,7 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
 import { type RemediationStatus, remediations } from "../../platform/db/schema/remediations.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import type { EvidenceProblem } from "./evidence.ts";
 import type { RemediationSummary } from "./schemas.ts";
 import { toRemediationSummary } from "./to-remediation.ts";

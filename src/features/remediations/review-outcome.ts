@@ -6,7 +6,7 @@ import { problems } from "../../platform/db/schema/problems.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { git } from "../../platform/git.ts";
-import type { PullRequestOutcome } from "../source-hosting/github/github-app.ts";
+import type { PullRequestOutcome } from "../source-hosting/index.ts";
 import { appendEvent, type RemediationRow } from "./run-state.ts";
 
 /**

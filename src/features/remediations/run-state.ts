@@ -8,8 +8,7 @@ import {
   remediations,
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
-import { RunTakenOver } from "../tasks/run-task.ts";
-import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
+import { REMEDIATION_QUEUE, RunTakenOver } from "../tasks/index.ts";
 
 export type RemediationRow = typeof remediations.$inferSelect;
 

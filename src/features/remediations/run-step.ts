@@ -3,8 +3,8 @@ import { requirePermission, type ServiceContext, systemContext } from "../../con
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
-import { repositoryForService } from "../repositories/read-repositories.ts";
-import { REMEDIATION_QUEUE } from "../tasks/task-queue.ts";
+import { repositoryForService } from "../repositories/index.ts";
+import { REMEDIATION_QUEUE } from "../tasks/index.ts";
 import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
 import {
   advance,

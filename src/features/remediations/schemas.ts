@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { remediationKinds, remediationStatuses } from "../../platform/db/schema/remediations.ts";
-import { EnvironmentParams } from "../environments/schemas.ts";
-import { BudgetsSchema, iso } from "../tasks/schemas.ts";
+import { EnvironmentParams } from "../environments/index.ts";
+import { BudgetsSchema, iso } from "../tasks/index.ts";
 
 const RemediationBudgetsSchema = BudgetsSchema.openapi("RemediationBudgets");
 

@@ -6,10 +6,8 @@ import { repositories } from "../../platform/db/schema/repositories.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { createSandbox } from "../../platform/sandbox/create-sandbox.ts";
 import type { Sandbox } from "../../platform/sandbox/sandbox.ts";
-import type { GithubIntegration } from "../source-hosting/github/github-app.ts";
-import { githubIntegration } from "../source-hosting/github/github-app.ts";
-import { localGitHost } from "../source-hosting/local-git-host.ts";
-import type { SourceHost } from "../source-hosting/source-host.ts";
+import type { GithubIntegration, SourceHost } from "../source-hosting/index.ts";
+import { githubIntegration, localGitHost } from "../source-hosting/index.ts";
 import type { RemediationEvidence } from "./evidence.ts";
 
 /** Everything remediation reaches besides the database: evidence, the sandbox, source hosting. */

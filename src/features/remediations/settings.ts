@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, normalize } from "node:path";
 import { ConfigError } from "../../config-error.ts";
 import type { SandboxMode } from "../../platform/sandbox/create-sandbox.ts";
-import type { GithubAppSettings } from "../source-hosting/github/github-app.ts";
+import type { GithubAppSettings } from "../source-hosting/index.ts";
 
 export type RemediationSettings = {
   /**

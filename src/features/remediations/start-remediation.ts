@@ -17,7 +17,7 @@ import {
   remediations,
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
-import { callerEnvironment } from "../environments/find-environment.ts";
+import { callerEnvironment } from "../environments/index.ts";
 import { appendEvent, enqueueStep } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS, type Remediation } from "./schemas.ts";
 import { threadUrlFor, toRemediation } from "./to-remediation.ts";

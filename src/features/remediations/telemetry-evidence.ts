@@ -1,9 +1,7 @@
 import { systemContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
-import { getProblem } from "../telemetry/problems/get-problem.ts";
-import { getTrace } from "../telemetry/queries/get-trace.ts";
-import { searchLogs } from "../telemetry/queries/search-logs.ts";
+import { getProblem, getTrace, searchLogs } from "../telemetry/index.ts";
 import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
 
 /** How far back an investigation searches logs: the default retention. */

@@ -4,7 +4,7 @@ import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { checkLocalRepository } from "./local-repository.ts";
 import { isLinkedInstallation, toRepository } from "./read-repositories.ts";
 import type { CreateRepositoryInput, Repository } from "./schemas.ts";

@@ -4,7 +4,7 @@ import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { githubInstallations, repositories } from "../../platform/db/schema/repositories.ts";
-import { findEnvironment, findInEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment, findInEnvironment } from "../environments/index.ts";
 import type { Repository } from "./schemas.ts";
 
 export type RepositoryRow = typeof repositories.$inferSelect;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { repositoryProviders } from "../../platform/db/schema/repositories.ts";
 import { singleLineText } from "../../schemas.ts";
-import { EnvironmentParams } from "../environments/schemas.ts";
+import { EnvironmentParams } from "../environments/index.ts";
 
 const services = z
   .array(singleLineText(128))

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
-import { findEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment } from "../environments/index.ts";
 import { toTask } from "./read-tasks.ts";
 import { DEFAULT_BUDGETS, type Task } from "./schemas.ts";
 import { takeSnapshot } from "./take-snapshot.ts";

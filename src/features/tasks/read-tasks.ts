@@ -3,7 +3,7 @@ import { requirePermission, type ServiceContext } from "../../context.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
-import { findEnvironment, findInEnvironment } from "../environments/find-environment.ts";
+import { findEnvironment, findInEnvironment } from "../environments/index.ts";
 import type { Task } from "./schemas.ts";
 
 type TaskRef = { environmentId: string; taskId: string };

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { taskStatuses, toolCallOutcomes } from "../../platform/db/schema/tasks.ts";
-import { EnvironmentParams } from "../environments/schemas.ts";
+import { EnvironmentParams } from "../environments/index.ts";
 
 export const iso = z.iso.datetime();
 

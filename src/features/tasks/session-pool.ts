@@ -3,7 +3,7 @@ import type { Egress } from "../../platform/egress/egress-fetch.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import { openRemoteSession, type RemoteSession } from "../../platform/mcp-client/remote-session.ts";
 import type { Keyring } from "../../platform/vault/keyring.ts";
-import { remoteAuthFor } from "../connections/remote-auth.ts";
+import { remoteAuthFor } from "../connections/index.ts";
 import { type FinishedCall, finishToolCalls } from "./call-record.ts";
 import type { LiveConnection } from "./gate.ts";
 

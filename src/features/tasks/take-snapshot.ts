@@ -6,8 +6,7 @@ import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import type { TaskSnapshot } from "../../platform/db/schema/tasks.ts";
 import { MAX_TASK_SNAPSHOT_BYTES } from "../../platform/mcp-client/bounds.ts";
-import { toolAccess } from "../connections/tool-access.ts";
-import { deriveReadiness } from "../connections/view-connection.ts";
+import { deriveReadiness, toolAccess } from "../connections/index.ts";
 
 /**
  * Resolves the ready connections of exactly this organisation and environment (no fallback to

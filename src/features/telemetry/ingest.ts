@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "../../errors.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
-import type { IngestPrincipal } from "../publishable-keys/resolve-publishable-key.ts";
+import type { IngestPrincipal } from "../publishable-keys/index.ts";
 import type { ConversionPool } from "./conversion/conversion-pool.ts";
 import { decodeExport, type OtlpFormat } from "./decode-export.ts";
 import { OTLP_LIMITS } from "./limits.ts";

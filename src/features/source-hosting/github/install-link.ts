@@ -10,8 +10,8 @@ import { AppError } from "../../../errors.ts";
 import { auditLog } from "../../../platform/db/schema/audit-log.ts";
 import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
 import { signToken, verifyToken } from "../../../platform/vault/signed-token.ts";
-import type { WebUser } from "../../web-sessions/resolve-web-session.ts";
-import { resolveWebActor } from "../../web-sessions/web-actor.ts";
+import type { WebUser } from "../../web-sessions/index.ts";
+import { resolveWebActor } from "../../web-sessions/index.ts";
 
 /** How long an install link works. */
 const INSTALL_STATE_TTL_MS = 60 * 60 * 1000;

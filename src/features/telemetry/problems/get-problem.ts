@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
-import { callerEnvironment } from "../../environments/find-environment.ts";
+import { callerEnvironment } from "../../environments/index.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
 import { problemColumns, toProblem } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { requirePermission } from "../../../context.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
-import { callerEnvironment } from "../../environments/find-environment.ts";
+import { callerEnvironment } from "../../environments/index.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
 import { problemColumns, toProblemSummary } from "./problem-columns.ts";

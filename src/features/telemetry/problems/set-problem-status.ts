@@ -8,7 +8,7 @@ import {
 import { AppError } from "../../../errors.ts";
 import { recordAudit } from "../../../platform/audit/record-audit.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
-import { findEnvironment } from "../../environments/find-environment.ts";
+import { findEnvironment } from "../../environments/index.ts";
 import { problemColumns, toProblem } from "./problem-columns.ts";
 import type { Problem } from "./schemas.ts";
 

@@ -1,5 +1,5 @@
 import { requirePermission } from "../../../context.ts";
-import { callerEnvironment } from "../../environments/find-environment.ts";
+import { callerEnvironment } from "../../environments/index.ts";
 import type {
   EnvironmentRead,
   ServiceHealthPage,

@@ -1,6 +1,6 @@
 import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
-import { callerEnvironment } from "../../environments/find-environment.ts";
+import { callerEnvironment } from "../../environments/index.ts";
 import { microsToIso, toNanos } from "../otlp-scalars.ts";
 import type { StoredSpan } from "../telemetry-store.ts";
 import { type EnvironmentRead, spanKindName, statusName, type Trace, type TraceSpan } from "./schemas.ts";

@@ -1,6 +1,6 @@
 import { requirePermission } from "../../../context.ts";
 import { AppError } from "../../../errors.ts";
-import { callerEnvironment } from "../../environments/find-environment.ts";
+import { callerEnvironment } from "../../environments/index.ts";
 import type { EnvironmentRead, LogPage, LogSearchQueryInput } from "./schemas.ts";
 import { minSeverityNumber, severityName } from "./severity.ts";
 import { decodeCursor, encodeCursor, isIsoTime } from "./telemetry-cursor.ts";

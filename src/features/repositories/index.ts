@@ -1,0 +1,4 @@
+// The public entry of features/repositories: all that other business areas may use of it (the
+// features-meet-at-their-entry rule of .dependency-cruiser.cjs). Transports import its files directly.
+export type { RepositoryRow } from "./read-repositories.ts";
+export { repositoryForService } from "./read-repositories.ts";
