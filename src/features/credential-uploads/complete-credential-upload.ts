@@ -1,4 +1,5 @@
 import { and, eq, gt } from "drizzle-orm";
+import type { ServiceContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { credentialUploads } from "../../platform/db/schema/credential-uploads.ts";
@@ -18,12 +19,12 @@ export type OpenUpload = {
  * is this user's, it is still pending, and the user may still manage the connection.
  */
 export async function openCredentialUpload(args: {
-  deps: Deps;
-  user: WebUser;
-  token: string;
+  ctx: ServiceContext<WebUser>;
+  input: { token: string };
 }): Promise<OpenUpload> {
-  const row = await usableUpload(args.deps, args.user, args.token);
-  const [connection] = await args.deps.db
+  const { deps, actor } = args.ctx;
+  const row = await usableUpload(deps, actor, args.input.token);
+  const [connection] = await deps.db
     .select({
       alias: mcpConnections.alias,
       displayName: mcpConnections.displayName,
@@ -43,14 +44,11 @@ export async function openCredentialUpload(args: {
  * any refusal (another revision, a rejected credential) ends it as `failed` with the code.
  */
 export async function completeCredentialUpload(args: {
-  deps: Deps;
-  user: WebUser;
-  token: string;
-  value: string;
-  requestId: string;
+  ctx: ServiceContext<WebUser>;
+  input: { token: string; value: string };
 }): Promise<{ organizationId: string; environmentId: string; connectionId: string }> {
-  const { deps } = args;
-  const row = await usableUpload(deps, args.user, args.token);
+  const { deps, actor: user, requestId } = args.ctx;
+  const row = await usableUpload(deps, user, args.input.token);
   const now = deps.clock();
   const [claimed] = await deps.db
     .update(credentialUploads)
@@ -70,15 +68,15 @@ export async function completeCredentialUpload(args: {
       .set({ state, errorCode, completedAt: deps.clock() })
       .where(eq(credentialUploads.id, row.id));
   try {
-    const member = await resolveWebActor(deps.db, args.user, row.organizationId);
+    const member = await resolveWebActor(deps.db, user, row.organizationId);
     if (!member) throw new AppError("forbidden", "You are no longer a member of this organisation.");
     await setConnectionCredential({
-      ctx: { deps, actor: member.actor, requestId: args.requestId },
+      ctx: { deps, actor: member.actor, requestId },
       input: {
         environmentId: row.environmentId,
         connectionId: row.connectionId,
         revision: row.revision,
-        value: args.value,
+        value: args.input.value,
       },
     });
   } catch (error) {

@@ -20,7 +20,8 @@ export function registerCredentialUploadPages(web: Hono<WebEnv>): void {
     const user = c.get("webUser");
     if (!user) throw new AppError("unauthorized", "Sign in first.");
     const token = c.req.query("token") ?? "";
-    const { row, connection } = await openCredentialUpload({ deps: c.get("deps"), user, token });
+    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    const { row, connection } = await openCredentialUpload({ ctx, input: { token } });
     const kind =
       connection.authKind === "api_key"
         ? `API key (sent as ${connection.headerName ?? "a header"})`
@@ -61,11 +62,8 @@ export function registerCredentialUploadPages(web: Hono<WebEnv>): void {
       throw new AppError("invalid_request", "Enter the credential (at most 8,192 characters).");
     }
     const done = await completeCredentialUpload({
-      deps: c.get("deps"),
-      user,
-      token: formString(form, "token"),
-      value,
-      requestId: c.get("requestId"),
+      ctx: { deps: c.get("deps"), actor: user, requestId: c.get("requestId") },
+      input: { token: formString(form, "token"), value },
     });
     return renderPage(c, {
       title: "Credential set",
