@@ -284,6 +284,31 @@ describe("patchbay environment mcp against a running server", () => {
     expect(gone.stderr).toContain("error: not_found:");
   });
 
+  test("task commands: list, call approvals of an unknown task (4), a decision without --approval (2)", async () => {
+    const task = (command: string, ...rest: string[]) => [
+      "environment",
+      "task",
+      command,
+      ...rest,
+      "--environment",
+      envId,
+    ];
+    const [list, listed, unknown, noApproval] = await Promise.all([
+      cli(task("list")),
+      cliJson<{ items: unknown[] }>(task("list")),
+      cli(task("call-approvals", "tsk_doesnotexist")),
+      cli(task("approve-call", "tsk_doesnotexist")),
+    ]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^ID\s+KIND\s+STATUS\s+WAITING FOR\s+CREATED$/m);
+    expect(listed.items).toEqual([]);
+    expect(unknown.code).toBe(4);
+    expect(noApproval.code).toBe(2);
+    expect(noApproval.stderr).toContain(
+      `list them with: patchbay environment task call-approvals tsk_doesnotexist --environment ${envId}`,
+    );
+  });
+
   test("usage, auth and not-found errors have their exit codes", async () => {
     const [noEnv, badEnv, wrongKey, noKey, unknown, noStdin, credArg, badRevision, noRevision, unreachable] =
       await Promise.all([
