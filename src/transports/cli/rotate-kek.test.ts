@@ -83,7 +83,7 @@ describe("patchbay admin rotate-kek", () => {
     const newest = fileKeyring().split(",")[0] ?? "";
     expect(await kekVersions()).toEqual([3]);
     expect(await readWith(parseKeyring(newest))).toBe(secret);
-  }, 30_000);
+  }, 120_000);
 
   test("with PATCHBAY_KEK: re-wraps under its highest version and leaves the file alone", async () => {
     const file = fileKeyring();
@@ -93,7 +93,7 @@ describe("patchbay admin rotate-kek", () => {
     expect(fileKeyring()).toBe(file);
     for (const key of keysOf(kek)) expect(stdout).not.toContain(key);
     expect(await readWith(parseKeyring(kek.split(",")[0] ?? ""))).toBe(secret);
-  }, 30_000);
+  }, 120_000);
 
   test("--print-new-keyring prints the keyring plus a new version and changes nothing", async () => {
     const file = fileKeyring();
@@ -116,5 +116,5 @@ describe("patchbay admin rotate-kek", () => {
     expect(json.keyring.endsWith(`,${kek}`)).toBe(true);
     expect(fileKeyring()).toBe(file);
     expect(await kekVersions()).toEqual([4]);
-  }, 30_000);
+  }, 120_000);
 });
