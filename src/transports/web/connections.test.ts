@@ -85,7 +85,7 @@ describe("connection pages", () => {
       auth: { kind: "bearer", token: "right-token" },
       tools: [
         echoTool("search_runbooks", { title: "Search runbooks", annotations: { readOnlyHint: true } }),
-        echoTool("get_page"),
+        echoTool("get_page", { annotations: {} }),
         echoTool("too_wordy", { description: "x".repeat(5000) }),
       ],
     });
@@ -124,6 +124,11 @@ describe("connection pages", () => {
     expect(page).toMatch(/<strong>search_runbooks<\/strong> — Search runbooks/);
     expect(page).toContain("readOnlyHint: true");
     expect(page).toMatch(/name="toolNames" value="too_wordy" disabled/);
+    // Access classes: a read-only annotated tool is read; one without annotations is write, with a
+    // box to attest that it only reads.
+    expect(page).toMatch(/<strong>search_runbooks<\/strong>[\s\S]*?<span class="badge ready">Read<\/span>/);
+    expect(page).toMatch(/name="attestReadOnly" value="get_page">/);
+    expect(page).not.toMatch(/name="attestReadOnly" value="search_runbooks"/);
     const discoveryId = /name="discoveryId" value="(dsc_[0-9a-z]+)"/.exec(page)?.[1] ?? "";
 
     const none = await browser.post(`${path}/approve`, { revision: revisionOf(page), discoveryId });
@@ -140,11 +145,14 @@ describe("connection pages", () => {
       revision: revisionOf(page),
       discoveryId,
       toolNames: ["search_runbooks", "get_page"],
+      attestReadOnly: ["get_page"],
     });
     expect(approved.status).toBe(303);
     page = await browser.page(`${path}?done=approved`);
     expect(page).toContain("Disabled");
     expect(page).toMatch(/name="toolNames" value="search_runbooks" checked/);
+    expect(page).toMatch(/name="attestReadOnly" value="get_page" checked/);
+    expect(page).toContain("2 (2 read, 0 write)");
 
     expect(
       (await browser.post(`${path}/enablement`, { revision: revisionOf(page), enabled: "true" })).status,
