@@ -22,10 +22,11 @@ async function withDatabase<T>(config: Config, fn: (database: Database) => Promi
   }
 }
 
-/** Operator commands that work on the configured database directly, without a running server. */
-export function registerAdminCommands(program: Command): void {
-  const admin = program.command("admin").description("Operator commands against the configured database");
-
+/**
+ * Operator commands that work on the configured database directly, without a running server:
+ * the subcommands of `admin` (main.ts declares the group itself).
+ */
+export function registerAdminCommands(admin: Command): void {
   admin
     .command("bootstrap")
     .description("Create an organisation, an owner, an environment and an owner API key")

@@ -28,9 +28,10 @@ export async function main(argv: string[]): Promise<void> {
       await runServer(loadConfig());
     });
 
-  // The admin commands load the database layer (over a second of start-up); the client commands
-  // must not pay for it on every call, so it is loaded only when it can be needed.
-  if (mayNeedAdmin(argv)) (await import("./admin.ts")).registerAdminCommands(program);
+  // The admin commands load the database layer (seconds of start-up): the group is declared here,
+  // so `--help` lists it, and its subcommands are loaded only when `admin` (or `help`) is asked for.
+  const admin = program.command("admin").description("Operator commands against the configured database");
+  if (mayNeedAdmin(argv)) (await import("./admin.ts")).registerAdminCommands(admin);
 
   // The REST client commands (docs/cli.md). They load nothing of the server, so they start fast.
   const environment = program
@@ -57,8 +58,8 @@ export async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv).catch(exitFor);
 }
 
-/** `admin …`, `help …` and a bare `patchbay` / `--help` (whose listing shows `admin`). */
+/** `admin …` and `help …` (which may be `help admin`). */
 function mayNeedAdmin(argv: string[]): boolean {
   const first = argv.slice(2).find((arg) => !arg.startsWith("-"));
-  return first === undefined || first === "admin" || first === "help";
+  return first === "admin" || first === "help";
 }
