@@ -216,6 +216,20 @@ export function investigationScript(opts: { fix?: string } = {}) {
   ];
 }
 
+/** Registers `path` (a fixture repository) for the `checkout` service, as `local-git`. */
+export const registerFixtureRepo = (
+  api: { post: (p: string, b: unknown) => Promise<Response> },
+  environmentId: string,
+  path: string,
+) =>
+  api.post(`/environments/${environmentId}/repositories`, {
+    provider: "local-git",
+    path,
+    defaultBranch: "main",
+    testCommand: "node --test",
+    services: ["checkout"],
+  });
+
 export const TERMINAL = ["awaiting-review", "merged", "closed", "failed", "cancelled", "awaiting-approval"];
 
 export type RunView = {

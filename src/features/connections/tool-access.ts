@@ -20,4 +20,4 @@ export const toolAccess = (
 /** A discovered tool as shown for review: with the class its annotations alone would give it. */
 export const withAccess = <T extends Pick<ToolDefinition, "name" | "annotations">>(
   tool: T,
-): T & { access: AccessClass } => ({ ...tool, access: annotatedReadOnly(tool) ? "read" : "write" });
+): T & { access: AccessClass } => ({ ...tool, access: toolAccess(tool, []) });

@@ -10,6 +10,7 @@ import {
   investigationScript,
   PROBLEM_ID,
   type RunView,
+  registerFixtureRepo,
   remediationHarness,
   removeFixtureRepos,
   waitForRun,
@@ -35,15 +36,6 @@ function testsAt(repo: GitRepo, commit: string): number {
   }
 }
 
-const register = (api: { post: (p: string, b: unknown) => Promise<Response> }, envId: string, path: string) =>
-  api.post(`/environments/${envId}/repositories`, {
-    provider: "local-git",
-    path,
-    defaultBranch: "main",
-    testCommand: "node --test",
-    services: ["checkout"],
-  });
-
 describe("remediation run on local-git", () => {
   test("a scripted investigation fixes the bug: queued → … → awaiting-review, a commit on patchbay/<id> whose tests pass", async ({
     deps,
@@ -53,7 +45,7 @@ describe("remediation run on local-git", () => {
     const { api, repo } = h.forTenant(owner);
     const script = scriptedModel(investigationScript());
     h.setModel(script.model);
-    expect((await register(api, owner.environmentId, repo.path)).status).toBe(201);
+    expect((await registerFixtureRepo(api, owner.environmentId, repo.path)).status).toBe(201);
 
     const res = await api.post(
       `/environments/${owner.environmentId}/problems/${PROBLEM_ID}/remediations`,

@@ -6,6 +6,7 @@ import {
   lastOutput,
   PROBLEM_ID,
   type RunView,
+  registerFixtureRepo,
   remediationHarness,
   removeFixtureRepos,
   waitForRun,
@@ -42,14 +43,7 @@ describe("a remediation run has nobody to approve write calls", () => {
         ...investigationScript().slice(1),
       ]).model,
     );
-    const registered = await api.post(`/environments/${owner.environmentId}/repositories`, {
-      provider: "local-git",
-      path: repo.path,
-      defaultBranch: "main",
-      testCommand: "node --test",
-      services: ["checkout"],
-    });
-    expect(registered.status).toBe(201);
+    expect((await registerFixtureRepo(api, owner.environmentId, repo.path)).status).toBe(201);
     const res = await api.post(
       `/environments/${owner.environmentId}/problems/${PROBLEM_ID}/remediations`,
       {},

@@ -1,6 +1,6 @@
 import type { LanguageModel } from "ai";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
+import { describe, expect, newTenant, type Tenant, test } from "../../../test/fixtures.ts";
 import { type Client, client } from "../../../test/http.ts";
 import { connectMcp, ok } from "../../../test/lib/mcp-client.ts";
 import { destructiveTool, echoTool, type McpTestServer } from "../../../test/lib/mcp-servers.ts";
@@ -172,10 +172,7 @@ describe("write calls wait for a person", () => {
 
     const member = await createMemberKey(d, modelApp, owner);
     expect((await decide(member, owner, task.id, id, "approve")).status).toBe(403);
-    const stranger = client(
-      app,
-      (await import("../../../test/fixtures.ts").then((f) => f.newTenant(deps, app))).apiKey,
-    );
+    const stranger = client(app, (await newTenant(deps, app)).apiKey);
     expect((await decide(stranger, owner, task.id, id, "approve")).status).toBe(404);
     expect(server.count("tools/call")).toBe(0);
 
@@ -185,6 +182,8 @@ describe("write calls wait for a person", () => {
     expect(page).toContain("drop_database");
     expect(page).toContain("&quot;text&quot;: &quot;prod&quot;");
     expect(page).toContain("Approve this call");
+    // Anything but approve or reject is refused, and decides nothing.
+    expect((await browser.post(`/call-approvals/${id}/decision`, { decision: "maybe" })).status).toBe(400);
     expect((await browser.post(`/call-approvals/${id}/decision`, { decision: "reject" })).status).toBe(303);
     expect(await browser.page(`/call-approvals/${id}`)).toContain("This approval is rejected");
     expect(await run).toMatchObject({ status: "succeeded" });

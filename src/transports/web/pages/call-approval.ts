@@ -1,4 +1,5 @@
 import type { Context, Hono } from "hono";
+import { AppError } from "../../../errors.ts";
 import { decideCallApproval, getCallApproval } from "../../../features/tasks/call-approvals.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, postForm, readForm } from "../forms.ts";
@@ -68,7 +69,10 @@ export function registerCallApprovalPages(web: Hono<WebEnv>): void {
   web.get("/call-approvals/:callApprovalId", approvalPage);
   web.post("/call-approvals/:callApprovalId/decision", async (c) => {
     const callApprovalId = c.req.param("callApprovalId") ?? "";
-    const decision = formString(await readForm(c), "decision") === "approve" ? "approve" : "reject";
+    const decision = formString(await readForm(c), "decision");
+    if (decision !== "approve" && decision !== "reject") {
+      throw new AppError("invalid_request", "Choose Approve or Reject.");
+    }
     await decideCallApproval({
       ctx: c.get("ctx"),
       input: {
