@@ -1,5 +1,30 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (Node ≥ 22.18 strips types); see README.
-import { main } from "../src/transports/cli/main.ts";
+// Runs the bundle in dist/ (built at install by scripts/build.ts), rebuilding it first when a
+// source is newer; where that fails, runs the TypeScript sources directly (Node strips the
+// types). docs/performance.md, "Start-up".
+import { enableCompileCache } from "node:module";
+import { join } from "node:path";
+import { bundleIsCurrent, root } from "./bundle-state.js";
 
+// V8's compiled code for the bundle, kept between runs (node_modules/.cache is npm's convention).
+enableCompileCache(join(root, "node_modules", ".cache", "patchbay-compile"));
+// Stack traces name the sources, not the bundle's chunks.
+//process.setSourceMapsEnabled(true);
+
+const fromSource = "../src/transports/cli/main.ts";
+
+async function entry() {
+  if (process.env.PATCHBAY_FROM_SOURCE === "1") return fromSource;
+  if (bundleIsCurrent()) return "../dist/cli.js";
+  try {
+    process.stderr.write("patchbay: a source changed since dist/ was built; rebuilding it…\n");
+    await (await import("../scripts/build.ts")).buildBundle();
+    return "../dist/cli.js";
+  } catch (error) {
+    process.stderr.write(`patchbay: could not rebuild dist/ (${error.message}); running the sources\n`);
+    return fromSource;
+  }
+}
+
+const { main } = await import(await entry());
 await main(process.argv);

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
@@ -54,17 +55,25 @@ const demoPassword = (): string => (randomToken(13).slice(0, 20).match(/.{4}/g) 
 
 export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: DemoTenant }> {
   const { keyring } = loadKeyring(config);
-  // First: a dev chain that cannot start (port taken) fails the start before the database opens.
-  const payments = await startPayments({
+  if (config.database.kind === "pglite" && !existsSync(join(config.database.dataDir, "pglite"))) {
+    logger.info({ dataDir: config.dataDir }, "creating the embedded database…");
+  }
+  // The dev chain starts while the database opens and migrates. The demo tenant waits for both:
+  // its key is printed once, so it is not made by a start that then fails (dev chain port taken).
+  const starting = startPayments({
     settings: config.x402,
     cacheDir: join(config.dataDir, "cache"),
     logger,
   });
+  // Handled below; this keeps a refusal that comes while the database is still opening from
+  // counting as an unhandled rejection meanwhile.
+  starting.catch(() => undefined);
   let opened: { database: DatabaseHandle; result: DemoTenant | undefined };
   try {
     // First run of a non-production service on an empty database: a demo tenant so the
     // embedded default is usable at once. Under the lock, so two instances make one.
     opened = await openAndMigrate(config, async (database) => {
+      await starting;
       if (config.nodeEnv === "production") return undefined;
       const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
       if (any) return undefined;
@@ -74,9 +83,15 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
       return { ...tenant, email: DEMO_EMAIL, password };
     });
   } catch (error) {
-    await payments.close();
+    await starting.then(
+      (payments) => payments.close(),
+      () => undefined,
+    );
+    // The dev chain's refusal says what to do; a database error that came with it is secondary.
+    await starting;
     throw error;
   }
+  const payments = await starting;
   const { database, result: demo } = opened;
   // Trusted only once LISTEN is in force; until then (and whenever it drops) keys are read
   // from the database. A first attempt that fails is retried in the background.

@@ -19,7 +19,11 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   drop(): Promise<void>;
 }> {
   if (!testPgUrl) {
-    const handle = await openDatabase({ kind: "pglite", dataDir: "memory" });
+    const handle = await openDatabase({
+      kind: "pglite",
+      dataDir: "memory",
+      empty: options.migrate === false,
+    });
     if (options.migrate !== false) await migrateDatabase(handle);
     return { handle, drop: () => handle.close() };
   }

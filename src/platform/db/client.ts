@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { migratedTemplate } from "./pglite-template.ts";
 import { postgresSocket, reconnectBackoffSeconds } from "./postgres-socket.ts";
 import * as schema from "./schema/index.ts";
 
@@ -35,7 +36,12 @@ export function perDatabase<T>(build: (db: Db) => T): (db: Db) => T {
 }
 
 export type DatabaseTarget =
-  | { kind: "pglite"; dataDir: string | "memory" }
+  | {
+      kind: "pglite";
+      dataDir: string | "memory";
+      /** A new database starts with no schema at all, not from the migrated template (a migration's own test). */
+      empty?: boolean;
+    }
   | { kind: "postgres"; url: string };
 
 export type DatabaseHandle = {
@@ -105,7 +111,10 @@ const POINT_READ_CONNECTIONS = 1;
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
     const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
-    const client = target.dataDir === "memory" ? new PGlite() : new PGlite(join(target.dataDir, "pglite"));
+    const dir = target.dataDir === "memory" ? undefined : join(target.dataDir, "pglite");
+    const isNew = dir === undefined || !existsSync(dir);
+    const template = isNew && !target.empty ? migratedTemplate() : undefined;
+    const client = new PGlite(dir, template ? { loadDataDir: template } : {});
     await client.waitReady;
     const db: Db = drizzlePglite(client, { schema });
     return {

@@ -1,11 +1,9 @@
-import { fileURLToPath } from "node:url";
 import type { PgliteDatabase } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { DatabaseHandle, Schema } from "./client.ts";
-
-export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+import { migrationsFolder } from "./pglite-template.ts";
 
 /**
  * Applies the committed drizzle-kit migrations. Call inside `withStartupLock`. `folder` is for the

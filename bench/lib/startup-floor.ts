@@ -1,0 +1,23 @@
+// The floor servers of bench:startup: what any service on the same engines pays to become ready.
+// `pglite`: opens (or, for an empty directory, creates) the PGlite database at
+// $PATCHBAY_DATA_DIR/pglite, runs one query, serves a bare Hono `/readyz`. `postgres`: a
+// postgres.js pool on $DATABASE_URL, one query, the same bare server.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import postgres from "postgres";
+
+const kind = process.argv[2];
+if (kind === "pglite") {
+  const dataDir = process.env.PATCHBAY_DATA_DIR as string;
+  mkdirSync(dataDir, { recursive: true });
+  const db = new PGlite(join(dataDir, "pglite"));
+  await db.query("select 1");
+} else {
+  const sql = postgres(process.env.DATABASE_URL as string, { max: 10 });
+  await sql`select 1`;
+}
+const app = new Hono().get("/readyz", (c) => c.json({ status: "ready" }));
+serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: "127.0.0.1" });

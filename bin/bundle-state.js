@@ -1,0 +1,36 @@
+// Whether dist/ holds a bundle of the current sources: plain JavaScript, so deciding costs a
+// start neither the bundler nor Node's type stripper (which alone takes tens of MiB).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = fileURLToPath(new URL("..", import.meta.url));
+export const stampPath = join(root, "dist", "build.json");
+
+/** Besides src/: files whose change changes the bundle. */
+const alsoBuiltFrom = ["package-lock.json", "package.json", "scripts/build.ts"];
+
+/**
+ * The newest modification time among the bundle's sources (about 500 stats, a few milliseconds).
+ * @returns {number}
+ */
+export function sourcesVersion() {
+  let newest = 0;
+  for (const entry of readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  for (const file of alsoBuiltFrom) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  return newest;
+}
+
+/**
+ * True when dist/ was built from the sources as they are now.
+ * @returns {boolean}
+ */
+export function bundleIsCurrent() {
+  try {
+    return JSON.parse(readFileSync(stampPath, "utf8")).sourcesVersion === sourcesVersion();
+  } catch {
+    return false;
+  }
+}
