@@ -37,6 +37,9 @@ const external = [
  * location, relative to dist/, so those reads find what they found before. A URL that names
  * another entry point's source becomes that entry's bundle.
  */
+/** Stands for the bundle's own `import.meta.url` while the source's are rewritten. */
+const bundleUrl = "__patchbay_bundle_url__";
+
 const sourceLocations: Plugin = {
   name: "source-locations",
   setup(b) {
@@ -48,14 +51,13 @@ const sourceLocations: Plugin = {
         /new URL\("(\.{1,2}\/[^"]+\.ts)", import\.meta\.url\)/g,
         (whole, rel: string) => {
           const entry = entryBySource.get(resolve(dirname(args.path), rel));
-          return entry ? `new URL("./${entry}.js", import.meta.url)` : whole;
+          return entry ? `new URL("./${entry}.js", ${bundleUrl})` : whole;
         },
       );
       const self = relative(outdir, args.path);
-      contents = contents.replaceAll(
-        "import.meta.url",
-        `new URL(${JSON.stringify(self)}, import.meta.url).href`,
-      );
+      contents = contents
+        .replaceAll("import.meta.url", `new URL(${JSON.stringify(self)}, import.meta.url).href`)
+        .replaceAll(bundleUrl, "import.meta.url");
       return { contents, loader: "ts" };
     });
   },

@@ -92,8 +92,12 @@ export function createApp(deps: Deps): Hono<AppEnv> {
   });
 
   const api = createApiRoutes();
-  const openapi = JSON.stringify(buildOpenApiDocument(api, version));
-  app.get("/api/v1/openapi.json", (c) => c.body(openapi, 200, { "content-type": "application/json" }));
+  // Generated on the first request for it, not at every start (~0.1 s of zod-to-openapi).
+  let openapi: string | undefined;
+  app.get("/api/v1/openapi.json", (c) => {
+    openapi ??= JSON.stringify(buildOpenApiDocument(api, version));
+    return c.body(openapi, 200, { "content-type": "application/json" });
+  });
   app.route("/api/v1/docs", docsPage());
 
   app.use(
