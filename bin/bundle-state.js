@@ -11,14 +11,23 @@ export const stampPath = join(root, "dist", "build.json");
 const alsoBuiltFrom = ["package-lock.json", "package.json", "scripts/build.ts"];
 
 /**
- * The newest modification time among the bundle's sources (about 500 stats, a few milliseconds).
+ * The newest modification time among the bundle's sources (about 400 stats, a few milliseconds).
  * @returns {number}
  */
 export function sourcesVersion() {
   let newest = 0;
-  for (const entry of readdirSync(join(root, "src"), { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
+  // What the bundle is made of: TypeScript other than tests (migrations are read from src/). A
+  // walk of plain readdirs: the recursive readdir costs ~10 ms more on its first call.
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
+        newest = Math.max(newest, statSync(path).mtimeMs);
+      }
+    }
+  };
+  walk(join(root, "src"));
   for (const file of alsoBuiltFrom) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
   return newest;
 }
