@@ -2,8 +2,10 @@
  * `npm run bench:gate`: one tool call of a running task through patchbay's runtime
  * (`callSnapshotTool`: gate and attempt record in one committed statement → remote call
  * through egress → the record finished after) next to a direct MCP SDK `Client.callTool` on the
- * same loopback HTTPS MCP server, on PostgreSQL. Goals: median within 1.15× of direct; the
- * gate's own check under 1 ms at p99. See docs/performance.md.
+ * same loopback HTTPS MCP server, on PostgreSQL. Goals: for a tool that answers at once, a median
+ * within direct's median + one committed single-row INSERT's median (measured in the same run) +
+ * 0.2 ms, the floor the specification's record-before-send sets; for a tool that takes 20 ms or
+ * more, within 1.05× of direct; the gate's own check under 1 ms at p99. See docs/performance.md.
  *
  * Processes: the MCP server runs in its own process, so its CPU never lands on the measured
  * event loop. Both sides run in one measuring process against that one server, in batches that
@@ -40,7 +42,11 @@ import { startChild as startChildRole } from "./lib/child-role.ts";
 import { SPLIT_STEPS, type Split } from "./lib/gate-variants.ts";
 import { machineCpuSeconds, postgresCpuSeconds, processCpuSeconds } from "./lib/processes.ts";
 
-const GOAL_RATIO = 1.15;
+/** What a gated call may add beyond direct + one committed INSERT (a tool that answers at once). */
+const GOAL_HEADROOM_MS = 0.2;
+/** The ratio to direct for a tool that takes at least SLOW_TOOL_MS. */
+const GOAL_SLOW_TOOL_RATIO = 1.05;
+const SLOW_TOOL_MS = 20;
 const GOAL_GATE_P99_MS = 1;
 
 const settings = {
@@ -174,6 +180,7 @@ function report(r: Result, loadBefore: number, loadAfter: number): void {
   const vsDirect = (side: Side) =>
     `median ${fmt(p(side, 50) / p("direct", 50), 2)}× (+${fmt(p(side, 50) - p("direct", 50), 3)} ms), p99 ${fmt(p(side, 99) / p("direct", 99), 2)}×`;
   const ratio = p("patchbay", 50) / p("direct", 50);
+  const budget = p("direct", 50) + p("insert", 50) + GOAL_HEADROOM_MS;
   const gateP99 = p("gate", 99);
   const splitTotals = r.splits.map((s) => s.total);
   const meanTotal = mean(splitTotals);
@@ -194,7 +201,9 @@ function report(r: Result, loadBefore: number, loadAfter: number): void {
       callRow("`openAttempt` alone (gate + attempt row, committed)", "attempt"),
       callRow("a prepared INSERT of the same row alone, no gate (bench-only)", "insert"),
       "",
-      `patchbay / direct: ${vsDirect("patchbay")} — goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? "met" : "NOT met"}`,
+      settings.toolDelayMs >= SLOW_TOOL_MS
+        ? `patchbay / direct: ${vsDirect("patchbay")} — goal ≤ ${GOAL_SLOW_TOOL_RATIO}×: ${ratio <= GOAL_SLOW_TOOL_RATIO ? "met" : "NOT met"}`
+        : `patchbay / direct: ${vsDirect("patchbay")} — goal: median ≤ direct ${fmt(p("direct", 50), 3)} + one committed INSERT ${fmt(p("insert", 50), 3)} + ${GOAL_HEADROOM_MS} = ${fmt(budget, 3)} ms: ${p("patchbay", 50) <= budget ? "met" : "NOT met"} (${fmt(p("patchbay", 50) - budget, 3)} ms ${p("patchbay", 50) <= budget ? "under" : "over"})`,
       `patchbay with its record final / direct: ${vsDirect("patchbayStep")}`,
       `checkGate p99 ${fmt(gateP99, 3)} ms (p50 ${fmt(p("gate", 50), 3)}) — goal < ${GOAL_GATE_P99_MS} ms: ${gateP99 < GOAL_GATE_P99_MS ? "met" : "NOT met"}; ` +
         `openAttempt p99 ${fmt(p("attempt", 99), 3)} ms (p50 ${fmt(p("attempt", 50), 3)})`,
