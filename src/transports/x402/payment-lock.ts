@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { StoredResponse } from "../../platform/db/claim.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
 import { derivedKey } from "../../platform/vault/derived-key.ts";
 import { decrypt, encrypt } from "../../platform/vault/envelope.ts";
@@ -32,8 +32,55 @@ const where = (key: PaymentKey) =>
     eq(x402Payments.nonce, key.nonce),
   );
 
+const p = (name: string) => sql.placeholder(name);
+const byKey = and(
+  eq(x402Payments.network, p("network")),
+  eq(x402Payments.asset, p("asset")),
+  eq(x402Payments.payer, p("payer")),
+  eq(x402Payments.nonce, p("nonce")),
+);
+
+/**
+ * A paid call's own statements, prepared once per database handle: every paid call reads, claims
+ * and answers its payment's row (bench:x402, docs/performance.md).
+ */
+const statements = perDatabase((db: Db) => ({
+  find: db.select().from(x402Payments).where(byKey).prepare("x402_payment_find"),
+  claim: db
+    .insert(x402Payments)
+    .values({
+      network: p("network"),
+      asset: p("asset"),
+      payer: p("payer"),
+      nonce: p("nonce"),
+      paymentHash: p("paymentHash"),
+      requestHash: p("requestHash"),
+      route: p("route"),
+      amount: p("amount"),
+      requirements: p("requirements"),
+      state: "in_flight",
+      claimId: p("claimId"),
+      claimedAt: p("claimedAt"),
+      expiresAt: p("expiresAt"),
+    })
+    .onConflictDoNothing()
+    .returning({ claimId: x402Payments.claimId })
+    .prepare("x402_payment_claim"),
+  answer: db
+    .update(x402Payments)
+    .set({
+      state: sql`${p("state")}::text`,
+      transaction: sql`coalesce(${p("transaction")}::text, ${x402Payments.transaction})`,
+      responseStatus: sql`${p("responseStatus")}::integer`,
+      responseHeaders: sql`${p("responseHeaders")}::jsonb`,
+      responseBody: sql`${p("responseBody")}::text`,
+    })
+    .where(and(byKey, eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, p("claimId"))))
+    .prepare("x402_payment_answer"),
+}));
+
 export async function findPayment({ db, key }: PaymentLock): Promise<PaymentRow | undefined> {
-  const [row] = await db.select().from(x402Payments).where(where(key));
+  const [row] = await statements(db).find.execute(key);
   return row;
 }
 
@@ -51,11 +98,13 @@ export async function claimPayment(
   now: Date,
 ): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
-  const inserted = await lock.db
-    .insert(x402Payments)
-    .values({ ...lock.key, ...fields, state: "in_flight", claimId, claimedAt: now })
-    .onConflictDoNothing()
-    .returning({ claimId: x402Payments.claimId });
+  const inserted = await statements(lock.db).claim.execute({
+    ...lock.key,
+    ...fields,
+    requirements: fields.requirements,
+    claimId,
+    claimedAt: now,
+  });
   return inserted.length > 0 ? claimed(lock, claimId) : undefined;
 }
 
@@ -80,16 +129,15 @@ export async function reclaimPayment(
 function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentClaim {
   const mine = and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
   const answered = async (state: "settled" | "failed", response: StoredResponse, transaction?: string) => {
-    await db
-      .update(x402Payments)
-      .set({
-        state,
-        ...(transaction === undefined ? {} : { transaction }),
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: sealReplayBody(keyring, key, response.body),
-      })
-      .where(mine);
+    await statements(db).answer.execute({
+      ...key,
+      claimId,
+      state,
+      transaction: transaction ?? null,
+      responseStatus: response.status,
+      responseHeaders: JSON.stringify(response.headers),
+      responseBody: sealReplayBody(keyring, key, response.body),
+    });
   };
   return {
     settled: (transaction, response) => answered("settled", response, transaction),
