@@ -37,6 +37,8 @@ import { paymentGate } from "../src/transports/x402/payment-gate.ts";
 import { agentClient, startTestChain } from "../test/lib/dev-chain.ts";
 
 const perRound = Number(process.env.BENCH_PAID ?? 40);
+/** Goal: patchbay's own share of a paid call, medians (docs/performance.md). */
+const GOAL_OVERHEAD_SHARE = 0.1;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const pgUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 if (pgUrl !== "pglite") process.env.PATCHBAY_TEST_PG = pgUrl;
@@ -154,6 +156,15 @@ try {
       `${name.padEnd(34)}${[quantile(values, 0.5), quantile(values, 0.95), mean].map((v) => v.toFixed(2).padStart(10)).join("")}`,
     );
   }
+  const share =
+    quantile(overhead, 0.5) /
+    quantile(
+      paid.map((p) => p.total),
+      0.5,
+    );
+  console.log(
+    `\npatchbay overhead / paid call (medians): ${(100 * share).toFixed(1)} % — goal ≤ ${100 * GOAL_OVERHEAD_SHARE} %: ${share <= GOAL_OVERHEAD_SHARE ? "met" : "NOT met"}`,
+  );
   console.log(
     `\nmoved on chain: ${Number(moved) / 1e6} USDC for ${paid.length} calls (exactly the price each)`,
   );
