@@ -31,20 +31,22 @@ const external = [
   "thread-stream",
 ];
 
+/** Stands for the bundle's own `import.meta.url` while the source's are rewritten. */
+const bundleUrl = "__patchbay_bundle_url__";
+
 /**
  * Source files read files next to themselves (`new URL("./migrations", import.meta.url)`). In
  * the bundle, `import.meta.url` would be the chunk's; this rewrites it to the source file's own
  * location, relative to dist/, so those reads find what they found before. A URL that names
  * another entry point's source becomes that entry's bundle.
  */
-/** Stands for the bundle's own `import.meta.url` while the source's are rewritten. */
-const bundleUrl = "__patchbay_bundle_url__";
-
 const sourceLocations: Plugin = {
   name: "source-locations",
   setup(b) {
+    const sources = join(root, "src");
     const entryBySource = new Map(Object.entries(entries).map(([name, src]) => [resolve(root, src), name]));
-    b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(`${sources}/`)) return undefined;
       let contents = await readFile(args.path, "utf8");
       if (!contents.includes("import.meta.url")) return { contents, loader: "ts" };
       contents = contents.replace(
@@ -118,15 +120,23 @@ export async function buildBundle(): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  let started = performance.now();
-  await buildBundle();
-  process.stdout.write(`dist/: bundle built in ${Math.round(performance.now() - started)} ms\n`);
-  const template = await import("../src/platform/db/pglite-template.ts");
-  if (!template.hasMigratedTemplate()) {
-    started = performance.now();
-    await template.buildMigratedTemplate();
-    process.stdout.write(
-      `dist/: migrated PGlite template built in ${Math.round(performance.now() - started)} ms\n`,
+  // Run by `npm install`: a failure here must not fail the install. Without a bundle
+  // bin/patchbay.js rebuilds or runs the sources; without a template new databases run initdb.
+  try {
+    let started = performance.now();
+    await buildBundle();
+    process.stdout.write(`dist/: bundle built in ${Math.round(performance.now() - started)} ms\n`);
+    const template = await import("../src/platform/db/pglite-template.ts");
+    if (!template.hasMigratedTemplate()) {
+      started = performance.now();
+      await template.buildMigratedTemplate();
+      process.stdout.write(
+        `dist/: migrated PGlite template built in ${Math.round(performance.now() - started)} ms\n`,
+      );
+    }
+  } catch (error) {
+    process.stderr.write(
+      `dist/ could not be built (${error instanceof Error ? error.message : String(error)}): patchbay runs from its sources, and starts slower\n`,
     );
   }
 }

@@ -105,7 +105,7 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
     authCache,
     keyring,
     egress: createEgress(config.egress),
-    languageModel: config.model ? createLanguageModel(config.model) : undefined,
+    languageModel: config.model ? await createLanguageModel(config.model) : undefined,
     jobs: createJobs({
       database,
       pglite: database.pglite,
