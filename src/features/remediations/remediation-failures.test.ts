@@ -190,7 +190,9 @@ describe("remediation failure paths", () => {
     const run = await start(api, owner.environmentId);
     await waitForRun(api, owner.environmentId, run.id, ["validating"]);
     const res = await api.post(`/environments/${owner.environmentId}/remediations/${run.id}/cancellation`);
-    expect(((await res.json()) as RunView).status).toBe("validating");
+    // The answer shows the run as the request found it: still validating, or, when the worker
+    // stopped the test command before the answer was read back, already cancelled.
+    expect(["validating", "cancelled"]).toContain(((await res.json()) as RunView).status);
     const done = await waitForRun(api, owner.environmentId, run.id, [
       "cancelled",
       "awaiting-review",
