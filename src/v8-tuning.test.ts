@@ -43,7 +43,7 @@ describe("tuneV8ForServing", () => {
     expect(tuned).toBeLessThanOrEqual(Math.floor(untuned / 2));
   });
 
-  it("keeps V8's defaults next to PGlite", async () => {
+  it("keeps V8's garbage-collection defaults next to PGlite", async () => {
     const untuned = await fullCollections(null);
     const pglite = await fullCollections("pglite");
     expect(untuned).toBeGreaterThanOrEqual(8);
