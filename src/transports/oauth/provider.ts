@@ -6,34 +6,8 @@ import { CLI_CLIENT_ID, cliClient } from "../../features/oauth/cli-client.ts";
 import { cookieKeys, signingKeys } from "../../features/oauth/signing-keys.ts";
 import { resourceNamed, resourceUrl, scopesOf } from "../../oauth-resources.ts";
 import { users } from "../../platform/db/schema/users.ts";
+import { interactionPath, oauthRoutes, providerCookies } from "./endpoints.ts";
 import { type OAuthPages, providerSecurityHeaders } from "./pages/provider-pages.ts";
-
-/** Where the provider's endpoints live; all under /oauth so one route forwards them. */
-export const oauthRoutes = {
-  authorization: "/oauth/authorize",
-  token: "/oauth/token",
-  registration: "/oauth/register",
-  revocation: "/oauth/revoke",
-  device_authorization: "/oauth/device_authorization",
-  code_verification: "/oauth/device",
-  jwks: "/oauth/jwks",
-  end_session: "/oauth/session/end",
-  userinfo: "/oauth/userinfo",
-  introspection: "/oauth/introspect",
-  pushed_authorization_request: "/oauth/par",
-  backchannel_authentication: "/oauth/backchannel",
-  challenge: "/oauth/challenge",
-  credential: "/oauth/credential",
-} as const;
-
-export const interactionPath = (uid: string): string => `/oauth/interaction/${uid}`;
-
-/** The provider's cookie names; its session cookie is dropped at the start of each flow. */
-export const providerCookies = {
-  session: "patchbay_oauth_session",
-  interaction: "patchbay_oauth_interaction",
-  resume: "patchbay_oauth_resume",
-} as const;
 
 /** Lifetimes, in seconds (docs/oauth.md). */
 const oauthTtl = {

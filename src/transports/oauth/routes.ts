@@ -13,10 +13,10 @@ import { securityHeaders } from "../web/security-headers.ts";
 import { requireSignIn, webSession } from "../web/session.ts";
 import { checkRegistration } from "./check-registration.ts";
 import { completeDiscovery } from "./discovery.ts";
+import { oauthRoutes, providerCookies } from "./endpoints.ts";
 import { runNodeHandler } from "./node-bridge.ts";
 import { registerConsentPages } from "./pages/consent.ts";
 import { HONO_CONTEXT, oauthPages } from "./pages/provider-pages.ts";
-import { createOAuthProvider, oauthRoutes, providerCookies } from "./provider.ts";
 
 /** oidc-provider refuses bodies over 56 KiB itself; this stops anything far larger earlier. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -27,9 +27,22 @@ const MAX_BODY_BYTES = 64 * 1024;
  * a person sees (consent is ours; the device pages are the provider's in the UI's layout).
  */
 export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
-  const provider = createOAuthProvider(deps, oauthPages);
-  provider.use(completeDiscovery(deps.config.baseUrl));
-  const forward = forwarder(deps, provider);
+  // oidc-provider (with Koa, jose and mime-db, ~1 MB of JavaScript) is loaded and configured on
+  // the first request that needs it, not at every start.
+  let loading: Promise<Provider> | undefined;
+  const loadProvider = () => {
+    loading ??= import("./provider.ts").then(({ createOAuthProvider }) => {
+      const provider = createOAuthProvider(deps, oauthPages);
+      provider.use(completeDiscovery(deps.config.baseUrl));
+      return provider;
+    });
+    // A load that failed is tried again by the next request.
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  const forward = forwarder(deps, loadProvider);
   const oauth = new Hono<WebEnv>();
   oauth.onError(handleWebError);
 
@@ -51,7 +64,7 @@ export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
     },
   });
   oauth.use("/oauth/interaction/*", securityHeaders(), formLimit, webSession(), verifyCsrf());
-  registerConsentPages(oauth, provider);
+  registerConsentPages(oauth, loadProvider);
   // Device codes cannot be tried by someone not signed in (`/oauth/device/*` matches `/oauth/device`).
   oauth.use(
     `${oauthRoutes.code_verification}/*`,
@@ -71,8 +84,8 @@ export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
  * scheme from the configuration, the client address from the socket or a trusted proxy's
  * X-Forwarded-For (web/client-address.ts) — never from headers the client wrote.
  */
-function forwarder(deps: Deps, provider: Provider) {
-  const callback = provider.callback();
+function forwarder(deps: Deps, loadProvider: () => Promise<Provider>) {
+  let callback: ReturnType<Provider["callback"]> | undefined;
   const base = new URL(deps.config.baseUrl);
   const mountPath = base.pathname.replace(/\/+$/, "");
   return async (c: Context<WebEnv>): Promise<Response> => {
@@ -113,6 +126,7 @@ function forwarder(deps: Deps, provider: Provider) {
       }
       body = checked.body;
     }
+    callback ??= (await loadProvider()).callback();
     const answer = await runNodeHandler(callback, {
       method: c.req.method,
       url: `${url.pathname}${url.search}`,

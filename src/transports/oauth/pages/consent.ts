@@ -14,8 +14,8 @@ import { type Html, html, join, when } from "../../web/html.ts";
 import { renderPage } from "../../web/layout.ts";
 import { contentSecurityPolicy } from "../../web/security-headers.ts";
 import { currentWebUser, loginUrl, type WebUser } from "../../web/session.ts";
+import { interactionPath } from "../endpoints.ts";
 import { MemoryResponse, nodeRequest } from "../node-bridge.ts";
-import { interactionPath } from "../provider.ts";
 import { clientLabel } from "./provider-pages.ts";
 
 const roleNames = { owner: "Owner", admin: "Admin", member: "Member" } as const;
@@ -161,7 +161,7 @@ async function consentPage(
  * signed in, and the consent prompt shows what the client asks for and which organisation it
  * will act for. Approving records the grant bound to that organisation.
  */
-export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): void {
+export function registerConsentPages(web: Hono<WebEnv>, loadProvider: () => Promise<Provider>): void {
   web.get("/oauth/interaction/:uid", async (c) => {
     const uid = c.req.param("uid");
     const user = currentWebUser(c);
@@ -170,6 +170,7 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
         loginUrl(interactionPath(uid), c.get("webSessionEnded") ? "expired" : undefined),
         303,
       );
+    const provider = await loadProvider();
     const interaction = await loadInteraction(c, provider, uid);
     if (interaction.prompt.name === "login") {
       return finish(c, provider, { login: { accountId: user.userId, remember: false } });
@@ -185,6 +186,7 @@ export function registerConsentPages(web: Hono<WebEnv>, provider: Provider): voi
     const uid = c.req.param("uid");
     const user = currentWebUser(c);
     if (!user) throw new AppError("unauthorized", "Sign in first.");
+    const provider = await loadProvider();
     const interaction = await loadInteraction(c, provider, uid);
     if (interaction.prompt.name !== "consent") {
       throw new AppError("invalid_request", "This sign-in request is not waiting for an answer.");
