@@ -6,12 +6,14 @@ import { defineConfig } from "vitest/config";
  * the example agent (the same journey runs in test/agent-journey.test.ts on both engines) and
  * the MCP conformance suite (protocol only), and the CLI's tests, whose server and data directory
  * are always embedded PGlite (they drop DATABASE_URL), so both lanes would run the very same thing;
- * likewise the V8 tuning test, which only starts plain Node processes.
+ * likewise the installed bundle's test (its server is embedded PGlite too) and the V8 tuning test,
+ * which only starts plain Node processes.
  * Both lanes together stay well under CI's budget.
  */
 const engineIndependent = [
   "test/browser/**",
   "src/v8-tuning.test.ts",
+  "test/bundle.test.ts",
   "test/example-agent.test.ts",
   "src/transports/mcp/conformance.test.ts",
   "src/transports/cli/**",
