@@ -89,11 +89,13 @@ export async function startDevChain(options: { port: number; cacheDir: string })
     await terminate(child);
   };
   try {
-    const port = await listeningPort(child, options.port);
-    const rpcUrl = `http://127.0.0.1:${port}`;
-    const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
+    const listening = listeningPort(child, options.port);
+    // The accounts' derivation is CPU work on this thread: done while anvil starts up.
     const facilitator = devAccount(0);
     const payer = devAccount(1);
+    const port = await listening;
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
     const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
     const account = devHdAccount(0);
     const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
