@@ -11,6 +11,7 @@ import {
   usageError,
 } from "./cli-error.ts";
 import { isRecord, json, parseJson, type Style, styleFor } from "./format.ts";
+import { exchange } from "./http-exchange.ts";
 import { accessTokenFor } from "./oauth.ts";
 import {
   addClientOptions,
@@ -70,7 +71,7 @@ async function callApi(
   }
   const hasBody = request.body !== undefined;
   const send = (token: string) =>
-    fetch(url, {
+    exchange(url, {
       method: request.method,
       headers: {
         accept: "application/json, application/problem+json",
@@ -79,9 +80,8 @@ async function callApi(
         ...request.headers,
         ...(hasBody ? { "content-type": "application/json" } : {}),
       },
-      body: hasBody ? JSON.stringify(request.body) : undefined,
-      redirect: "manual", // never replay the credential to wherever a redirect points
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      ...(hasBody ? { body: JSON.stringify(request.body) } : {}),
+      timeoutMs: TIMEOUT_MS,
     }).catch((error: unknown) => {
       const check =
         "check that the server is running and --base-url (or the profile's base URL) points at it";
@@ -90,10 +90,9 @@ async function callApi(
   let res = await send(await bearer());
   if (res.status === 401 && credential.kind === "oauth") {
     // Expired early, or revoked: one refresh (which forgets a login the server ended), one retry.
-    await res.arrayBuffer();
     res = await send(await bearer(true));
   }
-  const text = await res.text();
+  const text = res.text;
   const body = parseJson(text);
   if (res.status >= 200 && res.status < 300) {
     if (text !== "" && body === undefined) {
@@ -109,7 +108,7 @@ async function callApi(
     return { problem: { ...body, code: body.code, status: res.status } };
   }
   // Not our problem+json (a proxy, a redirect, an older server): keep what can be said.
-  const where = res.status >= 300 && res.status < 400 ? ` to ${res.headers.get("location") ?? "?"}` : "";
+  const where = res.status >= 300 && res.status < 400 ? ` to ${res.headers.location ?? "?"}` : "";
   return {
     problem: { code: `http_${res.status}`, status: res.status, detail: `HTTP ${res.status}${where}` },
   };
