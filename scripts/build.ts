@@ -68,7 +68,8 @@ const sourceLocations: Plugin = {
 /**
  * Builds into a private directory, then renames each file into dist/ (chunks first, entries and
  * the stamp last), so a process starting meanwhile sees either the old bundle or the new one.
- * Chunks are named by content; ones no longer used are removed once an hour old.
+ * Chunks are named by content; ones no longer used are removed once an hour old (a process started
+ * before this build may still load them).
  */
 export async function buildBundle(): Promise<void> {
   const { build } = await import("esbuild");
@@ -107,10 +108,11 @@ export async function buildBundle(): Promise<void> {
     const stamp = join(staging, "build.json");
     await writeFile(stamp, JSON.stringify({ sourcesVersion: version }));
     await rename(stamp, stampPath);
-    const keep = new Set([...files, "build.json"]);
+    // Only chunks: dist/ also holds the PGlite template, which this build does not make.
+    const current = new Set(files);
     const hourAgo = Date.now() - 60 * 60 * 1000;
     for (const file of await readdir(outdir)) {
-      if (keep.has(file) || file.startsWith(".staging-")) continue;
+      if (current.has(file) || !/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(file)) continue;
       const path = join(outdir, file);
       if ((await stat(path)).mtimeMs < hourAgo) await rm(path, { force: true });
     }

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleIsCurrent } from "../bin/bundle-state.js";
+import { hasMigratedTemplate } from "../src/platform/db/pglite-template.ts";
 import { type SpawnedServer, spawnServer } from "./lib/spawn-server.ts";
 import { jsonSpan, jsonTraces } from "./lib/telemetry.ts";
 import { eventually } from "./lib/wait.ts";
@@ -28,8 +29,9 @@ afterAll(async () => {
 });
 
 describe("the bundle in dist/", () => {
-  it("is current: the server ran the bundle, not the sources", () => {
+  it("is current, with the migrated template beside it: the server ran the bundle, not the sources", () => {
     expect(bundleIsCurrent()).toBe(true);
+    expect(hasMigratedTemplate()).toBe(true);
     expect(server.output()).not.toContain("rebuilding");
   });
 
