@@ -1,7 +1,7 @@
 // Helpers for the telemetry tests (not a test file itself).
 import { randomBytes } from "node:crypto";
 import { asc, eq, sum } from "drizzle-orm";
-import { otlpMessages, type Signal, statusMessage } from "../../src/features/telemetry/otlp-schema.ts";
+import { otlpMessages, rpcMessages, type Signal } from "../../src/features/telemetry/otlp-schema.ts";
 import { type ChunkSpan, chunkSpans } from "../../src/features/telemetry/storage/chunk-codec.ts";
 import type { SpanRecord } from "../../src/features/telemetry/telemetry-records.ts";
 import type { Db } from "../../src/platform/db/client.ts";
@@ -80,7 +80,10 @@ export const decodeResponse = (signal: Signal, body: ArrayBuffer) =>
   });
 
 export const decodeStatus = (body: ArrayBuffer) =>
-  statusMessage.toObject(statusMessage.decode(new Uint8Array(body))) as { code?: number; message?: string };
+  rpcMessages.status.toObject(rpcMessages.status.decode(new Uint8Array(body))) as {
+    code?: number;
+    message?: string;
+  };
 
 /** A span record as the store takes it: a root span of a new trace, starting now, unless overridden. */
 export function spanRecord(overrides: Partial<SpanRecord> = {}): SpanRecord {

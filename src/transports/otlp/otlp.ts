@@ -9,7 +9,7 @@ import {
 import type { OtlpFormat } from "../../features/telemetry/decode-export.ts";
 import { ingest } from "../../features/telemetry/ingest.ts";
 import { OTLP_LIMITS } from "../../features/telemetry/limits.ts";
-import { otlpMessages, type Signal, signals, statusMessage } from "../../features/telemetry/otlp-schema.ts";
+import { otlpMessages, rpcMessages, type Signal, signals } from "../../features/telemetry/otlp-schema.ts";
 import { readOtlpBody } from "../../features/telemetry/read-body.ts";
 import type { IngestPipeline } from "../../features/telemetry/telemetry-runtime.ts";
 import { asKnownError } from "../../platform/db/errors.ts";
@@ -183,6 +183,6 @@ function statusResponse(
   message: string,
   headers: Record<string, string> = {},
 ): Response {
-  const body = encode(statusMessage, format, { code: grpcCodes[status] ?? 2, message });
+  const body = encode(rpcMessages.status, format, { code: grpcCodes[status] ?? 2, message });
   return new Response(body, { status, headers: { "content-type": contentTypes[format], ...headers } });
 }

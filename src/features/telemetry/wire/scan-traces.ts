@@ -21,12 +21,23 @@ export type ScannedTraces = {
   resourceSpans: { resource?: Resource; scopeSpans: { scope?: Scope; spans: WireSpan[] }[] }[];
 };
 
-const request = otlpMessages.traces.request;
-// Looked up by name: a misspelt one throws when the module loads, not on the first request.
-const resourceType = request.lookupType("opentelemetry.proto.resource.v1.Resource");
-const scopeType = request.lookupType("opentelemetry.proto.common.v1.InstrumentationScope");
-const spanType = chunkMessages.span;
-const checkRequest = messageChecker(request);
+/** The types the scan needs, set up with the schema on first use (otlp-schema.ts). */
+const types = (() => {
+  let set: ReturnType<typeof setUp> | undefined;
+  const setUp = () => {
+    const request = otlpMessages.traces.request;
+    return {
+      resource: request.lookupType("opentelemetry.proto.resource.v1.Resource"),
+      scope: request.lookupType("opentelemetry.proto.common.v1.InstrumentationScope"),
+      span: chunkMessages.span,
+      checkRequest: messageChecker(request),
+    };
+  };
+  return () => {
+    set ??= setUp();
+    return set;
+  };
+})();
 
 /** A body the decoder would refuse; anything else thrown while scanning is a fault here. */
 export class RefusedBody extends Error {
@@ -44,7 +55,7 @@ export class RefusedBody extends Error {
 export function scanTraces(bytes: Uint8Array): ScannedTraces {
   const body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
-    checkRequest(body);
+    types().checkRequest(body);
   } catch (error) {
     throw new RefusedBody(error);
   }
@@ -59,7 +70,7 @@ export function scanTraces(bytes: Uint8Array): ScannedTraces {
 
 /** A span's whole message, decoded (spans with events, and those stored as their record). */
 export const decodeSpan = (scanned: ScannedTraces, span: WireSpan): Span =>
-  spanType.decode(scanned.body.subarray(span.start, span.end)) as unknown as Span;
+  types().span.decode(scanned.body.subarray(span.start, span.end)) as unknown as Span;
 
 /**
  * Calls `visit(fieldNumber, end)` for each length-delimited field up to `end`, the reader at its
@@ -80,7 +91,7 @@ function forEachField(reader: protobuf.Reader, end: number, visit: (id: number, 
 
 function scanResourceSpans(reader: protobuf.Reader, end: number) {
   const start = reader.pos;
-  const resource = occurrences<Resource>(resourceType, 1);
+  const resource = occurrences<Resource>(types().resource, 1);
   const scopeSpans: ScannedTraces["resourceSpans"][number]["scopeSpans"] = [];
   forEachField(reader, end, (id, fieldEnd) => {
     if (id === 1) resource.add(reader.pos, fieldEnd);
@@ -91,7 +102,7 @@ function scanResourceSpans(reader: protobuf.Reader, end: number) {
 
 function scanScopeSpans(reader: protobuf.Reader, end: number) {
   const start = reader.pos;
-  const scope = occurrences<Scope>(scopeType, 1);
+  const scope = occurrences<Scope>(types().scope, 1);
   const spans: WireSpan[] = [];
   forEachField(reader, end, (id, fieldEnd) => {
     if (id === 1) scope.add(reader.pos, fieldEnd);
