@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { freePort } from "./lib/processes.ts";
 import { createScratchDatabase } from "./lib/scratch-database.ts";
+import { median } from "./lib/stats.ts";
 
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const pgAdminUrl = process.env.PATCHBAY_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -106,14 +107,6 @@ function timeRun(args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
     });
   });
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-};
 
 type Row = { what: string; patchbay: string; floor: string; ratio: number; goal: number };
 const rows: Row[] = [];

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { Deps } from "./deps.ts";
@@ -12,7 +11,7 @@ import { createLanguageModel } from "./features/tasks/model-config.ts";
 import { jobQueues } from "./features/tasks/task-queue.ts";
 import { setUserPassword } from "./features/web-sessions/set-password.ts";
 import { randomToken } from "./ids.ts";
-import { type DatabaseHandle, openDatabase } from "./platform/db/client.ts";
+import { createsDatabase, type DatabaseHandle, openDatabase } from "./platform/db/client.ts";
 import { migrateDatabase } from "./platform/db/migrate.ts";
 import { organizations } from "./platform/db/schema/organizations.ts";
 import { createEgress } from "./platform/egress/egress-fetch.ts";
@@ -55,7 +54,7 @@ const demoPassword = (): string => (randomToken(13).slice(0, 20).match(/.{4}/g) 
 
 export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: DemoTenant }> {
   const { keyring } = loadKeyring(config);
-  if (config.database.kind === "pglite" && !existsSync(join(config.database.dataDir, "pglite"))) {
+  if (createsDatabase(config.database)) {
     logger.info({ dataDir: config.dataDir }, "creating the embedded database…");
   }
   // The dev chain starts while the database opens and migrates. The demo tenant waits for both:

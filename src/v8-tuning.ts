@@ -18,7 +18,8 @@ import type { DatabaseTarget } from "./platform/db/client.ts";
  *
  * Not with PGlite: its WebAssembly memory (hundreds of MiB, all live) counts towards the same
  * limit and raises it, so garbage is let grow further: bench:ingest's PGlite process peaked at
- * 1,587 MiB instead of 792, for no gain in speed. It keeps V8's defaults.
+ * 1,587 MiB instead of 792, for no gain in speed. PGlite keeps V8's garbage-collection defaults
+ * and gets `--wasm-num-compilation-tasks` instead (below).
  *
  * Set at run time rather than on the command line so `patchbay serve` gets it however it is
  * started. A V8 that does not know the flag prints an "unrecognized flag" message on stderr and

@@ -13,6 +13,8 @@
  * a shared machine stalls the servers now and then, and one outlier must not decide.
  */
 
+import { median, quantile } from "./stats.ts";
+
 export type Point = { t: number; value: number };
 
 export type Rule = {
@@ -96,19 +98,6 @@ export function trend(points: Point[], durationSeconds: number, rule: Rule): Tre
     threshold,
     climbs: last - baseline > threshold && stillRising > threshold / 2,
   };
-}
-
-function median(values: number[]): number {
-  return quantile(values, 0.5);
-}
-
-/** The `q`-quantile, interpolating between the two nearest ranks. */
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const below = sorted[Math.floor(at)] ?? 0;
-  const above = sorted[Math.ceil(at)] ?? below;
-  return below + (above - below) * (at - Math.floor(at));
 }
 
 /** The point closest to time `t`. */

@@ -108,12 +108,22 @@ const STARTUP_LOCK_KEY = 0x7061746368626179n;
  */
 const POINT_READ_CONNECTIONS = 1;
 
+/** Where a PGlite data directory keeps its database; undefined in memory. */
+const pgliteDir = (dataDir: string): string | undefined =>
+  dataDir === "memory" ? undefined : join(dataDir, "pglite");
+
+/** True when opening `target` creates an embedded database rather than opening one. */
+export function createsDatabase(target: DatabaseTarget): boolean {
+  if (target.kind !== "pglite") return false;
+  const dir = pgliteDir(target.dataDir);
+  return dir === undefined || !existsSync(dir);
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
+    const template = createsDatabase(target) && !target.empty ? migratedTemplate() : undefined;
     const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
-    const dir = target.dataDir === "memory" ? undefined : join(target.dataDir, "pglite");
-    const isNew = dir === undefined || !existsSync(dir);
-    const template = isNew && !target.empty ? migratedTemplate() : undefined;
+    const dir = pgliteDir(target.dataDir);
     const client = new PGlite(dir, template ? { loadDataDir: template } : {});
     await client.waitReady;
     const db: Db = drizzlePglite(client, { schema });

@@ -6,23 +6,32 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 
-/**
- * A migrated, empty PGlite database as a data-directory tarball, made at install
- * (scripts/build.ts) and loaded (PGlite's `loadDataDir`) wherever a new PGlite database starts:
- * a first start on an empty data directory, `admin bootstrap`, and every test file's database.
- * Creating a PGlite cluster (its initdb) and then applying the migrations takes ~2 s of
- * WebAssembly; loading the tarball ~0.4 s. Without a current template (none built, or the
- * migrations changed since), databases are created and migrated as before: the template only
- * ever saves time, and the migrations still run (finding nothing to do) after it is loaded.
- */
+// A migrated, empty PGlite database as a data-directory tarball, made at install
+// (scripts/build.ts) and loaded (PGlite's `loadDataDir`) wherever a new PGlite database starts:
+// a first start on an empty data directory, `admin bootstrap`, and every test file's database.
+// Creating a PGlite cluster (its initdb) and then applying the migrations takes ~2 s of
+// WebAssembly; loading the tarball ~0.4 s. Without a current template (none built, or the
+// migrations changed since), databases are created and migrated as before: the template only
+// ever saves time, and the migrations still run (finding nothing to do) after it is loaded.
+
 /** The committed drizzle-kit migrations. */
 export const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 
 const templateFile = fileURLToPath(new URL("../../../dist/pglite-template.tar", import.meta.url));
 const versionFile = `${templateFile}.version`;
 
-/** What a template holds: the migrations (their journal) and the PGlite release that wrote it. */
+let version: string | undefined;
+
+/**
+ * What a template holds: the migrations (their journal) and the PGlite release that wrote it.
+ * Read once per process: every new database asks.
+ */
 function schemaVersion(): string {
+  version ??= hashSchema();
+  return version;
+}
+
+function hashSchema(): string {
   const journal = readFileSync(join(migrationsFolder, "meta", "_journal.json"));
   const manifest = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
     dependencies: Record<string, string>;

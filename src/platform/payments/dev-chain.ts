@@ -63,8 +63,9 @@ const devRootKey = (): HDKey => {
 
 const devHdAccount = (index: number) => hdKeyToAccount(devRootKey(), { addressIndex: index });
 
-export function devAccount(index: number): DevAccount {
-  const account = devHdAccount(index);
+export const devAccount = (index: number): DevAccount => keysOf(devHdAccount(index), index);
+
+function keysOf(account: ReturnType<typeof devHdAccount>, index: number): DevAccount {
   const key = account.getHdKey().privateKey;
   if (!key) throw new Error(`no private key for dev account #${index}`);
   return { address: account.address, privateKey: toHex(key) };
@@ -91,13 +92,13 @@ export async function startDevChain(options: { port: number; cacheDir: string })
   try {
     const listening = listeningPort(child, options.port);
     // The accounts' derivation is CPU work on this thread: done while anvil starts up.
-    const facilitator = devAccount(0);
+    const account = devHdAccount(0);
+    const facilitator = keysOf(account, 0);
     const payer = devAccount(1);
     const port = await listening;
     const rpcUrl = `http://127.0.0.1:${port}`;
     const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
     const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-    const account = devHdAccount(0);
     const wallet = createWalletClient({ account, chain, transport: http(rpcUrl) });
     const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
     const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });

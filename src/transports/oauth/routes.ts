@@ -31,15 +31,17 @@ export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
   // the first request that needs it, not at every start.
   let loading: Promise<Provider> | undefined;
   const loadProvider = () => {
-    loading ??= import("./provider.ts").then(({ createOAuthProvider }) => {
-      const provider = createOAuthProvider(deps, oauthPages);
-      provider.use(completeDiscovery(deps.config.baseUrl));
-      return provider;
-    });
-    // A load that failed is tried again by the next request.
-    loading.catch(() => {
-      loading = undefined;
-    });
+    loading ??= import("./provider.ts")
+      .then(({ createOAuthProvider }) => {
+        const provider = createOAuthProvider(deps, oauthPages);
+        provider.use(completeDiscovery(deps.config.baseUrl));
+        return provider;
+      })
+      .catch((error: unknown) => {
+        // A load that failed is tried again by the next request.
+        loading = undefined;
+        throw error;
+      });
     return loading;
   };
   const forward = forwarder(deps, loadProvider);

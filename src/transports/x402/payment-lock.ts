@@ -101,7 +101,6 @@ export async function claimPayment(
   const inserted = await statements(lock.db).claim.execute({
     ...lock.key,
     ...fields,
-    requirements: fields.requirements,
     claimId,
     claimedAt: now,
   });

@@ -22,22 +22,21 @@ export type ScannedTraces = {
 };
 
 /** The types the scan needs, set up with the schema on first use (otlp-schema.ts). */
-const types = (() => {
-  let set: ReturnType<typeof setUp> | undefined;
-  const setUp = () => {
-    const request = otlpMessages.traces.request;
-    return {
-      resource: request.lookupType("opentelemetry.proto.resource.v1.Resource"),
-      scope: request.lookupType("opentelemetry.proto.common.v1.InstrumentationScope"),
-      span: chunkMessages.span,
-      checkRequest: messageChecker(request),
-    };
+function setUpTypes() {
+  const request = otlpMessages.traces.request;
+  return {
+    resource: request.lookupType("opentelemetry.proto.resource.v1.Resource"),
+    scope: request.lookupType("opentelemetry.proto.common.v1.InstrumentationScope"),
+    span: chunkMessages.span,
+    checkRequest: messageChecker(request),
   };
-  return () => {
-    set ??= setUp();
-    return set;
-  };
-})();
+}
+
+let scanTypes: ReturnType<typeof setUpTypes> | undefined;
+const types = () => {
+  scanTypes ??= setUpTypes();
+  return scanTypes;
+};
 
 /** A body the decoder would refuse; anything else thrown while scanning is a fault here. */
 export class RefusedBody extends Error {
