@@ -17,7 +17,6 @@ import {
   updateHeld,
 } from "./run-state.ts";
 import { hostFor, type RemediationServices, runRepository } from "./services.ts";
-import { agentStep } from "./step-agent.ts";
 import { threadUrlFor } from "./to-remediation.ts";
 
 /** Limits of the validation run: the repository's whole suite. */
@@ -81,7 +80,8 @@ export async function runRemediationStep(args: {
         return await startStep(step);
       case "investigating":
       case "coding":
-        return await agentStep({ ...step, ctx, signal: args.signal });
+        // The agent's code (the AI SDK, the MCP client) loads with the first run that needs it.
+        return await (await import("./step-agent.ts")).agentStep({ ...step, ctx, signal: args.signal });
       case "validating":
         return await validateStep(step);
       case "opening-pr":

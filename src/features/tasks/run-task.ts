@@ -3,6 +3,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
+import { RunTakenOver } from "./run-taken-over.ts";
 import { SessionPool } from "./session-pool.ts";
 import {
   type CommitStep,
@@ -43,9 +44,6 @@ export type TaskRunOptions = {
    */
   commitStep?: CommitStep;
 };
-
-/** Another worker holds the run now: this one stops without writing anything more. */
-export class RunTakenOver extends Error {}
 
 /**
  * Runs one task to a terminal status: the AI SDK loop over the task's frozen snapshot tools and

@@ -3,7 +3,7 @@ import { systemContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import type { QueueOptions } from "../../platform/queue/queue.ts";
-import { runTask } from "./run-task.ts";
+import { runTask } from "./run-task-lazily.ts";
 
 /** The job queue tasks run on (src/platform/queue). */
 export const TASK_QUEUE = "tasks.run";
