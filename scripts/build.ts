@@ -15,6 +15,9 @@ const outdir = join(root, "dist");
 /** Entry points: the bundle's name → its source. Modules that start a worker thread name its entry here. */
 const entries: Record<string, string> = {
   cli: "src/transports/cli/main.ts",
+  // The server on its own: `patchbay serve` loads it (through the CLI's dynamic import), and
+  // bench:startup's code floor loads it without starting anything.
+  server: "src/main.ts",
   "conversion-worker": "src/features/telemetry/conversion/conversion-worker.ts",
 };
 

@@ -1,7 +1,9 @@
 // The floor servers of bench:startup: what any service on the same engines pays to become ready.
 // `pglite`: opens (or, for an empty directory, creates) the PGlite database at
 // $PATCHBAY_DATA_DIR/pglite, runs one query, serves a bare Hono `/readyz`. `postgres`: a
-// postgres.js pool on $DATABASE_URL, one query, the same bare server.
+// postgres.js pool on $DATABASE_URL, one query, the same bare server. `postgres-code`: the same,
+// after loading patchbay's server bundle (dist/server.js) without starting any of it — what
+// holding patchbay's code costs a process, before it does anything.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -16,6 +18,7 @@ if (kind === "pglite") {
   const db = new PGlite(join(dataDir, "pglite"));
   await db.query("select 1");
 } else {
+  if (kind === "postgres-code") await import(new URL("../../dist/server.js", import.meta.url).href);
   const sql = postgres(process.env.DATABASE_URL as string, { max: 10 });
   await sql`select 1`;
 }
