@@ -81,7 +81,8 @@ describe("/mcp transport and authentication", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     const body = (await res.json()) as { result: { serverInfo: { name: string }; capabilities: object } };
     expect(body.result.serverInfo.name).toBe("patchbay");
-    expect(body.result.capabilities).toHaveProperty("tools");
+    // Tools only, and no list_changed promise: a stateless server has no stream to send it on.
+    expect(body.result.capabilities).toEqual({ tools: { listChanged: false } });
   });
 
   test("stateless: a tools/call needs no prior initialize (one POST, one answer)", async ({ app, owner }) => {
@@ -123,8 +124,12 @@ describe("/mcp transport and authentication", () => {
     });
   });
 
-  test("the official SDK client connects and lists exactly the eleven tools", async ({ app, owner }) => {
+  test("the official SDK client connects, lists exactly the eleven tools and calls one", async ({
+    app,
+    owner,
+  }) => {
     const client = await connectMcp(app, owner.apiKey);
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       "approve_mcp_connection_tools",
@@ -139,6 +144,12 @@ describe("/mcp transport and authentication", () => {
       "set_mcp_connection_enabled",
       "update_mcp_connection",
     ]);
+    const result = await client.callTool({
+      name: "list_mcp_connections",
+      arguments: { environmentId: owner.environmentId },
+    });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual({ items: [], nextCursor: null });
     await client.close();
   });
 });

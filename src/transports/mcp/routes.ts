@@ -17,8 +17,10 @@ import {
 } from "../http/protected-resource.ts";
 import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
 import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
+import { guardRequests } from "./request-guard.ts";
 import { connectionTools } from "./tools/connections/index.ts";
 
+const toolNames = new Set(connectionTools.map((t) => t.name));
 const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
 
 const instructions = [
@@ -74,6 +76,10 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
     const ctx = { deps: c.get("deps"), actor: { ...actor, permissions }, requestId: c.get("requestId") };
     const server = new McpServer({ name: "patchbay", title: "patchbay", version }, { instructions });
     for (const tool of connectionTools) tool.register(server, ctx);
+    // Claim only what is delivered. registerTool sets `tools.listChanged: true` regardless of the
+    // options (modelcontextprotocol/typescript-sdk#1488), but a stateless server with no GET
+    // stream can never send notifications/tools/list_changed. The tool list is fixed anyway.
+    server.server.registerCapabilities({ tools: { listChanged: false } });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -81,6 +87,7 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
     });
     try {
       await server.connect(transport);
+      guardRequests(transport, toolNames);
       // In JSON mode this resolves once every response of the request is ready.
       const response = await transport.handleRequest(c.req.raw);
       if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
