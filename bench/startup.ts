@@ -225,6 +225,7 @@ async function main(): Promise<number> {
       theirs: [] as number[],
       ready: [] as number[],
       floorReady: [] as number[],
+      code: [] as number[],
     };
     for (let i = 0; i < runs; i++) {
       const db = await createScratchDatabase(pgAdminUrl, "patchbay_bench_startup");
@@ -232,6 +233,8 @@ async function main(): Promise<number> {
         const f = await start([floor, "postgres"], { DATABASE_URL: db.url }, { idleMs: 3000 });
         idle.theirs.push(f.idleMb as number);
         idle.floorReady.push(f.readyMs);
+        const code = await start([floor, "postgres-code"], { DATABASE_URL: db.url }, { idleMs: 3000 });
+        idle.code.push(code.idleMb as number);
         const env = { ...(await serveEnv(newDir())), DATABASE_URL: db.url };
         await start([bin, "serve"], env); // the first start migrates; measure the second
         const p = await start([bin, "serve"], env, { idleMs: 3000 });
@@ -243,6 +246,9 @@ async function main(): Promise<number> {
     }
     row("PostgreSQL: npm start → /readyz", idle.ready, idle.floorReady, "ms", 1.5);
     row("PostgreSQL: idle RSS 3 s after ready", idle.mine, idle.theirs, "MiB", 1.3);
+    // The same bare server holding patchbay's code, none of it run: how much of the figure above
+    // is code any start must load (routes, schemas, the payment and MCP protocol libraries).
+    row("  vs the bare server holding patchbay's code (no goal)", idle.mine, idle.code, "MiB", Number.NaN);
   }
 
   const width = Math.max(...rows.map((r) => r.what.length));

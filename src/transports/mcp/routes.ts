@@ -1,11 +1,8 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context, Hono } from "hono";
 import type { MemberActor } from "../../actor.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { MCP_PATH } from "../../oauth-resources.ts";
 import type { Permission } from "../../permissions.ts";
-import { version } from "../../version.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
 import { resolveBearerActor } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -17,18 +14,9 @@ import {
 } from "../http/protected-resource.ts";
 import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
 import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
-import { guardRequests } from "./request-guard.ts";
 import { connectionTools } from "./tools/connections/index.ts";
 
-const toolNames = new Set(connectionTools.map((t) => t.name));
 const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
-
-const instructions = [
-  'patchbay manages the remote MCP servers ("connections") its task agent may use, per environment.',
-  "Lifecycle: create_mcp_connection → discover_mcp_connection_tools → approve_mcp_connection_tools →",
-  "set_mcp_connection_enabled. Every change takes the connection's current `revision`; on",
-  "revision_conflict, read it again with get_mcp_connection. Credentials are never accepted here.",
-].join(" ");
 
 /**
  * The inbound MCP server: Streamable HTTP, stateless, JSON responses. Only POST carries
@@ -74,27 +62,11 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
     // grants that one permission here; owner/admin and tenancy stay the verbs' checks.
     const permissions = new Set<Permission>(actor.permissions).add("mcp_connections:read");
     const ctx = { deps: c.get("deps"), actor: { ...actor, permissions }, requestId: c.get("requestId") };
-    const server = new McpServer({ name: "patchbay", title: "patchbay", version }, { instructions });
-    for (const tool of connectionTools) tool.register(server, ctx);
-    // Claim only what is delivered. registerTool sets `tools.listChanged: true` regardless of the
-    // options (modelcontextprotocol/typescript-sdk#1488), but a stateless server with no GET
-    // stream can never send notifications/tools/list_changed. The tool list is fixed anyway.
-    server.server.registerCapabilities({ tools: { listChanged: false } });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: MAX_API_BODY_BYTES,
-    });
-    try {
-      await server.connect(transport);
-      guardRequests(transport, toolNames);
-      // In JSON mode this resolves once every response of the request is ready.
-      const response = await transport.handleRequest(c.req.raw);
-      if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
-      return response;
-    } finally {
-      await server.close();
-    }
+    // The MCP SDK's server (and its JSON Schema conversion) loads with the first request.
+    const { serveMcpRequest } = await import("./serve-request.ts");
+    const response = await serveMcpRequest(c.req.raw, ctx);
+    if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
+    return response;
   });
 }
 
