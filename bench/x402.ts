@@ -15,13 +15,17 @@
  * patchbay's overhead per paid call = paid − verify − settle − free (median of free).
  * Payments are signed before the clock starts: signing is the client's cost.
  *
+ * Floor, in the same rounds: the two commits a paid call cannot do without — claiming the payment
+ * (so its handler never runs twice) and storing the settled answer (what a replay gets) — as a
+ * committed single-row INSERT and a committed UPDATE of that row, on the same database.
+ *
  * Env: BENCH_PAID (calls per round, default 40), BENCH_ROUNDS (5), BENCH_PG_URL (admin URL,
  * default postgres://postgres@127.0.0.1:5432/postgres; `pglite` for the embedded engine).
  */
 import { performance } from "node:perf_hooks";
 import { x402HTTPClient } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Hex } from "viem";
 import { AppError } from "../src/errors.ts";
@@ -114,7 +118,18 @@ try {
   }
   for (let i = 0; i < 3; i++) await call("/x402/bench", { "payment-signature": await sign() });
 
+  await db.execute(sql`create table bench_x402_floor (id text primary key, answer text)`);
+  const floorWrites = async () => {
+    const id = newUuid();
+    const started = performance.now();
+    await db.execute(sql`insert into bench_x402_floor (id) values (${id})`);
+    await db.execute(sql`update bench_x402_floor set answer = ${"{}"} where id = ${id}`);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 20; i++) await floorWrites();
+
   const free: number[] = [];
+  const floor: number[] = [];
   const unpaid: number[] = [];
   const paid: { total: number; verify: number; settle: number }[] = [];
   const before = await chain.balanceOf(payer.address);
@@ -122,6 +137,7 @@ try {
     const payments = await Promise.all(Array.from({ length: perRound }, sign));
     for (const payment of payments) {
       const f = await call("/x402/bench-free");
+      floor.push(await floorWrites());
       const u = await call("/x402/bench");
       timing.verify = timing.settle = 0;
       const p = await call("/x402/bench", { "payment-signature": payment });
@@ -145,6 +161,7 @@ try {
     ["  facilitator verify", paid.map((p) => p.verify)],
     ["  facilitator settle (on chain)", paid.map((p) => p.settle)],
     ["  patchbay overhead", overhead],
+    ["  floor: 2 committed writes", floor],
   ];
   console.log(
     `\nbench:x402 — ${paid.length} paid calls, ${database.url ? "PostgreSQL" : "PGlite"}, anvil dev chain, in-process facilitator`,
@@ -164,6 +181,15 @@ try {
     );
   console.log(
     `\npatchbay overhead / paid call (medians): ${(100 * share).toFixed(1)} % — goal ≤ ${100 * GOAL_OVERHEAD_SHARE} %: ${share <= GOAL_OVERHEAD_SHARE ? "met" : "NOT met"}`,
+  );
+  const floorShare =
+    quantile(floor, 0.5) /
+    quantile(
+      paid.map((p) => p.total),
+      0.5,
+    );
+  console.log(
+    `the floor alone (the claim's and the answer's commits): ${(100 * floorShare).toFixed(1)} % of the paid call; patchbay overhead / floor: ${(quantile(overhead, 0.5) / quantile(floor, 0.5)).toFixed(2)}×`,
   );
   console.log(
     `\nmoved on chain: ${Number(moved) / 1e6} USDC for ${paid.length} calls (exactly the price each)`,
