@@ -41,6 +41,9 @@ type CatalogItem = {
   path: string;
   price: string;
   accepts: { network: string; asset: string }[];
+  /** false: this server cannot run the route now; calling it answers 503 `unavailableCode`. */
+  available: boolean;
+  unavailableReason?: string;
 };
 
 const base = (process.env.PATCHBAY_URL ?? "http://localhost:8787").replace(/\/$/, "");
@@ -58,7 +61,7 @@ const catalog = (await (await fetch(`${base}/x402`)).json()) as {
 if (!catalog.paymentsAvailable) throw new Error("this patchbay takes no payments right now");
 log(
   "catalog",
-  catalog.items.map((i) => `${i.method} ${i.path} ${i.price}`),
+  catalog.items.map((i) => `${i.method} ${i.path} ${i.price}${i.available ? "" : " (unavailable here)"}`),
 );
 const accepts = catalog.items.flatMap((i) => i.accepts);
 const { asset } = accepts[0] ?? { asset: "" };
@@ -236,6 +239,11 @@ type Run = {
   reason: string | null;
   approval: { approvalUrl: string; message: string } | null;
 };
+if (!remediate) {
+  // A fix is suggested only when this server can start one: the catalog says why it cannot.
+  const fix = catalog.items.find((i) => i.path === "/x402/problems/{id}/remediations");
+  log("no fix offered", fix?.available === false ? fix.unavailableReason : "no open problem found");
+}
 if (remediate && sessionToken) {
   const res = await follow(remediate);
   const started = (await res.json()) as {

@@ -13,7 +13,9 @@ import { createLogger } from "./platform/logging/logger.ts";
 import { devChainBanner } from "./platform/payments/payments.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
 import { drainable } from "./transports/http/drain.ts";
+import { paidRoutesBanner } from "./transports/x402/catalog.ts";
 import { sweepX402Payments } from "./transports/x402/payment-lock.ts";
+import { x402Routes } from "./transports/x402/router.ts";
 import { tuneV8ForServing } from "./v8-tuning.ts";
 
 /** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */
@@ -47,7 +49,12 @@ export async function runServer(config: Config): Promise<void> {
   if (deps.payments.kind === "unavailable") {
     logger.info({ reason: deps.payments.reason }, "x402 payments unavailable: paid routes answer 503");
   }
-  const chainBanner = devChainBanner(deps.payments, baseUrl);
+  const paidRoutes = paidRoutesBanner({
+    deps,
+    routes: x402Routes,
+    refusal: (route) => route.unavailable?.(deps),
+  });
+  const chainBanner = devChainBanner(deps.payments, baseUrl, paidRoutes);
   if (chainBanner.length > 0) process.stdout.write(`\n${chainBanner.join("\n")}\n`);
 
   const sweeps: [string, (db: Db, now: Date) => Promise<unknown>][] = [

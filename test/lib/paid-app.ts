@@ -2,6 +2,7 @@ import { createApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
 import { test as base } from "../fixtures.ts";
 import { startTestChain, type TestChain } from "./dev-chain.ts";
+import { scriptedModel } from "./scripted-model.ts";
 
 /** The file's app with real payments: the dev chain (anvil) and the in-process facilitator. */
 export type PaidApp = { deps: Deps; app: ReturnType<typeof createApp>; base: string };
@@ -25,6 +26,15 @@ export const paidTest = base.extend<{ chain: TestChain; paid: PaidApp }>({
     { scope: "file" },
   ],
 });
+
+/**
+ * The same paid app with a model configured (the AI SDK's mock, scripted with no turn: nothing
+ * here may start a run's agent), so the routes that start runs can run and are suggested.
+ */
+export function withModel(paid: PaidApp): PaidApp {
+  const deps: Deps = { ...paid.deps, languageModel: scriptedModel([]).model };
+  return { deps, app: createApp(deps), base: paid.base };
+}
 
 /** A JSON POST's init. */
 export const jsonPost = (body: unknown): RequestInit => ({

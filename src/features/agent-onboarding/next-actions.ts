@@ -3,13 +3,16 @@ import type { Deps } from "../../deps.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
-import { chooseProblem } from "../remediations/index.ts";
+import { chooseProblem, startRefusal } from "../remediations/index.ts";
 import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { assumeProblem } from "./problem-assumption.ts";
 import { type NextAction, nextAction, type OnboardingSession } from "./schemas.ts";
 
-type ActionDeps = Pick<Deps, "config" | "keyring" | "payments" | "db" | "clock">;
+type ActionDeps = Pick<
+  Deps,
+  "config" | "keyring" | "payments" | "db" | "clock" | "languageModel" | "remediation"
+>;
 
 /** The facts "start onboarding" rests on: which sessions are open (a new one makes it stale). */
 async function onboardingDigest(deps: ActionDeps, organizationId: string): Promise<string> {
@@ -96,7 +99,9 @@ export async function sessionActions(
           "Problems detected in your telemetry, most recent first.",
         ),
       ];
-      // The shortcut for the problem `POST /x402/resolve` would pick, assuming that problem's state.
+      // The shortcut for the problem `POST /x402/resolve` would pick, assuming that problem's
+      // state; not offered while no run can start here (it would only answer 503).
+      if (startRefusal(deps)) return ready;
       const problem = await chooseProblem(deps.db, session.environmentId);
       if (!problem) return ready;
       return [

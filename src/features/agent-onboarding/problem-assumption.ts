@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Deps } from "../../deps.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
+import { startRefusal } from "../remediations/index.ts";
 import { problemColumns } from "../telemetry/index.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { type NextAction, nextAction } from "./schemas.ts";
@@ -40,13 +41,17 @@ export const pollRemediationAction = (
   description: string,
 ) => nextAction(deps, `GET /x402/remediations/${id}`, "free", { action: "poll_remediation", description });
 
-/** "remediate": start a run for the problem, refused for free if the problem moved on meanwhile. */
+/**
+ * "remediate": start a run for the problem, refused for free if the problem moved on meanwhile.
+ * None while this server cannot start a run (no model, no sandbox): it would only answer 503.
+ */
 export function remediateAction(
-  deps: Pick<Deps, "keyring" | "clock" | "config" | "payments">,
+  deps: Pick<Deps, "keyring" | "clock" | "config" | "payments" | "languageModel" | "remediation">,
   problem: ProblemState,
   environmentId: string,
   description: string,
-): NextAction {
+): NextAction | undefined {
+  if (startRefusal(deps)) return undefined;
   return nextAction(deps, `POST /x402/problems/${problem.id}/remediations`, "remediation", {
     action: "remediate",
     description,

@@ -1,20 +1,41 @@
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
-import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
+import { x402HTTPClient } from "@x402/core/client";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+} from "@x402/core/http";
+import {
+  type DiscoveryExtension,
+  extractDiscoveryInfo,
+  extractDiscoveryInfoFromExtension,
+  validateDiscoveryExtension,
+} from "@x402/extensions/bazaar";
 import { and, count, eq } from "drizzle-orm";
 import type { Hex } from "viem";
+import { vi } from "vitest";
+import { z } from "zod";
 import { describe, expect, newTenant } from "../../../test/fixtures.ts";
-import { appFetch, payingFetch, signedPayment, type TestChain } from "../../../test/lib/dev-chain.ts";
+import {
+  agentClient,
+  appFetch,
+  payingFetch,
+  signedPayment,
+  type TestChain,
+} from "../../../test/lib/dev-chain.ts";
 import { makeGitRepo } from "../../../test/lib/git-repo.ts";
 import { keyFor } from "../../../test/lib/members.ts";
-import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { jsonPost, type PaidApp, paidTest, withModel } from "../../../test/lib/paid-app.ts";
 import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
+import { paidRoutesBanner } from "../../transports/x402/catalog.ts";
 import { paidTable } from "../../transports/x402/route.ts";
 import { x402Routes } from "../../transports/x402/router.ts";
+
+type JsonObject = { properties?: Record<string, unknown> };
 
 const SIGNUP = 50_000n; // $0.05
 const ONBOARD = 50_000n;
@@ -319,17 +340,52 @@ describe("onboarding sessions", () => {
   });
 });
 
+/** A catalog item as `GET /x402` lists it (a Bazaar item with patchbay's additions). */
+type Item = {
+  resource: string;
+  method: "GET" | "POST";
+  path: string;
+  price: string;
+  accepts: unknown[];
+  extensions: { bazaar: DiscoveryExtension };
+  available: boolean;
+  unavailableCode?: string;
+  unavailableReason?: string;
+};
+type Catalog = { x402Version: number; items: Item[]; paymentsAvailable: boolean };
+
+const readCatalog = async (app: Paid["app"], base: string) =>
+  (await (await appFetch(app)(`${base}/x402`)).json()) as Catalog;
+
+/** The route behind an item: its schemas are what the item's must say. */
+function routeOf(item: Item) {
+  const route = x402Routes.find(
+    (r) => r.method === item.method && r.path.replace(/:(\w+)/g, "{$1}") === item.path,
+  );
+  if (!route?.paid) throw new Error(`no paid route for ${item.method} ${item.path}`);
+  return route.paid;
+}
+
+const jsonSchemaOf = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonObject;
+
+/** A template's placeholders filled with values its pattern takes. */
+const concrete = (path: string) =>
+  path.replace("{traceId}", "4bf92f3577b34da6a3ce929d0e0e4736").replace(/\{\w+\}/g, "prb_example");
+
+const RUN_STARTS = [
+  "POST /x402/instrumentation/pr",
+  "POST /x402/problems/{id}/remediations",
+  "POST /x402/resolve",
+];
+
 describe("catalog and llms.txt", () => {
-  test("GET /x402 lists every paid route as Bazaar items whose accepts equal the 402 challenges", async ({
+  test("as a Bazaar client reads GET /x402: every item has input and output schemas, an example answer its schema accepts, and an availability flag", async ({
     paid,
   }) => {
-    const res = await paid.app.request("/x402");
-    expect(res.status).toBe(200);
-    const catalog = await res.json();
+    const catalog = await readCatalog(paid.app, paid.base);
     expect(catalog.x402Version).toBe(2);
-    expect(
-      catalog.items.map((i: { method: string; path: string }) => `${i.method} ${i.path}`).sort(),
-    ).toEqual([
+    expect(catalog.items.map((i) => `${i.method} ${i.path}`).sort()).toEqual([
       "GET /x402/logs",
       "GET /x402/problems",
       "GET /x402/problems/{id}",
@@ -343,31 +399,154 @@ describe("catalog and llms.txt", () => {
       "POST /x402/signup",
     ]);
     for (const item of catalog.items) {
-      const challenge = await appFetch(paid.app)(item.resource, { method: item.method });
-      expect(challenge.status).toBe(402);
-      const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required") ?? "");
-      expect(item.accepts).toEqual(required.accepts);
-      expect(item.extensions.bazaar.info.input.method).toBe(item.method);
-      expect(item.extensions.bazaar.schema).toBeTruthy();
+      const label = `${item.method} ${item.path}`;
+      const { bazaar } = item.extensions;
+      // What a facilitator checks before it lists a resource, on the console-free path.
+      const warnings = vi.spyOn(console, "warn");
+      expect(validateDiscoveryExtension(bazaar), label).toEqual({ valid: true });
+      expect(warnings, label).not.toHaveBeenCalled();
+      warnings.mockRestore();
+      const info = extractDiscoveryInfoFromExtension(bazaar);
+      const schema = bazaar.schema as { properties: Record<string, { properties: Record<string, unknown> }> };
+      const route = routeOf(item);
+
+      // Input: the schema of the body (POST) or the query (GET), and an example it accepts.
+      const input = schema.properties.input?.properties ?? {};
+      const inputSchema = (item.method === "POST" ? input.body : input.queryParams) as {
+        properties?: Record<string, unknown>;
+      };
+      expect(Object.keys(inputSchema.properties ?? {}), label).toEqual(
+        Object.keys(jsonSchemaOf(route.input ?? z.object({}), "input").properties ?? {}),
+      );
+      const given = info.input as { body?: unknown; queryParams?: unknown };
+      const inputExample = item.method === "POST" ? given.body : given.queryParams;
+      expect(route.input?.safeParse(inputExample ?? {}).success ?? true, label).toBe(true);
+
+      // Output: the schema of the answer, and an example answer it (and the route's zod) accepts.
+      const outputSchema = schema.properties.output?.properties.example as JsonObject;
+      expect(Object.keys(outputSchema.properties ?? {}), label).toEqual(
+        Object.keys(jsonSchemaOf(route.output, "output").properties ?? {}),
+      );
+      expect(info.output?.example, label).toBeTypeOf("object");
+      expect(route.output.safeParse(info.output?.example).error, label).toBeUndefined();
+
+      expect(item.available, label).toBeTypeOf("boolean");
       expect(item.price).toMatch(/^\$\d/);
     }
   });
 
-  test("every paid route's declared discovery extension passes the SDK's validation (examples match schemas)", () => {
-    for (const [route, entry] of Object.entries(paidTable(x402Routes))) {
-      // As the SDK enriches it for a request: the HTTP method joins the declared input.
-      const extensions = entry?.extensions as { bazaar: { info: { input: object } } };
-      const { bazaar } = extensions;
-      const method = route.split(" ")[0];
-      const enriched = { ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, method } } };
-      expect(validateDiscoveryExtension(enriched as never), route).toEqual({ valid: true });
+  test("as a client meets them, the 402 challenges carry the catalog's accepts and Bazaar extension, which a facilitator takes from the payment", async ({
+    paid,
+    chain,
+  }) => {
+    const payer = await chain.fundedPayer(11, "1");
+    const client = new x402HTTPClient(agentClient(chain.payments, payer.privateKey));
+    const catalog = await readCatalog(paid.app, paid.base);
+    for (const item of catalog.items.filter((i) => i.available)) {
+      const label = `${item.method} ${item.path}`;
+      const res = await appFetch(paid.app)(concrete(item.resource), {
+        method: item.method,
+        ...(item.method === "POST" ? json({}) : {}),
+      });
+      expect(res.status, label).toBe(402);
+      const required = decodePaymentRequiredHeader(res.headers.get("payment-required") ?? "");
+      expect(required.accepts, label).toEqual(item.accepts);
+      const bazaar = required.extensions?.bazaar as DiscoveryExtension;
+      expect(bazaar.schema, label).toEqual(item.extensions.bazaar.schema);
+      expect(bazaar.info.output, label).toEqual(item.extensions.bazaar.info.output);
+
+      // What a Bazaar facilitator catalogues from a payment: the client echoes the extensions.
+      const payment = decodePaymentSignatureHeader(
+        client.encodePaymentSignatureHeader(await client.createPaymentPayload(required))[
+          "PAYMENT-SIGNATURE"
+        ] ?? "",
+      );
+      const discovered = extractDiscoveryInfo(payment, payment.accepted);
+      expect(discovered && "method" in discovered && discovered.method, label).toBe(item.method);
+      expect(discovered?.discoveryInfo.output?.example, label).toEqual(bazaar.info.output?.example);
     }
   });
 
-  test("without payments the catalog still lists the routes, and paid routes answer 503", async ({ app }) => {
-    const catalog = await (await app.request("/x402")).json();
+  test("every paid route's output example is accepted by its output schema, and its input example by its input schema", () => {
+    for (const route of x402Routes) {
+      if (!route.paid) continue;
+      const label = `${route.method} ${route.path}`;
+      const { input, output, inputExample, outputExample, pathParams, pathParamsExample } = route.paid;
+      expect(output.safeParse(outputExample).error, label).toBeUndefined();
+      if (inputExample) expect(input?.safeParse(inputExample).error, label).toBeUndefined();
+      if (pathParamsExample) expect(pathParams?.safeParse(pathParamsExample).error, label).toBeUndefined();
+    }
+    for (const [route, entry] of Object.entries(paidTable(x402Routes))) {
+      // As the SDK enriches it for a request: the HTTP method joins the declared input.
+      const { bazaar } = entry.extensions as { bazaar: DiscoveryExtension };
+      const method = route.split(" ")[0];
+      const enriched = { ...bazaar, info: { ...bazaar.info, input: { ...bazaar.info.input, method } } };
+      expect(validateDiscoveryExtension(enriched as never), route).toEqual({ valid: true });
+      expect(bazaar.info.output?.example, route).toBeTypeOf("object");
+    }
+  });
+
+  test("without a model: the routes that start runs are listed as unavailable with the reason, refused with 503 before any payment, and /llms.txt says why", async ({
+    paid,
+  }) => {
+    const catalog = await readCatalog(paid.app, paid.base);
+    expect(catalog.paymentsAvailable).toBe(true);
+    for (const item of catalog.items) {
+      const label = `${item.method} ${item.path}`;
+      if (!RUN_STARTS.includes(label)) {
+        expect(item, label).toMatchObject({ available: true });
+        expect(item.unavailableCode, label).toBeUndefined();
+        continue;
+      }
+      expect(item, label).toMatchObject({
+        available: false,
+        unavailableCode: "model_not_configured",
+        unavailableReason: expect.stringContaining("PATCHBAY_MODEL"),
+        accepts: [],
+      });
+      // Still there, and honest: no challenge to pay, the code the catalog gave.
+      const res = await appFetch(paid.app)(concrete(item.resource), json({}));
+      expect(res.status, label).toBe(503);
+      expect(res.headers.get("payment-required"), label).toBeNull();
+      expect((await res.json()).code, label).toBe("model_not_configured");
+    }
+
+    const text = await (await paid.app.request("/llms.txt")).text();
+    for (const route of RUN_STARTS) {
+      const line = text.split("\n").find((l) => l.startsWith(`- \`${route}\``));
+      expect(line, route).toContain("**Unavailable on this server**: No model is configured");
+      expect(line, route).toContain("503 `model_not_configured` before any payment");
+    }
+    expect(text).toContain("POST /x402/signup` — $0.05: Create");
+  });
+
+  test("with a model configured: every route is available, asks for payment, and /llms.txt marks none unavailable", async ({
+    paid,
+  }) => {
+    const modelled = withModel(paid);
+    const catalog = await readCatalog(modelled.app, modelled.base);
+    expect(catalog.items.every((i) => i.available && i.unavailableCode === undefined)).toBe(true);
+    for (const item of catalog.items.filter((i) => RUN_STARTS.includes(`${i.method} ${i.path}`))) {
+      expect(item.accepts).toHaveLength(1);
+      const res = await appFetch(modelled.app)(concrete(item.resource), json({}));
+      expect(res.status).toBe(402);
+    }
+    expect(await (await modelled.app.request("/llms.txt")).text()).not.toContain("Unavailable");
+  });
+
+  test("without payments the catalog still lists the routes, each unavailable with payments_unavailable, and paid routes answer 503", async ({
+    app,
+  }) => {
+    const catalog = (await (await app.request("/x402")).json()) as Catalog;
     expect(catalog.paymentsAvailable).toBe(false);
     expect(catalog.items).toHaveLength(11);
+    for (const item of catalog.items) {
+      // A route that cannot run for its own reason says that one: it is what calling it answers.
+      const code = RUN_STARTS.includes(`${item.method} ${item.path}`)
+        ? "model_not_configured"
+        : "payments_unavailable";
+      expect(item).toMatchObject({ available: false, unavailableCode: code, accepts: [] });
+    }
     const res = await app.request("/x402/signup", json({}));
     expect(res.status).toBe(503);
     expect((await res.json()).code).toBe("payments_unavailable");
@@ -380,5 +559,25 @@ describe("catalog and llms.txt", () => {
     expect(text).toContain("POST /x402/signup` — $0.05");
     expect(text).toContain("x_assumed_state");
     expect(text).toContain("GET /x402/onboard/{sessionId}` — free");
+  });
+});
+
+describe("start-up banner", () => {
+  test("lists every paid route with its configured price, and why one cannot run", ({ paid }) => {
+    const lines = paidRoutesBanner({
+      deps: paid.deps,
+      routes: x402Routes,
+      refusal: (route) => route.unavailable?.(paid.deps),
+    });
+    const paidRoutes = x402Routes.filter((r) => r.paid);
+    expect(lines.slice(0, paidRoutes.length).map((l) => l.trim().split(/\s+/).slice(0, 3))).toEqual(
+      paidRoutes.map((r) => [
+        r.method,
+        r.path.replace(/:(\w+)/g, "{$1}"),
+        `$${paid.deps.payments.prices[r.paid?.price ?? "read"].usd}`,
+      ]),
+    );
+    expect(lines.find((l) => l.includes("/x402/resolve"))).toContain("unavailable: model_not_configured");
+    expect(lines.at(-1)).toContain("model_not_configured: No model is configured");
   });
 });

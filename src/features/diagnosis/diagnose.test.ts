@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { describe, expect } from "../../../test/fixtures.ts";
 import { payingFetch, type TestChain } from "../../../test/lib/dev-chain.ts";
-import { jsonPost, type PaidApp, paidTest as test } from "../../../test/lib/paid-app.ts";
+import { jsonPost, type PaidApp, paidTest as test, withModel } from "../../../test/lib/paid-app.ts";
 import { hexId, jsonLog, jsonLogs, jsonSpan, jsonTraces, nanosAgo } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { incidentTerms } from "./incident-terms.ts";
@@ -64,7 +64,8 @@ describe("POST /x402/diagnose", () => {
     paid,
     chain,
   }) => {
-    const { payer, send, diagnose } = await agent(paid, chain, 22);
+    // A model is configured, so a fix can be offered; without one it is not (below).
+    const { payer, send, diagnose } = await agent(withModel(paid), chain, 22);
     const balance = () => chain.balanceOf(payer.address);
 
     // Before any telemetry: nothing to read, and the way to send some.
@@ -160,6 +161,20 @@ describe("POST /x402/diagnose", () => {
       href: expect.stringContaining(`/x402/problems/${problemId}`),
     });
     expect(matched.next_actions[1]).toMatchObject({ price: "$5.00", x_assumed_state: expect.any(String) });
+
+    // The same question to a server without a model: the fix it could not start is not offered.
+    const withoutModel = await (
+      await payingFetch(
+        paid.app,
+        chain.payments,
+        payer.privateKey as Hex,
+      )(
+        `${paid.base}/x402/diagnose`,
+        jsonPost({ description: "Checkout returns 500 on GET /orders since the deploy: OrderNotFoundError" }),
+      )
+    ).json();
+    expect(withoutModel.evidence.problems[0].id).toBe(problemId);
+    expect(withoutModel.next_actions.map((a: { action: string }) => a.action)).toEqual(["inspect_problem"]);
 
     const billing = await (
       await diagnose({ description: "customers say their cards are declined at payment" })

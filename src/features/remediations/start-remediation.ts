@@ -20,6 +20,7 @@ import {
 import { callerEnvironment } from "../environments/index.ts";
 import { appendEvent, enqueueStep } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS, type Remediation } from "./schemas.ts";
+import { startRefusal } from "./start-refusal.ts";
 import { threadUrlFor, toRemediation } from "./to-remediation.ts";
 
 type Budgets = Partial<typeof DEFAULT_REMEDIATION_BUDGETS>;
@@ -114,18 +115,8 @@ export function authorizeStart(ctx: ServiceContext): void {
 
 /** The model and the sandbox every run needs, checked before anything is written (or charged). */
 function assertRunnable(deps: Deps): void {
-  if (!deps.languageModel) {
-    throw new AppError(
-      "model_not_configured",
-      "No model is configured for the remediation agent; set PATCHBAY_MODEL (and the provider's key) and restart.",
-    );
-  }
-  if (deps.remediation.sandbox.kind === "unavailable") {
-    throw new AppError(
-      "sandbox_unavailable",
-      "No sandbox is available on this service to run repository code (see PATCHBAY_SANDBOX in docs/remediation.md).",
-    );
-  }
+  const refusal = startRefusal(deps);
+  if (refusal) throw refusal;
 }
 
 /**

@@ -2,8 +2,8 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { describe, expect } from "../../../test/fixtures.ts";
-import { appFetch, payingFetch, type TestChain } from "../../../test/lib/dev-chain.ts";
-import { jsonPost, type PaidApp, paidTest } from "../../../test/lib/paid-app.ts";
+import { appFetch, payingFetch, signedPayment, type TestChain } from "../../../test/lib/dev-chain.ts";
+import { jsonPost, type PaidApp, paidTest, withModel } from "../../../test/lib/paid-app.ts";
 import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { problems } from "../../platform/db/schema/problems.ts";
@@ -99,7 +99,8 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
     expect(decodePaymentResponseHeader(res.headers.get("payment-response") ?? "").success).toBe(true);
     const problem = await res.json();
     expect(problem.sampleTraceIds).toContain(traceId);
-    expect(problem.next_actions.map((a: { action: string }) => a.action)).toEqual(["remediate", "get_trace"]);
+    // No model on this server: a remediation could not start, so none is suggested (see below).
+    expect(problem.next_actions.map((a: { action: string }) => a.action)).toEqual(["get_trace"]);
 
     const trace = await (await pay(`${paid.base}/x402/traces/${traceId}`)).json();
     expect(trace.traceId).toBe(traceId);
@@ -188,10 +189,11 @@ describe("paid telemetry reads (/x402/services, logs, traces, problems)", () => 
 });
 
 describe("remediation routes on x402", () => {
-  test("a problem suggests remediate with x_assumed_state; a refused start (no model) costs nothing; polling needs a session token", async ({
-    paid,
+  test("with a model a problem suggests remediate with x_assumed_state; without one it does not, and a start is refused before payment; polling needs a session token", async ({
+    paid: plain,
     chain,
   }) => {
+    const paid = withModel(plain);
     const { payer, pay, signup } = await signedUpAgent(paid, chain, 17, "10");
     const auth = {
       "content-type": "application/json",
@@ -218,14 +220,31 @@ describe("remediation routes on x402", () => {
     });
     expect(remediate.x_assumed_state).toEqual(expect.any(String));
 
-    // This service has no model configured: the run cannot start, and nothing is charged.
-    const before = await chain.balanceOf(payer.address);
-    const res = await pay(remediate.href, {
+    // The same server without a model: no remediate suggested; calling it anyway, even with a
+    // payment signed for it, is refused before the payment is looked at, and nothing moves.
+    const payPlain = payingFetch(plain.app, chain.payments, payer.privateKey as Hex);
+    const unsuggested = await (await payPlain(listed.next_actions[0].href)).json();
+    expect(unsuggested.next_actions.map((a: { action: string }) => a.action)).toEqual(["get_trace"]);
+    const call = {
       method: "POST",
       headers: { "content-type": "application/json", "x-assumed-state": remediate.x_assumed_state },
       body: JSON.stringify(remediate.body),
+    };
+    const payment = await signedPayment(
+      paid.app,
+      chain.payments,
+      payer.privateKey as Hex,
+      remediate.href,
+      call,
+    );
+    const before = await chain.balanceOf(payer.address);
+    const res = await appFetch(plain.app)(remediate.href, {
+      ...call,
+      headers: { ...call.headers, "payment-signature": payment },
     });
     expect(res.status).toBe(503);
+    expect(res.headers.get("payment-required")).toBeNull();
+    expect(res.headers.get("payment-response")).toBeNull();
     expect((await res.json()).code).toBe("model_not_configured");
     expect(await chain.balanceOf(payer.address)).toBe(before);
 

@@ -7,7 +7,7 @@ import { type DevChain, startDevChain } from "./dev-chain.ts";
 import { createLocalFacilitator } from "./facilitator.ts";
 import { guardFacilitator } from "./facilitator-boundary.ts";
 import type { PaymentAsset, PaymentSettings } from "./payment-settings.ts";
-import { formatUsd, type Prices } from "./prices.ts";
+import type { Prices } from "./prices.ts";
 
 type Terms = {
   network: Network;
@@ -85,10 +85,11 @@ export function ready(args: Terms & { facilitator: FacilitatorClient; logger: Lo
 }
 
 /**
- * What `patchbay serve` prints when it runs the local chain: everything an agent needs to pay.
+ * What `patchbay serve` prints when it runs the local chain: everything an agent needs to pay,
+ * with the paid routes and their prices (`paidRoutes`, one a line, from the x402 route table).
  * The payer key is anvil's public test key (account #1), worthless outside this chain.
  */
-export function devChainBanner(payments: Payments, baseUrl: string): string[] {
+export function devChainBanner(payments: Payments, baseUrl: string, paidRoutes: string[]): string[] {
   if (payments.kind !== "ready" || !payments.devChain) return [];
   const chain = payments.devChain;
   return [
@@ -98,8 +99,9 @@ export function devChainBanner(payments: Payments, baseUrl: string): string[] {
     `  Demo payer:      ${chain.payer.address}   (1000 test USDC)`,
     `  Payer key:       ${chain.payer.privateKey}   (anvil account #1)`,
     `  Paid to:         ${payments.payTo}`,
-    `  Prices:          read ${formatUsd(payments.prices.read)}, signup ${formatUsd(payments.prices.signup)}, remediation ${formatUsd(payments.prices.remediation)}`,
     `  Catalog:         ${baseUrl}/x402   (and ${baseUrl}/llms.txt)`,
+    "  Paid routes:",
+    ...paidRoutes,
     "  Try an agent:",
     `    PATCHBAY_URL=${baseUrl} AGENT_PRIVATE_KEY=${chain.payer.privateKey} npm run example:agent`,
     "",

@@ -1,16 +1,27 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { HTTPAdapter, x402HTTPResourceServer } from "@x402/core/server";
 import type { Deps } from "../../deps.ts";
+import type { AppError } from "../../errors.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
-import type { PaidRoutes } from "./paid-routes.ts";
+import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
+import { paymentsUnavailable } from "./payment-responses.ts";
 import type { X402Route } from "./route.ts";
 
 export type Catalog = Awaited<ReturnType<typeof buildCatalog>>;
 
+/** A route path as clients read it: `/x402/problems/:id` → `/x402/problems/{id}`. */
+const templated = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+
+/** Why a paid route cannot be called now (the error calling it answers), or undefined. */
+export type Refusal = (pattern: RoutePattern) => AppError | undefined;
+
 /**
  * The catalog of `GET /x402`: each paid route as a Bazaar `/discovery/resources` item, plus
  * `method`, `path` and `price`. `accepts` and `extensions` come from the route's own 402
- * challenge, so they cannot drift. Templated paths have `{name}` placeholders.
+ * challenge, so they cannot drift. Templated paths have `{name}` placeholders; their challenge is
+ * asked for the path parameters' example, which its Bazaar extension then shows (a placeholder
+ * would fail the parameters' own schema). Built once (it asks the facilitator); `catalogPage`
+ * adds what can run at the time of each request.
  */
 export async function buildCatalog(args: {
   deps: Pick<Deps, "config" | "payments">;
@@ -23,10 +34,12 @@ export async function buildCatalog(args: {
   const items = [];
   for (const [pattern, route] of Object.entries(args.routes)) {
     const [method = "GET", template = ""] = pattern.split(" ");
-    const path = template.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
-    const challenge = server ? await challengeFor(server, deps.config.baseUrl, method, path) : undefined;
+    const path = templated(template);
+    const asked = route.examplePath ?? path;
+    const challenge = server ? await challengeFor(server, deps.config.baseUrl, method, asked) : undefined;
     const extensions = challenge?.extensions ?? route.extensions;
     items.push({
+      pattern: pattern as RoutePattern,
       resource: `${deps.config.baseUrl}${path}`,
       type: "http",
       x402Version: challenge?.x402Version ?? 2,
@@ -47,6 +60,27 @@ export async function buildCatalog(args: {
     pagination: { limit: items.length, offset: 0, total: items.length },
     paymentsAvailable: server !== undefined,
   };
+}
+
+/**
+ * The catalog as a client reads it now: every item says whether it can be called (`available`)
+ * and, when not, the `code` and reason calling it answers with — the same error, before any
+ * payment. A route that cannot be called offers no payment (`accepts: []`), as it answers no 402.
+ * These are patchbay's additions to the Bazaar item, beside `method`, `path` and `price`.
+ */
+export function catalogPage(catalog: Catalog, refusal: Refusal) {
+  const items = catalog.items.map(({ pattern, ...item }) => {
+    const refused = refusal(pattern) ?? (catalog.paymentsAvailable ? undefined : paymentsUnavailable());
+    if (!refused) return { ...item, available: true };
+    return {
+      ...item,
+      accepts: [],
+      available: false,
+      unavailableCode: refused.code,
+      unavailableReason: refused.message,
+    };
+  });
+  return { ...catalog, items };
 }
 
 async function challengeFor(server: x402HTTPResourceServer, baseUrl: string, method: string, path: string) {
@@ -71,19 +105,24 @@ async function challengeFor(server: x402HTTPResourceServer, baseUrl: string, met
 }
 
 /**
- * `/llms.txt`: the agent flow of spec part 1B in plain words, with this server's routes and
- * prices. Built once from the same route table as the gate and the catalog.
+ * `/llms.txt`: the agent flow of spec part 1B in plain words, with this server's routes, prices
+ * and what cannot run here now. From the same route table as the gate and the catalog.
  */
 export function llmsTxt(args: {
   deps: Pick<Deps, "config" | "payments">;
   routes: readonly X402Route[];
+  refusal: (route: X402Route) => AppError | undefined;
 }): string {
   const base = args.deps.config.baseUrl;
   const network = args.deps.payments.kind === "ready" ? args.deps.payments.network : "unavailable";
   const lines = args.routes.map((r) => {
     const price = r.paid ? formatUsd(args.deps.payments.prices[r.paid.price]) : "free";
     const auth = r.auth ? ` (${r.auth})` : "";
-    return `- \`${r.method} ${r.path.replace(/:([A-Za-z_]\w*)/g, "{$1}")}\` — ${price}${auth}: ${r.description}`;
+    const refused = args.refusal(r);
+    const unavailable = refused
+      ? ` **Unavailable on this server**: ${refused.message} Calling it answers ${refused.status} \`${refused.code}\` before any payment.`
+      : "";
+    return `- \`${r.method} ${templated(r.path)}\` — ${price}${auth}: ${r.description}${unavailable}`;
   });
   return `# patchbay
 
@@ -94,7 +133,8 @@ export function llmsTxt(args: {
 ## The flow
 
 1. Discover: \`GET ${base}/x402\` (free) lists every paid route with its price, payment
-   requirements and input/output JSON schemas (Bazaar \`/discovery/resources\` items).
+   requirements, input and output JSON schemas with an example answer (Bazaar
+   \`/discovery/resources\` items), and whether it can run on this server (\`available\`).
 2. Sign up: \`POST ${base}/x402/signup\` creates an organisation owned by the paying wallet, a
    first environment and a publishable key (\`pk_…\`). One organisation per wallet.
 3. Send OpenTelemetry to \`${base}/v1/traces\`, \`/v1/logs\`, \`/v1/metrics\` (OTLP/HTTP, protobuf
@@ -117,6 +157,10 @@ export function llmsTxt(args: {
 - A session token never pays for anything; it only reads its session.
 - Sending the same signed payment again never charges twice: you get the first answer back.
 - Errors are \`application/problem+json\` with a stable \`code\` and, where useful, \`next_actions\`.
+- A route this server cannot run now (for instance a remediation while no model is configured)
+  is marked unavailable below and in the catalog (\`available: false\`, \`unavailableCode\`,
+  \`unavailableReason\`). Calling it answers 503 with that code before any payment is asked for,
+  and no \`next_actions\` suggests it.
 
 ## Routes
 
@@ -127,4 +171,28 @@ ${lines.join("\n")}
 - Payments, prices, bodies, states and error codes: docs/x402.md in the patchbay repository.
 - Humans use the REST API at ${base}/api/v1 (OpenAPI: ${base}/api/v1/openapi.json).
 `;
+}
+
+/**
+ * The start-up banner's list of paid routes, one a line: method, path and price from the same
+ * table and configuration as the gate; a route that cannot run here now names its error code,
+ * explained once below the list.
+ */
+export function paidRoutesBanner(args: {
+  deps: Pick<Deps, "payments">;
+  routes: readonly X402Route[];
+  refusal: (route: X402Route) => AppError | undefined;
+}): string[] {
+  const paid = args.routes.filter((r) => r.paid !== undefined);
+  const names = paid.map((r) => `${r.method.padEnd(4)} ${templated(r.path)}`);
+  const width = Math.max(...names.map((n) => n.length));
+  const reasons = new Map<string, string>();
+  const lines = paid.map((route, i) => {
+    const price = route.paid ? formatUsd(args.deps.payments.prices[route.paid.price]) : "free";
+    const refused = args.refusal(route);
+    if (refused) reasons.set(refused.code, refused.message);
+    const line = `    ${(names[i] ?? "").padEnd(width)}  ${price.padStart(7)}`;
+    return refused ? `${line}   unavailable: ${refused.code}` : line;
+  });
+  return [...lines, ...[...reasons].map(([code, message]) => `    ${code}: ${message}`)];
 }

@@ -17,6 +17,11 @@ export type PaidRoute = {
   description: string;
   /** x402 extensions declared on the route, e.g. `{ bazaar: declareDiscoveryExtension(…) }`. */
   extensions?: Record<string, unknown>;
+  /**
+   * A path of the route with its parameters' examples (`/x402/traces/4bf9…`), which the catalog
+   * asks the challenge for: the SDK takes the path parameters from the path it is given.
+   */
+  examplePath?: string;
 };
 
 export type PaidRoutes = Record<RoutePattern, PaidRoute>;

@@ -3,6 +3,8 @@ import type { Context } from "hono";
 import { type ZodType, z } from "zod";
 import type { Payer, SessionActor, WalletActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
+import type { Deps } from "../../deps.ts";
+import type { AppError } from "../../errors.ts";
 import type { PriceKey } from "../../platform/payments/prices.ts";
 import type { AppEnv } from "../http/env.ts";
 import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
@@ -25,11 +27,22 @@ export type X402Route = {
     input?: ZodType;
     pathParams?: ZodType;
     output: ZodType;
+    /**
+     * An answer the output schema accepts. Required: the SDK's Bazaar extension publishes the
+     * output schema only beside an example, so a route without one would list its input alone.
+     */
+    outputExample: Record<string, unknown>;
     /** An input the schema accepts; needed when it has required fields (the SDK checks it). */
     inputExample?: Record<string, unknown>;
+    /** Values the path parameters take: the catalog's challenge is asked for that path. */
     pathParamsExample?: Record<string, unknown>;
-    outputExample?: unknown;
   };
+  /**
+   * Why the route cannot run on this server now, or undefined when it can (e.g. no model for a
+   * run). While it cannot, a call is refused with that error before any payment is asked for,
+   * and the catalog, /llms.txt and the start-up banner say so.
+   */
+  unavailable?: (deps: Deps) => AppError | undefined;
   /** How a free route authenticates, for the docs (`Authorization: Bearer <session token>`). */
   auth?: string;
 } & (
@@ -49,7 +62,7 @@ export function paidTable(routes: readonly X402Route[]): PaidRoutes {
       ...(pathParamsExample ? { pathParams: pathParamsExample } : {}),
       ...(input ? { inputSchema: jsonSchema(input, "input") } : {}),
       ...(pathParams ? { pathParamsSchema: jsonSchema(pathParams, "input") } : {}),
-      output: { schema: jsonSchema(output, "output"), ...(outputExample ? { example: outputExample } : {}) },
+      output: { schema: jsonSchema(output, "output"), example: outputExample },
     };
     const bazaar =
       route.method === "POST"
@@ -59,6 +72,13 @@ export function paidTable(routes: readonly X402Route[]): PaidRoutes {
       price: route.paid.price,
       description: route.description,
       extensions: bazaar,
+      ...(pathParamsExample
+        ? {
+            examplePath: route.path.replace(/:(\w+)/g, (param, name: string) =>
+              encodeURIComponent(String(pathParamsExample[name] ?? param)),
+            ),
+          }
+        : {}),
     };
   }
   return table;
@@ -69,21 +89,28 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
     string,
     unknown
   >;
-  return withoutRedundantFormats(rest) as Record<string, unknown>;
+  return withoutFormats(rest) as Record<string, unknown>;
 }
 
+/** RFC 3986: a URI starts with its scheme; what `format: "uri"` asks, as a pattern. */
+const URI_PATTERN = "^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$";
+
 /**
- * Drops `format` where a `pattern` says the same (zod emits both for uuids): the SDK validates
- * these schemas with a bare Ajv that warns about every format it does not know.
+ * The SDK validates these schemas with a bare Ajv that warns (on the console, at every start and
+ * at every facilitator) about each `format` it does not know, which is all of them. So `format`
+ * goes: where a `pattern` says the same (zod emits both for uuids and timestamps) it is dropped,
+ * and a URI's becomes the pattern of one.
  */
-function withoutRedundantFormats(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutRedundantFormats);
+function withoutFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutFormats);
   if (!node || typeof node !== "object") return node;
   const entries = Object.entries(node as Record<string, unknown>);
   const hasPattern = entries.some(([key]) => key === "pattern");
   return Object.fromEntries(
     entries
-      .filter(([key]) => !(key === "format" && hasPattern))
-      .map(([key, value]) => [key, withoutRedundantFormats(value)]),
+      .filter(([key]) => key !== "format" || !hasPattern)
+      .map(([key, value]) =>
+        key === "format" && value === "uri" ? ["pattern", URI_PATTERN] : [key, withoutFormats(value)],
+      ),
   );
 }

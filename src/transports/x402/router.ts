@@ -8,9 +8,9 @@ import type { AppEnv } from "../http/env.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { onboardingRoutes } from "./agent-onboarding/routes.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
-import { buildCatalog, type Catalog, llmsTxt } from "./catalog.ts";
+import { buildCatalog, type Catalog, catalogPage, llmsTxt } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
-import { resourceServerLoader } from "./paid-routes.ts";
+import { type RoutePattern, resourceServerLoader } from "./paid-routes.ts";
 import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { remediationRoutes } from "./remediations/routes.ts";
 import type { X402Route } from "./route.ts";
@@ -45,13 +45,20 @@ async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response>
 /** Subjects an `x_assumed_state` may name, by kind. */
 const assumptionKinds = { onboarding: onboardingAssumption, problem: problemAssumption };
 
+/** The route patterns as the gate's table names them. */
+const patternOf = (route: X402Route) => `${route.method} ${route.path}` as RoutePattern;
+
 /**
  * The agent-facing routes (DESIGN §7): `GET /x402` (the catalog, free), then per request the
- * body limit, the stale-suggestion check (before any payment), the payment gate, and the
- * feature's handler. Mount at `/x402`; `llms` serves `/llms.txt` from the same table.
+ * refusal of a route that cannot run here now, the body limit, the stale-suggestion check (both
+ * before any payment), the payment gate, and the feature's handler. Mount at `/x402`; `llms`
+ * serves `/llms.txt` from the same table.
  */
 export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono<AppEnv> } {
   const table = paidTable(x402Routes);
+  const byPattern = new Map(x402Routes.map((route) => [patternOf(route), route]));
+  // Read per request: what can run depends on the deps (a model), not on the route table.
+  const refusal = (route: X402Route | undefined) => route?.unavailable?.(deps);
   const loadServer = resourceServerLoader({ ...deps, routes: table });
   const startedAt = deps.clock();
   let catalog: Promise<Catalog> | undefined;
@@ -66,7 +73,17 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
   };
 
   const router = new Hono<AppEnv>();
-  router.get("/", async (c) => c.json(await readCatalog()));
+  router.get("/", async (c) => c.json(catalogPage(await readCatalog(), (p) => refusal(byPattern.get(p)))));
+  // A route that cannot run here answers its refusal before the body, a suggestion or a payment
+  // is looked at: asking for a payment it would refuse to run would only waste the agent's time.
+  for (const route of x402Routes) {
+    if (!route.unavailable) continue;
+    router.on(route.method, route.path.slice("/x402".length), async (_c, next) => {
+      const refused = refusal(route);
+      if (refused) throw refused;
+      await next();
+    });
+  }
   router.use(
     "*",
     apiBodyLimit(),
@@ -79,8 +96,11 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
     router.on(route.method, route.path.slice("/x402".length), (c) => dispatch(c, route));
   }
 
-  const text = llmsTxt({ deps, routes: x402Routes });
   const llms = new Hono<AppEnv>();
-  llms.get("/", (c) => c.text(text, 200, { "content-type": "text/markdown; charset=utf-8" }));
+  llms.get("/", (c) =>
+    c.text(llmsTxt({ deps, routes: x402Routes, refusal }), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+    }),
+  );
   return { router, llms };
 }

@@ -8,6 +8,7 @@ import { readOnboardingSession, startOnboarding } from "../../../features/agent-
 import { signUpWallet } from "../../../features/agent-onboarding/sign-up.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
+import { signupExample, startedOnboardingExample } from "./examples.ts";
 
 // Answers carry what is shown once (a publishable key, a session token): never cached.
 const noStore = { "cache-control": "no-store" };
@@ -18,7 +19,12 @@ export const onboardingRoutes: X402Route[] = [
     path: "/x402/signup",
     description:
       "Create a wallet-backed organisation for the paying wallet, with a first environment and a publishable key for OpenTelemetry. One organisation per wallet.",
-    paid: { price: "signup", input: SignupInputSchema, output: SignupResultSchema },
+    paid: {
+      price: "signup",
+      input: SignupInputSchema,
+      output: SignupResultSchema,
+      outputExample: signupExample,
+    },
     caller: "payer",
     async handle(c, ctx) {
       const input = await parseJsonBody(c, SignupInputSchema);
@@ -30,7 +36,12 @@ export const onboardingRoutes: X402Route[] = [
     path: "/x402/onboard",
     description:
       "Start a guided onboarding session for the paying wallet's organisation. Returns the session token once; poll GET /x402/onboard/{sessionId} with it for free.",
-    paid: { price: "onboard", input: OnboardInputSchema, output: StartedOnboardingSchema },
+    paid: {
+      price: "onboard",
+      input: OnboardInputSchema,
+      output: StartedOnboardingSchema,
+      outputExample: startedOnboardingExample,
+    },
     caller: "wallet",
     async handle(c, ctx) {
       const input = await parseJsonBody(c, OnboardInputSchema);

@@ -16,6 +16,7 @@ import { hasTelemetry } from "../../../features/telemetry/queries/has-telemetry.
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
 import { answeredEnvironment } from "../telemetry/routes.ts";
+import { diagnosisExample } from "./examples.ts";
 
 /** A run in one of these still works toward a fix: poll it rather than pay for another. */
 const WORKING: readonly string[] = [...workingStatuses, "awaiting-approval"];
@@ -52,16 +53,16 @@ function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction
       ),
     );
     const remediable = problem.status === "open" || problem.status === "regressed";
-    if (remediable && !actions.some((a) => a.action === "poll_remediation")) {
-      actions.push(
-        remediateAction(
-          deps,
-          problem,
-          environmentId,
-          "Fix it: patchbay investigates, changes the code in a sandbox, runs the repository's tests and opens a pull request for a human.",
-        ),
+    const remediate =
+      remediable &&
+      !actions.some((a) => a.action === "poll_remediation") &&
+      remediateAction(
+        deps,
+        problem,
+        environmentId,
+        "Fix it: patchbay investigates, changes the code in a sandbox, runs the repository's tests and opens a pull request for a human.",
       );
-    }
+    if (remediate) actions.push(remediate);
     return actions;
   }
   const [log] = d.evidence.logs;
@@ -114,6 +115,7 @@ export const diagnosisRoutes: X402Route[] = [
       input: DiagnoseInputSchema,
       inputExample: { description: "checkout returns 500 on GET /orders/:id since the last deploy" },
       output: DiagnosisSchema.extend({ next_actions: NextActionsSchema }),
+      outputExample: diagnosisExample,
     },
     caller: "wallet",
     async handle(c, ctx) {

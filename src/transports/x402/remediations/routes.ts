@@ -1,10 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { startRefusal } from "../../../features/remediations/start-refusal.ts";
 import { startInstrumentation, startRemediation } from "../../../features/remediations/start-remediation.ts";
+import { EXAMPLE_PROBLEM } from "../examples.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
 import { remediationActions, StartedInstrumentationSchema, StartedSchema, started } from "./actions.ts";
+import { startedExample, startedInstrumentationExample } from "./examples.ts";
 
 const environmentId = z.uuid().optional().describe("Default: the organisation's first environment");
 const x_assumed_state = z.string().max(8192).optional();
@@ -51,7 +54,15 @@ export const remediationRoutes: X402Route[] = [
     path: "/x402/problems/:id/remediations",
     description:
       "Start an asynchronous remediation of a problem: investigation, a fix in a sandbox, the repository's tests, and a pull request for a human. Returns remediationId, threadUrl and status.",
-    paid: { price: "remediation", input: StartInput, pathParams: ProblemParams, output: StartedSchema },
+    paid: {
+      price: "remediation",
+      input: StartInput,
+      pathParams: ProblemParams,
+      pathParamsExample: { id: EXAMPLE_PROBLEM.id },
+      output: StartedSchema,
+      outputExample: startedExample,
+    },
+    unavailable: startRefusal,
     caller: "wallet",
     async handle(c, ctx) {
       const input = { ...(await parseJsonBody(c, StartInput)), problemId: c.req.param("id") ?? "" };
@@ -78,7 +89,8 @@ export const remediationRoutes: X402Route[] = [
     path: "/x402/resolve",
     description:
       "Shortcut once telemetry is flowing: start a remediation of the most pressing open problem (or the one named) — investigation, a fix in a sandbox, the tests, a pull request for a human. Returns remediationId, threadUrl, status and the problem chosen.",
-    paid: { price: "remediation", input: ResolveInput, output: StartedSchema },
+    paid: { price: "remediation", input: ResolveInput, output: StartedSchema, outputExample: startedExample },
+    unavailable: startRefusal,
     caller: "wallet",
     async handle(c, ctx) {
       const { run, problem } = await resolveProblem({ ctx, input: await parseJsonBody(c, ResolveInput) });
@@ -97,7 +109,9 @@ export const remediationRoutes: X402Route[] = [
       input: InstrumentationInput,
       inputExample: { service: "checkout" },
       output: StartedInstrumentationSchema,
+      outputExample: startedInstrumentationExample,
     },
+    unavailable: startRefusal,
     caller: "wallet",
     async handle(c, ctx) {
       const run = await startInstrumentation({ ctx, input: await parseJsonBody(c, InstrumentationInput) });

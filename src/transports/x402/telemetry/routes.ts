@@ -30,8 +30,16 @@ import {
   TraceSchema,
 } from "../../../features/telemetry/queries/schemas.ts";
 import { searchLogs } from "../../../features/telemetry/queries/search-logs.ts";
+import { EXAMPLE_PROBLEM, EXAMPLE_TRACE } from "../examples.ts";
 import { validate } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
+import {
+  logPageExample,
+  problemExample,
+  problemPageExample,
+  serviceHealthExample,
+  traceExample,
+} from "./examples.ts";
 
 /**
  * Step 4 of the agent flow (spec 1B): the paid reads of the wallet organisation's telemetry —
@@ -83,16 +91,15 @@ async function afterProblem(ctx: ServiceContext<WalletActor>, named: string | un
   const environmentId = answeredEnvironment(ctx, named);
   const sample = problem.sampleTraceIds[0];
   const next_actions: NextAction[] = [];
-  if (problem.status === "open" || problem.status === "regressed") {
-    next_actions.push(
-      remediateAction(
-        ctx.deps,
-        problem,
-        environmentId,
-        "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
-      ),
+  const remediate =
+    (problem.status === "open" || problem.status === "regressed") &&
+    remediateAction(
+      ctx.deps,
+      problem,
+      environmentId,
+      "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
     );
-  }
+  if (remediate) next_actions.push(remediate);
   if (sample) {
     next_actions.push(
       nextAction(ctx.deps, `GET /x402/traces/${sample}?environmentId=${environmentId}`, "read", {
@@ -119,6 +126,7 @@ function paidRead<
   params?: P;
   pathParamsExample?: Record<string, unknown>;
   output: ZodObject;
+  outputExample: Record<string, unknown>;
   run(ctx: ServiceContext<WalletActor>, query: z.output<Q>, params: z.output<P>): Promise<R>;
   next(ctx: ServiceContext<WalletActor>, named: string | undefined, answer: R): Promise<NextAction[]>;
 }): X402Route {
@@ -133,6 +141,7 @@ function paidRead<
       ...(params ? { pathParams: params } : {}),
       ...(read.pathParamsExample ? { pathParamsExample: read.pathParamsExample } : {}),
       output: read.output.extend({ next_actions: NextActionsSchema }),
+      outputExample: read.outputExample,
     },
     caller: "wallet",
     async handle(c, ctx) {
@@ -154,6 +163,7 @@ export const telemetryRoutes: X402Route[] = [
       "Service health over a window: request rate, error rate and p50/p95/p99 latency per service, and when each was last seen.",
     query: ServiceHealthQuerySchema.extend(environment),
     output: ServiceHealthPageSchema,
+    outputExample: serviceHealthExample,
     run: (ctx, input) => getServiceHealth({ ctx, input }),
     next: afterOverview,
   }),
@@ -163,6 +173,7 @@ export const telemetryRoutes: X402Route[] = [
       "Log records in a time range (default: the last hour), filtered by service, minimum severity, text and trace id; newest first, paginated.",
     query: LogSearchQuerySchema.extend(environment),
     output: LogPageSchema,
+    outputExample: logPageExample,
     run: (ctx, input) => searchLogs({ ctx, input }),
     next: afterOverview,
   }),
@@ -171,8 +182,9 @@ export const telemetryRoutes: X402Route[] = [
     description: "One trace as its span tree (depth first, each span after its parent).",
     query: EnvironmentQuery,
     params: TraceParamsSchema,
-    pathParamsExample: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736" },
+    pathParamsExample: { traceId: EXAMPLE_TRACE },
     output: TraceSchema,
+    outputExample: traceExample,
     run: (ctx, { environmentId }, { traceId }) => getTrace({ ctx, input: { environmentId, traceId } }),
     next: afterOverview,
   }),
@@ -182,6 +194,7 @@ export const telemetryRoutes: X402Route[] = [
       "Problems detected in the organisation's telemetry (exceptions and error logs grouped by fingerprint), most recently seen first; filter by status and service; paginated.",
     query: ProblemListQuerySchema.extend(environment),
     output: ProblemPageSchema,
+    outputExample: problemPageExample,
     run: (ctx, input) => listProblems({ ctx, input }),
     next: afterProblems,
   }),
@@ -191,7 +204,9 @@ export const telemetryRoutes: X402Route[] = [
       "One problem with its stack trace, sample trace ids (resolvable with /x402/traces/{traceId}) and remediation state.",
     query: EnvironmentQuery,
     params: z.object({ id: z.string().min(1).max(64) }),
+    pathParamsExample: { id: EXAMPLE_PROBLEM.id },
     output: ProblemSchema,
+    outputExample: problemExample,
     run: (ctx, { environmentId }, { id }) => getProblem({ ctx, input: { environmentId, problemId: id } }),
     next: afterProblem,
   }),

@@ -1,0 +1,34 @@
+import type { z } from "@hono/zod-openapi";
+import { EXAMPLE_PROBLEM, exampleUrl } from "../examples.ts";
+import type { StartedInstrumentationSchema, StartedSchema } from "./actions.ts";
+
+// The paid starts' output examples (a test holds each to its route's output schema).
+
+const poll = (remediationId: string) => ({
+  action: "poll_remediation",
+  method: "GET" as const,
+  href: exampleUrl(`/x402/remediations/${remediationId}`),
+  price: "free",
+  description:
+    "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+});
+
+const RUN = "rem_6n8q0s2u4w6y8a0c2e4g6j8m";
+
+export const startedExample = {
+  remediationId: RUN,
+  threadUrl: exampleUrl(`/remediations/${RUN}`),
+  status: "queued",
+  problem: EXAMPLE_PROBLEM,
+  next_actions: [poll(RUN)],
+} satisfies z.output<typeof StartedSchema>;
+
+const INSTRUMENTATION_RUN = "rem_1p3r5t7v9x1z3b5d7f9h1k3m";
+
+export const startedInstrumentationExample = {
+  remediationId: INSTRUMENTATION_RUN,
+  threadUrl: exampleUrl(`/remediations/${INSTRUMENTATION_RUN}`),
+  status: "queued",
+  service: "checkout",
+  next_actions: [poll(INSTRUMENTATION_RUN)],
+} satisfies z.output<typeof StartedInstrumentationSchema>;
