@@ -8,6 +8,7 @@ export const errorStatus = {
   idempotency_key_required: 400,
   receipt_required: 400,
   invalid_assumed_state: 400,
+  invalid_repository_name: 400,
   unauthorized: 401,
   payment_required: 402,
   payment_invalid: 402,

@@ -128,8 +128,9 @@ describe("the agent journey (spec 1B)", () => {
       expect(steps).toMatchObject({
         state: "awaiting-operator",
         operatorSteps: [
-          { step: "claim_organization", done: true },
-          { step: "connect_repository", done: false },
+          { step: "claim_organization", status: "done", done: true },
+          { step: "install_app", status: "not_needed", done: true },
+          { step: "select_repositories", status: "pending", done: false },
         ],
       });
       const operatorApi = await keyFor(h.deps, h.app, {

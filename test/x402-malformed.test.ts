@@ -26,6 +26,8 @@ const BAD_BODIES = [
   '{"__proto__":{"x":1}}',
   '{"description":123}',
   '{"problemId":[]}',
+  '{"service":"checkout","repository":"../../etc/passwd"}',
+  '{"service":"checkout","repository":"rep_%00"}',
 ];
 
 const atomic = (price: string) => BigInt(Math.round(Number(price.replace("$", "")) * 1_000_000));

@@ -216,6 +216,43 @@ export function investigationScript(opts: { fix?: string } = {}) {
   ];
 }
 
+export const INSTRUMENTATION_FILE = `// Loaded before the app: node --import ./src/instrumentation.js src/server.js
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import { getNodeAutoInstrumentations } from "@opentelemetry/auto-instrumentations-node";
+
+// Endpoint, headers and service name come from OTEL_EXPORTER_OTLP_ENDPOINT,
+// OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME; nothing secret lives here.
+new NodeSDK({ instrumentations: [getNodeAutoInstrumentations()] }).start();
+`;
+
+/** An agent adding the OpenTelemetry SDK to `checkout` the way the instructions ask, checking each answer. */
+export const instrumentationScript = () => [
+  call("get_problem"),
+  (o: Parameters<typeof lastOutput>[0]) => {
+    const out = lastOutput(o) as { problem?: unknown; service?: string };
+    if (out.problem !== null || out.service !== "checkout")
+      throw new Error("expected the instrumentation goal");
+    return call("read_file", { path: "package.json" });
+  },
+  (o: Parameters<typeof lastOutput>[0]) => {
+    const manifest = JSON.parse(String(lastOutput(o).content ?? "{}"));
+    manifest.dependencies = {
+      "@opentelemetry/auto-instrumentations-node": "^0.56.0",
+      "@opentelemetry/sdk-node": "^0.200.0",
+    };
+    return call("write_file", { path: "package.json", content: `${JSON.stringify(manifest, null, 2)}\n` });
+  },
+  call("write_file", { path: "src/instrumentation.js", content: INSTRUMENTATION_FILE }),
+  call("run_tests"),
+  (o: Parameters<typeof lastOutput>[0]) =>
+    call("finish", {
+      summary:
+        lastOutput(o).exitCode === 0
+          ? "Adds the OpenTelemetry Node SDK with auto-instrumentation, loaded with --import ./src/instrumentation.js and configured from OTEL_* variables."
+          : "The tests failed.",
+    }),
+];
+
 /** Registers `path` (a fixture repository) for the `checkout` service, as `local-git`. */
 export const registerFixtureRepo = (
   api: { post: (p: string, b: unknown) => Promise<Response> },

@@ -2,52 +2,24 @@ import { and, eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import type { Db } from "../../platform/db/client.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
-import { repositories } from "../../platform/db/schema/repositories.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
-import { signToken, verifyToken } from "../../platform/vault/signed-token.ts";
+import { verifyToken } from "../../platform/vault/signed-token.ts";
 import type { WebUser } from "../web-sessions/index.ts";
+import { isClaimed } from "./claim-link.ts";
+import { onboardingOperatorSteps } from "./operator-steps.ts";
+import type { OperatorStep } from "./schemas.ts";
 
-/**
- * The link a human operator opens to take over a wallet organisation: signed, naming the session,
- * so every poll can show it without storing a secret. It works once and dies with the session.
- */
-export function approvalUrl(deps: Pick<Deps, "keyring" | "config">, sessionId: string): string {
-  const token = signToken(deps.keyring, "onboarding/approval-link", { s: sessionId });
-  // In the query: the access log records paths, never query strings.
-  return `${deps.config.baseUrl}/approve?token=${encodeURIComponent(token)}`;
-}
-
-const isClaimed = async (db: Db, organizationId: string) =>
-  (await db.$count(
-    memberships,
-    and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")),
-  )) > 0;
-
-/** A repository a person registered or selected, which patchbay may propose fixes to. */
-const hasRepository = async (db: Db, environmentId: string) =>
-  (await db.$count(repositories, eq(repositories.environmentId, environmentId))) > 0;
-
-/** What a human still has to do for an agent's organisation, in order. */
-export type OperatorStep = { step: "claim_organization" | "connect_repository"; done: boolean };
-
-export async function operatorSteps(
-  db: Db,
-  scope: { organizationId: string; environmentId: string },
-): Promise<OperatorStep[]> {
-  return [
-    { step: "claim_organization", done: await isClaimed(db, scope.organizationId) },
-    { step: "connect_repository", done: await hasRepository(db, scope.environmentId) },
-  ];
-}
+// Where the approval link is made, for the modules that name it here.
+export { approvalUrl } from "./claim-link.ts";
 
 /**
  * What an approval link asks of the signed-in person (a dead link says so before anyone
- * confirms): claim the organisation, then, for its owners and admins, connect a repository.
- * Anyone else is told it has been claimed. The person is no member yet: the context is theirs.
+ * confirms): the session's operator steps — claim the organisation, then, for its owners and
+ * admins, install the GitHub App and select a repository. Anyone else is told it has been
+ * claimed. The person is no member yet: the context is theirs.
  */
 export async function readApprovalLink(args: {
   ctx: ServiceContext<WebUser>;
@@ -57,7 +29,7 @@ export async function readApprovalLink(args: {
   organizationName: string;
   wallet: string;
   environmentId: string;
-  stage: "claim" | "connect_repository" | "done";
+  steps: OperatorStep[];
 }> {
   const { db } = args.ctx.deps;
   const session = await liveSession(args.ctx.deps, args.input.token);
@@ -72,14 +44,14 @@ export async function readApprovalLink(args: {
     wallet: org.wallet ?? "",
     environmentId: session.environmentId,
   };
-  if (!(await isClaimed(db, org.id))) return { ...view, stage: "claim" };
+  const steps = await onboardingOperatorSteps(args.ctx.deps, session);
+  if (!(await isClaimed(db, org.id))) return { ...view, steps };
   const [member] = await db
     .select({ role: memberships.role })
     .from(memberships)
     .where(and(eq(memberships.organizationId, org.id), eq(memberships.userId, args.ctx.actor.userId)));
   if (member?.role !== "owner" && member?.role !== "admin") throw alreadyClaimed();
-  const connected = await hasRepository(db, session.environmentId);
-  return { ...view, stage: connected ? "done" : "connect_repository" };
+  return { ...view, steps };
 }
 
 /**

@@ -6,6 +6,7 @@ import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions
 import { chooseProblem, startRefusal } from "../remediations/index.ts";
 import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
+import { operatorStepAction } from "./operator-steps.ts";
 import { assumeProblem } from "./problem-assumption.ts";
 import { type NextAction, nextAction, type OnboardingSession } from "./schemas.ts";
 
@@ -78,18 +79,16 @@ export async function sessionActions(
   switch (session.state) {
     case "awaiting-telemetry":
       return [sendTelemetryAction(deps), pollOnboardingAction(deps, session.sessionId)];
-    case "awaiting-operator": {
-      const claimed = session.operatorSteps?.find((s) => s.step === "claim_organization")?.done ?? false;
+    case "awaiting-operator":
+      // The link of the step a human must take now (each step in operatorSteps has its state).
       return [
-        nextAction(deps, `GET ${approvalUrl(deps, session.sessionId)}`, "free", {
-          action: "request_operator_approval",
-          description: claimed
-            ? "A human must connect a repository: give this link to your operator. They install the source-hosting app and select the repository (or register it) so patchbay can propose fixes; keep polling meanwhile."
-            : "A human must approve: give this link to your operator. They sign in to patchbay, claim the organisation and connect a repository; keep polling meanwhile.",
-        }),
+        operatorStepAction(deps, session.operatorSteps ?? []) ??
+          nextAction(deps, `GET ${approvalUrl(deps, session.sessionId)}`, "free", {
+            action: "request_operator_approval",
+            description: "A human must act: give this link to your operator; keep polling meanwhile.",
+          }),
         pollOnboardingAction(deps, session.sessionId),
       ];
-    }
     case "ready": {
       const ready = [
         healthAction(deps, session.environmentId),

@@ -48,6 +48,35 @@ export function nextAction(
   };
 }
 
+/**
+ * What a human has to do for an agent (spec 1B: claim the organisation, install the source-hosting
+ * app, select repositories, approve a high-risk change, review and merge the pull request), in
+ * order, each on its own: an operator sees which one is missing.
+ */
+export const operatorStepNames = [
+  "claim_organization",
+  "install_app",
+  "select_repositories",
+  "approve_change",
+  "review_pull_request",
+] as const;
+export const operatorStepStatuses = ["done", "pending", "upcoming", "not_needed"] as const;
+
+export const OperatorStepSchema = z.object({
+  step: z.enum(operatorStepNames),
+  status: z
+    .enum(operatorStepStatuses)
+    .describe(
+      "done: a human did it; pending: waiting for a human now (see url); upcoming: not actionable yet (an earlier step is pending, or the run has not reached it); not_needed: nothing to do here",
+    ),
+  done: z.boolean().describe("status is done or not_needed (kept for clients of the two-step list)"),
+  url: z.url().optional().describe("While pending: where the human does it"),
+  description: z.string().describe("What the human does, in a sentence"),
+});
+export type OperatorStep = z.infer<typeof OperatorStepSchema>;
+export type OperatorStepName = (typeof operatorStepNames)[number];
+export const OperatorStepsSchema = z.array(OperatorStepSchema);
+
 /** The optional echo of a suggestion's assumed state; checked before payment, ignored after. */
 const assumedState = z.string().max(8192).optional();
 
@@ -98,12 +127,9 @@ export const OnboardingSessionSchema = z.object({
   stateChangedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   approvalUrl: z.url().optional().describe("Present while a human operator must approve"),
-  operatorSteps: z
-    .array(z.object({ step: z.enum(["claim_organization", "connect_repository"]), done: z.boolean() }))
-    .optional()
-    .describe(
-      "Present while a human operator must act: claim the organisation, then connect a repository (install the source-hosting app and select repositories, or register one). The approval link leads them through both.",
-    ),
+  operatorSteps: OperatorStepsSchema.optional().describe(
+    "Present while a human operator must act: claim_organization, install_app (not_needed without a GitHub App or with a repository on this machine), select_repositories. The approval link leads them through each.",
+  ),
   next_actions: NextActionsSchema,
 });
 export type OnboardingSession = z.infer<typeof OnboardingSessionSchema>;

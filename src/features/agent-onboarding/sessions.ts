@@ -9,9 +9,10 @@ import { recordAudit } from "../../platform/audit/record-audit.ts";
 import { type OnboardingState, onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { callerEnvironment } from "../environments/index.ts";
 import { hasTelemetry } from "../telemetry/index.ts";
-import { approvalUrl, type OperatorStep, operatorSteps } from "./approval.ts";
+import { approvalUrl } from "./claim-link.ts";
 import { sessionActions } from "./next-actions.ts";
-import type { OnboardInput, OnboardingSession, StartedOnboarding } from "./schemas.ts";
+import { onboardingOperatorSteps } from "./operator-steps.ts";
+import type { OnboardInput, OnboardingSession, OperatorStep, StartedOnboarding } from "./schemas.ts";
 
 /** Sessions last a day: long enough for a human to answer an approval link. */
 const SESSION_TTL_MS = 24 * 60 * 60_000;
@@ -92,7 +93,8 @@ async function viewSession(deps: Deps, row: SessionRow): Promise<OnboardingSessi
 
 /**
  * Where a session stands (DESIGN §7): telemetry first (the agent can do that alone), then a human
- * claims the organisation and connects a repository, then ready. Derived on every read.
+ * claims the organisation, installs the GitHub App (where one is needed) and selects a
+ * repository, then ready. Derived on every read.
  */
 async function sessionState(
   deps: Deps,
@@ -101,7 +103,7 @@ async function sessionState(
 ): Promise<{ state: OnboardingState; operatorSteps?: OperatorStep[] }> {
   if (session.expiresAt.getTime() <= now.getTime()) return { state: "expired" };
   if (!(await hasTelemetry(deps.db, session.environmentId))) return { state: "awaiting-telemetry" };
-  const steps = await operatorSteps(deps.db, session);
+  const steps = await onboardingOperatorSteps(deps, session);
   if (steps.some((s) => !s.done)) return { state: "awaiting-operator", operatorSteps: steps };
   return { state: "ready" };
 }

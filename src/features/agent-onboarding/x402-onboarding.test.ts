@@ -23,17 +23,27 @@ import {
   type TestChain,
 } from "../../../test/lib/dev-chain.ts";
 import { makeGitRepo } from "../../../test/lib/git-repo.ts";
+import {
+  FULL_NAME,
+  INSTALLATION_ID,
+  INSTALLER_CODE,
+  replaySettings,
+  startGithubReplay,
+} from "../../../test/lib/github-replay.ts";
 import { keyFor } from "../../../test/lib/members.ts";
 import { jsonPost, type PaidApp, paidTest, withModel } from "../../../test/lib/paid-app.ts";
 import { hexId, jsonSpan, jsonTraces } from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
-import { givePassword, TEST_PASSWORD, webClient } from "../../../test/web.ts";
+import { givePassword, signedInBrowser, TEST_PASSWORD, webClient } from "../../../test/web.ts";
+import { createApp } from "../../app.ts";
+import type { Deps } from "../../deps.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
 import { paidRoutesBanner } from "../../transports/x402/catalog.ts";
 import { paidTable } from "../../transports/x402/route.ts";
 import { x402Routes } from "../../transports/x402/router.ts";
+import { githubIntegration } from "../source-hosting/github/github-app.ts";
 
 type JsonObject = { properties?: Record<string, unknown> };
 
@@ -41,6 +51,8 @@ const SIGNUP = 50_000n; // $0.05
 const ONBOARD = 50_000n;
 
 type Paid = PaidApp;
+type StepView = { operatorSteps: { step: string; status: string }[] };
+const stepStates = (view: StepView) => view.operatorSteps.map((s) => [s.step, s.status]);
 const test = paidTest;
 const json = jsonPost;
 
@@ -201,6 +213,14 @@ describe("onboarding sessions", () => {
       return view.state === "awaiting-operator" ? view : undefined;
     });
     expect(operator.approvalUrl).toMatch(new RegExp(`^${paid.base}/approve\\?token=`));
+    // Each human step on its own; the first one left is the one to do now, with its link.
+    expect(stepStates(operator)).toEqual([
+      ["claim_organization", "pending"],
+      ["install_app", "not_needed"],
+      ["select_repositories", "upcoming"],
+    ]);
+    expect(operator.operatorSteps[0]).toMatchObject({ done: false, url: operator.approvalUrl });
+    expect(operator.operatorSteps[2].url).toBeUndefined();
     expect(operator.next_actions[0]).toMatchObject({
       action: "request_operator_approval",
       href: operator.approvalUrl,
@@ -225,19 +245,21 @@ describe("onboarding sessions", () => {
     expect(again.status).toBe(409);
     const next = await browser.page(`${link.pathname}${link.search}`);
     expect(next).toContain("Connect a repository");
-    expect(next).toContain(
-      `/orgs/${signup.organization.id}/environments/${signup.environment.id}/repositories`,
-    );
+    expect(next).toMatch(/data-step="claim_organization" data-status="done"/);
+    expect(next).toMatch(/data-step="install_app" data-status="not_needed"/);
+    expect(next).toMatch(/data-step="select_repositories" data-status="pending"/);
+    const register = `${paid.base}/orgs/${signup.organization.id}/environments/${signup.environment.id}/repositories/new`;
+    expect(next).toContain(`href="${register}"`);
     const connecting = await (await poll(session.sessionToken)).json();
-    expect(connecting).toMatchObject({
-      state: "awaiting-operator",
-      approvalUrl: operator.approvalUrl,
-      operatorSteps: [
-        { step: "claim_organization", done: true },
-        { step: "connect_repository", done: false },
-      ],
-    });
-    expect(connecting.next_actions[0].description).toContain("connect a repository");
+    expect(connecting).toMatchObject({ state: "awaiting-operator", approvalUrl: operator.approvalUrl });
+    expect(stepStates(connecting)).toEqual([
+      ["claim_organization", "done"],
+      ["install_app", "not_needed"],
+      ["select_repositories", "pending"],
+    ]);
+    expect(connecting.operatorSteps[2]).toMatchObject({ done: false, url: register });
+    expect(connecting.next_actions[0]).toMatchObject({ action: "request_operator_approval", href: register });
+    expect(connecting.next_actions[0].description).toContain("select_repositories");
     // Someone who is not its owner or admin learns only that it was claimed.
     await newTenant(paid.deps, paid.app, "bystander@example.com");
     await givePassword(paid.deps, "bystander@example.com");
@@ -265,6 +287,117 @@ describe("onboarding sessions", () => {
     expect(new Date(ready.stateChangedAt).getTime()).toBeGreaterThan(
       new Date(session.stateChangedAt).getTime(),
     );
+  });
+
+  test("with a GitHub App each human step has its own state and link as the operator takes it: claim → install → select", async ({
+    paid,
+    chain,
+  }) => {
+    const replay = await startGithubReplay({ repoPath: "/nonexistent" });
+    try {
+      const github = githubIntegration(replaySettings(replay));
+      const deps: Deps = { ...paid.deps, remediation: { ...paid.deps.remediation, github } };
+      const app = createApp(deps);
+      const payer = await chain.fundedPayer(12, "1");
+      const pay = payingFetch(app, chain.payments, payer.privateKey);
+      const signup = await (await pay(`${paid.base}/x402/signup`, json({}))).json();
+      const session = await (await pay(`${paid.base}/x402/onboard`, json({}))).json();
+      const ingest = await app.request("/v1/traces", {
+        ...json(jsonTraces([jsonSpan()])),
+        headers: {
+          "content-type": "application/json",
+          authorization: signup.telemetry.headers.authorization,
+        },
+      });
+      expect(ingest.status).toBe(200);
+      const poll = async () =>
+        (
+          await app.request(`/x402/onboard/${session.sessionId}`, {
+            headers: { authorization: `Bearer ${session.sessionToken}` },
+          })
+        ).json();
+
+      // Nobody owns the organisation: installing can only wait (GitHub's callback needs an owner).
+      const unclaimed = await eventually(async () => {
+        const view = await poll();
+        return view.state === "awaiting-operator" ? view : undefined;
+      });
+      expect(stepStates(unclaimed)).toEqual([
+        ["claim_organization", "pending"],
+        ["install_app", "upcoming"],
+        ["select_repositories", "upcoming"],
+      ]);
+      expect(unclaimed.operatorSteps[1].url).toBeUndefined();
+
+      const human = await newTenant(deps, app, "github-operator@example.com");
+      const browser = await signedInBrowser(app, deps, human.userId);
+      const link = new URL(unclaimed.approvalUrl);
+      const token = link.searchParams.get("token") ?? "";
+      expect(await browser.page(`${link.pathname}${link.search}`)).toContain("Claim and become owner");
+      expect((await browser.post("/approve", { token })).status).toBe(303);
+      const claimed = await poll();
+      expect(stepStates(claimed)).toEqual([
+        ["claim_organization", "done"],
+        ["install_app", "pending"],
+        ["select_repositories", "upcoming"],
+      ]);
+      const install = new URL(claimed.operatorSteps[1].url);
+      expect(`${install.origin}${install.pathname}`).toBe(
+        "https://github.com/apps/patchbay-test/installations/new",
+      );
+      expect(claimed.next_actions[0]).toMatchObject({
+        action: "request_operator_approval",
+        href: install.toString(),
+      });
+      const page = await browser.page(`${link.pathname}${link.search}`);
+      expect(page).toMatch(/data-step="install_app" data-status="pending"/);
+      expect(page).toContain("https://github.com/apps/patchbay-test/installations/new?state=");
+
+      // The human installs the App through the link the agent handed over; GitHub sends them back.
+      const callback = await browser.get(
+        `/integrations/github/callback?${new URLSearchParams({
+          code: INSTALLER_CODE,
+          installation_id: String(INSTALLATION_ID),
+          setup_action: "install",
+          state: install.searchParams.get("state") ?? "",
+        })}`,
+      );
+      expect(callback.status, await callback.clone().text()).toBe(200);
+      const installed = await poll();
+      expect(stepStates(installed)).toEqual([
+        ["claim_organization", "done"],
+        ["install_app", "done"],
+        ["select_repositories", "pending"],
+      ]);
+      expect(installed.operatorSteps[1].url).toBeUndefined();
+      const select = new URL(installed.operatorSteps[2].url);
+      expect(select.pathname).toBe(
+        `/orgs/${signup.organization.id}/environments/${signup.environment.id}/repositories/new`,
+      );
+      expect(installed.next_actions[0].href).toBe(select.toString());
+      // The page it opens has the installation filled in.
+      expect(await browser.page(`${select.pathname}${select.search}`)).toContain(
+        `value="${INSTALLATION_ID}"`,
+      );
+
+      const api = await keyFor(deps, app, { organizationId: signup.organization.id, userId: human.userId });
+      const registered = await api.post(`/environments/${signup.environment.id}/repositories`, {
+        provider: "github",
+        installationId: INSTALLATION_ID,
+        fullName: FULL_NAME,
+        testCommand: "node --test",
+        services: ["checkout"],
+      });
+      expect(registered.status, await registered.clone().text()).toBe(201);
+      const ready = await poll();
+      expect(ready.state).toBe("ready");
+      expect(ready.operatorSteps).toBeUndefined();
+      expect(await browser.page(`${link.pathname}${link.search}`)).toMatch(
+        /data-step="select_repositories" data-status="done"/,
+      );
+    } finally {
+      await replay.close();
+    }
   });
 
   test("a stale x_assumed_state is refused with fresh next_actions before any payment", async ({

@@ -6,12 +6,12 @@ import { jsonPost } from "../../../test/lib/paid-app.ts";
 import {
   FIXED,
   fixtureFiles,
-  lastOutput,
+  INSTRUMENTATION_FILE,
+  instrumentationScript,
   makeGitRepo,
   removeFixtureRepos,
   telemetryHarness,
 } from "../../../test/lib/remediation.ts";
-import type { Turn } from "../../../test/lib/scripted-model.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
 
@@ -19,45 +19,6 @@ vi.setConfig({ testTimeout: 180_000 });
 afterAll(removeFixtureRepos);
 
 const INSTRUMENTATION = 2_000_000n; // $2
-
-const INSTRUMENTATION_FILE = `// Loaded before the app: node --import ./src/instrumentation.js src/server.js
-import { NodeSDK } from "@opentelemetry/sdk-node";
-import { getNodeAutoInstrumentations } from "@opentelemetry/auto-instrumentations-node";
-
-// Endpoint, headers and service name come from OTEL_EXPORTER_OTLP_ENDPOINT,
-// OTEL_EXPORTER_OTLP_HEADERS and OTEL_SERVICE_NAME; nothing secret lives here.
-new NodeSDK({ instrumentations: [getNodeAutoInstrumentations()] }).start();
-`;
-
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
-
-/** An agent adding the OpenTelemetry SDK the way the instructions ask, checking each answer. */
-const instrumentationScript = () => [
-  call("get_problem"),
-  (o: Parameters<typeof lastOutput>[0]) => {
-    const out = lastOutput(o) as { problem?: unknown; service?: string };
-    if (out.problem !== null || out.service !== "checkout")
-      throw new Error("expected the instrumentation goal");
-    return call("read_file", { path: "package.json" });
-  },
-  (o: Parameters<typeof lastOutput>[0]) => {
-    const manifest = JSON.parse(String(lastOutput(o).content ?? "{}"));
-    manifest.dependencies = {
-      "@opentelemetry/auto-instrumentations-node": "^0.56.0",
-      "@opentelemetry/sdk-node": "^0.200.0",
-    };
-    return call("write_file", { path: "package.json", content: `${JSON.stringify(manifest, null, 2)}\n` });
-  },
-  call("write_file", { path: "src/instrumentation.js", content: INSTRUMENTATION_FILE }),
-  call("run_tests"),
-  (o: Parameters<typeof lastOutput>[0]) =>
-    call("finish", {
-      summary:
-        lastOutput(o).exitCode === 0
-          ? "Adds the OpenTelemetry Node SDK with auto-instrumentation, loaded with --import ./src/instrumentation.js and configured from OTEL_* variables."
-          : "The tests failed.",
-    }),
-];
 
 describe("POST /x402/instrumentation/pr", () => {
   test("a paid request becomes a reviewed branch adding OpenTelemetry to the service's repository", async ({
@@ -90,14 +51,29 @@ describe("POST /x402/instrumentation/pr", () => {
         services: ["checkout"],
       });
       expect(registered.status, await registered.clone().text()).toBe(201);
+      const repositoryId = (await registered.json()).id;
 
       const before = await chain.balanceOf(payer.address);
       const bad = await pay(`${base}/x402/instrumentation/pr`, jsonPost({ service: "" }));
       expect(bad.status).toBe(400);
-      const res = await pay(`${base}/x402/instrumentation/pr`, jsonPost({ service: "checkout" }));
+      // The agent names the repository by the id of its registration.
+      const res = await pay(
+        `${base}/x402/instrumentation/pr`,
+        jsonPost({ service: "checkout", repository: repositoryId }),
+      );
       expect(res.status, await res.clone().text()).toBe(201);
       const started = await res.json();
-      expect(started).toMatchObject({ status: "queued", service: "checkout" });
+      expect(started).toMatchObject({ status: "queued", service: "checkout", repository: repositoryId });
+      // Nothing waits for a human before the run: the organisation is claimed, no GitHub App is
+      // needed for a local repository, and the repository is selected.
+      expect(started.operatorSteps.map((s: { step: string; status: string }) => [s.step, s.status])).toEqual([
+        ["claim_organization", "done"],
+        ["install_app", "not_needed"],
+        ["select_repositories", "done"],
+        ["approve_change", "upcoming"],
+        ["review_pull_request", "upcoming"],
+      ]);
+      expect(started.next_actions.map((a: { action: string }) => a.action)).toEqual(["poll_remediation"]);
       expect(await chain.balanceOf(payer.address)).toBe(before - INSTRUMENTATION);
       // One at a time per service, refused for free.
       const again = await pay(`${base}/x402/instrumentation/pr`, jsonPost({ service: "checkout" }));
@@ -121,10 +97,17 @@ describe("POST /x402/instrumentation/pr", () => {
         kind: "instrumentation",
         problemId: null,
         service: "checkout",
+        repositoryId,
+        requestedRepository: repositoryId,
         prUrl: `${base}/remediations/${started.remediationId}/review`,
         change: { files: ["package.json", "src/instrumentation.js"], risk: { high: false } },
         validation: { exitCode: 0 },
+        operatorSteps: expect.arrayContaining([
+          expect.objectContaining({ step: "approve_change", status: "not_needed" }),
+          expect.objectContaining({ step: "review_pull_request", status: "pending", url: ready.prUrl }),
+        ]),
       });
+      expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
       // The branch holds the instrumentation; the base is untouched; nothing was merged.
       expect(repo.git("show", `${ready.branch}:src/instrumentation.js`)).toBe(INSTRUMENTATION_FILE);
       expect(repo.git("log", "-1", "--format=%s", ready.branch).trim()).toBe(

@@ -5,13 +5,14 @@ import { remediations } from "../../platform/db/schema/remediations.ts";
 import { moveIdle } from "./run-state.ts";
 
 /**
- * A repository was registered: runs of the environment waiting for repository access to one of
- * its services go back to `queued` and start again, in the registering transaction.
+ * A repository was registered: runs of the environment waiting for repository access go back to
+ * `queued` and start again, in the registering transaction — a run that named a repository when
+ * the registration is that one, any other when it maps the run's service.
  */
 export async function resumeRunsAwaitingRepository(
   tx: Db,
   deps: Deps,
-  args: { environmentId: string; services: string[] },
+  args: { environmentId: string; services: string[]; repositoryId: string; fullName: string | null },
 ): Promise<void> {
   const waiting = await tx
     .select()
@@ -24,8 +25,16 @@ export async function resumeRunsAwaitingRepository(
       ),
     )
     .for("update");
+  const { fullName } = args;
   for (const run of waiting) {
-    if (run.service && !args.services.includes(run.service)) continue;
+    const named = run.requestedRepository;
+    const wanted = named
+      ? named === args.repositoryId || (fullName !== null && named.toLowerCase() === fullName.toLowerCase())
+      : !run.service || args.services.includes(run.service);
+    if (!wanted) continue;
+    const what = named
+      ? `Repository ${named} was registered`
+      : `A repository was registered for service "${run.service}"`;
     await moveIdle(
       tx,
       deps,
@@ -34,7 +43,7 @@ export async function resumeRunsAwaitingRepository(
       { approval: null },
       {
         type: "approval_granted",
-        message: `A repository was registered for service "${run.service}"; resuming.`,
+        message: `${what}; resuming.`,
         data: { kind: "repository_access" },
       },
     );

@@ -3,7 +3,11 @@ import { requirePermission, type ServiceContext, systemContext } from "../../con
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
-import { repositoryForService } from "../repositories/index.ts";
+import {
+  findReferencedRepository,
+  parseRepositoryReference,
+  repositoryForService,
+} from "../repositories/index.ts";
 import { REMEDIATION_QUEUE } from "../tasks/index.ts";
 import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
 import {
@@ -104,10 +108,10 @@ export async function runRemediationStep(args: {
 }
 
 /**
- * `queued`: finds the repository of the goal's service (the problem's, or the one to instrument)
- * and fixes the base commit. Without a repository — none registered, or its provider refuses
- * access — the run waits in `awaiting-approval` for a human to register or grant one;
- * registering resumes it.
+ * `queued`: finds the repository the requester named, or else the one of the goal's service (the
+ * problem's, or the one to instrument), and fixes the base commit. Without a repository — none
+ * registered, or its provider refuses access — the run waits in `awaiting-approval` for a human
+ * to register or grant one; registering resumes it.
  */
 async function startStep({ deps, services, run, claim }: Step): Promise<void> {
   const goal = await runGoal(services, run);
@@ -117,7 +121,10 @@ async function startStep({ deps, services, run, claim }: Step): Promise<void> {
   }
   const { service } = goal;
   const scope = { organizationId: run.organizationId, environmentId: run.environmentId };
-  const repo = await repositoryForService(deps.db, scope, service);
+  const named = run.requestedRepository ? parseRepositoryReference(run.requestedRepository) : undefined;
+  const repo = named
+    ? await findReferencedRepository(deps.db, scope, named)
+    : await repositoryForService(deps.db, scope, service);
   const wait = async (message: string) => {
     const approval = { kind: "repository_access" as const, requestedAt: deps.clock().toISOString(), message };
     await advance(
@@ -128,6 +135,16 @@ async function startStep({ deps, services, run, claim }: Step): Promise<void> {
       { type: "approval_requested", message, data: { kind: "repository_access", service } },
     );
   };
+  if (!repo && named && "id" in named) {
+    // Checked when the run started: the registration was removed since, and no new one has its id.
+    const reason = `Repository ${named.id} is no longer registered in this environment.`;
+    return void (await failRun(deps, claim, "repository_unavailable", reason));
+  }
+  if (!repo && named) {
+    return wait(
+      `Repository ${run.requestedRepository} is not registered in this environment. An operator must install the GitHub App, give it access to ${run.requestedRepository} and register it (POST /api/v1/environments/${run.environmentId}/repositories, provider github); the run resumes then.`,
+    );
+  }
   if (!repo) {
     return wait(
       `No repository is registered for service "${service}". An operator must install the source-hosting app or register the repository (POST /api/v1/environments/${run.environmentId}/repositories with services ["${service}"]); the run resumes then.`,

@@ -49,6 +49,10 @@ export const RemediationSchema = z
       .nullable()
       .openapi({ description: "While `awaiting-approval`: what a human must do, and where." }),
     repositoryId: z.string().nullable(),
+    requestedRepository: z.string().nullable().openapi({
+      description:
+        "The repository the requester named (`owner/name` or `rep_…`): the run works there once it is registered in the environment. Null: the repository mapped to the run's service.",
+    }),
     branch: z.string().nullable(),
     baseCommit: z.string().nullable(),
     headCommit: z.string().nullable(),

@@ -23,7 +23,7 @@ export type RemediationServices = {
    */
   resumeRunsAwaitingRepository: (
     tx: Db,
-    args: { environmentId: string; services: string[] },
+    args: { environmentId: string; services: string[]; repositoryId: string; fullName: string | null },
   ) => Promise<void>;
 };
 

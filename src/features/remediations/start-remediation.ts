@@ -18,6 +18,11 @@ import {
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
 import { callerEnvironment } from "../environments/index.ts";
+import {
+  findReferencedRepository,
+  parseRepositoryReference,
+  type RepositoryReference,
+} from "../repositories/index.ts";
 import { appendEvent, enqueueStep } from "./run-state.ts";
 import { DEFAULT_REMEDIATION_BUDGETS, type Remediation } from "./schemas.ts";
 import { startRefusal } from "./start-refusal.ts";
@@ -73,17 +78,20 @@ export async function startRemediation(args: {
 /**
  * Starts a run that adds OpenTelemetry instrumentation to a service's repository and proposes it
  * as a pull request (`POST /x402/instrumentation/pr`). The same steps as a fix: the repository
- * mapped to the service (or a human's approval to connect one), the agent in a sandbox, the
- * repository's tests, a review a human merges. One unfinished instrumentation run per service.
+ * named (a registration's id, or an `owner/name` a human has yet to install the App on, select
+ * and register: the run waits for that), else the one mapped to the service; the agent in a
+ * sandbox, the repository's tests, a review a human merges. One unfinished run per service.
  */
 export async function startInstrumentation(args: {
   ctx: ServiceContext;
-  input: { environmentId?: string | undefined; service: string };
+  input: { environmentId?: string | undefined; service: string; repository?: string | undefined };
 }): Promise<Remediation> {
   const { ctx, input } = args;
   authorizeStart(ctx);
+  const named = input.repository === undefined ? undefined : parseRepositoryReference(input.repository);
   const environmentId = await callerEnvironment(ctx, input.environmentId);
-  // After the lookup: an unknown environment is a 404 whatever the configuration.
+  if (named) await assertConnectable(ctx, environmentId, named);
+  // After the lookups: an unknown environment or repository is a 404 whatever the configuration.
   assertRunnable(ctx.deps);
   return withTransaction(ctx, (tx) =>
     insertRun(tx, ctx, {
@@ -91,7 +99,8 @@ export async function startInstrumentation(args: {
       environmentId,
       problemId: null,
       service: input.service,
-      message: `OpenTelemetry instrumentation for ${input.service} requested.`,
+      requestedRepository: input.repository ?? null,
+      message: `OpenTelemetry instrumentation for ${input.service}${input.repository ? ` in ${input.repository}` : ""} requested.`,
       busy: {
         where: and(
           eq(remediations.kind, "instrumentation"),
@@ -102,6 +111,29 @@ export async function startInstrumentation(args: {
       },
     }),
   );
+}
+
+/**
+ * A named repository is registered in the caller's environment, or can still be: an id must name
+ * a registration there (another tenant's is unknown); an `owner/name` not registered yet waits
+ * for a human, which needs a GitHub App on this service.
+ */
+async function assertConnectable(
+  ctx: ServiceContext,
+  environmentId: string,
+  named: RepositoryReference,
+): Promise<void> {
+  const scope = { organizationId: ctx.actor.organizationId, environmentId };
+  if (await findReferencedRepository(ctx.deps.db, scope, named)) return;
+  if ("id" in named) {
+    throw new AppError("not_found", `Repository ${named.id} was not found in this environment.`);
+  }
+  if (!ctx.deps.remediation.github) {
+    throw new AppError(
+      "provider_unavailable",
+      `${named.fullName} is not registered here and no GitHub App is configured on this service to connect it; name a registered repository by its id (rep_…), or leave \`repository\` out to use the one mapped to the service.`,
+    );
+  }
 }
 
 /**
@@ -132,6 +164,7 @@ async function insertRun(
     environmentId: string;
     problemId: string | null;
     service: string;
+    requestedRepository?: string | null;
     budgets?: Budgets | undefined;
     message: string;
     busy: { where: SQL | undefined; message: (remediationId: string) => string };
@@ -166,6 +199,7 @@ async function insertRun(
       environmentId: run.environmentId,
       problemId: run.problemId,
       service: run.service,
+      requestedRepository: run.requestedRepository ?? null,
       status: "queued",
       requestedBy,
       budgets: { ...DEFAULT_REMEDIATION_BUDGETS, ...run.budgets },
@@ -188,7 +222,11 @@ async function insertRun(
     targetId: row.id,
     details: run.problemId
       ? { environmentId: run.environmentId, problemId: run.problemId }
-      : { environmentId: run.environmentId, service: run.service },
+      : {
+          environmentId: run.environmentId,
+          service: run.service,
+          ...(run.requestedRepository ? { repository: run.requestedRepository } : {}),
+        },
   });
   return toRemediation(deps.config.baseUrl, row, events);
 }

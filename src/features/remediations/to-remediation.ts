@@ -31,6 +31,7 @@ export function toRemediationSummary(baseUrl: string, row: RemediationRow): Reme
           }
         : null,
     repositoryId: row.repositoryId,
+    requestedRepository: row.requestedRepository,
     branch: row.branch,
     baseCommit: row.baseCommit,
     headCommit: row.headCommit,

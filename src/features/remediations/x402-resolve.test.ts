@@ -83,6 +83,17 @@ describe("POST /x402/resolve", () => {
         ],
       });
       expect(await balance()).toBe(start - REMEDIATION);
+      // What a human must do for it, step by step. Nobody owns the organisation and no onboarding
+      // session gives a claim link yet, so the claim step says how to get one and nothing else waits.
+      expect(first.operatorSteps.map((s: { step: string; status: string }) => [s.step, s.status])).toEqual([
+        ["claim_organization", "pending"],
+        ["install_app", "not_needed"],
+        ["select_repositories", "upcoming"],
+        ["approve_change", "upcoming"],
+        ["review_pull_request", "upcoming"],
+      ]);
+      expect(first.operatorSteps[0].url).toBeUndefined();
+      expect(first.operatorSteps[0].description).toContain("POST /x402/onboard");
 
       const second = await (await resolve()).json();
       expect(second.problem.title).toBe("OlderError: seen first");

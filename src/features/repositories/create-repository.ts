@@ -118,6 +118,8 @@ export async function createRepository(args: {
     await ctx.deps.remediation.resumeRunsAwaitingRepository(tx, {
       environmentId: env.id,
       services: row.services,
+      repositoryId: row.id,
+      fullName: row.fullName,
     });
     return toRepository(row);
   });

@@ -3,6 +3,9 @@ import { repositoryProviders } from "../../platform/db/schema/repositories.ts";
 import { singleLineText } from "../../schemas.ts";
 import { EnvironmentParams } from "../environments/index.ts";
 
+/** A GitHub `owner/name`: GitHub's own limits on account and repository names. */
+export const GITHUB_FULL_NAME = /^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/;
+
 const services = z
   .array(singleLineText(128))
   .min(1)
@@ -37,10 +40,7 @@ export const CreateGithubRepositoryBody = z
   .object({
     provider: z.literal("github"),
     installationId: z.number().int().positive().openapi({ example: 41_234_567 }),
-    fullName: z
-      .string()
-      .regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name")
-      .openapi({ example: "acme/checkout" }),
+    fullName: z.string().regex(GITHUB_FULL_NAME, "must be owner/name").openapi({ example: "acme/checkout" }),
     defaultBranch: branch
       .optional()
       .openapi({ description: "Default: the repository's default branch on GitHub." }),

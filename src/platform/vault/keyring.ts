@@ -1,6 +1,6 @@
 import { createSecretKey, type KeyObject, randomBytes } from "node:crypto";
 import { inspect } from "node:util";
-import { ConfigError } from "../../config.ts";
+import { ConfigError } from "../../config-error.ts";
 
 /**
  * The key-encryption keys (KEKs) from `PATCHBAY_KEK`. The highest version wraps new data

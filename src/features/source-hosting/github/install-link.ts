@@ -9,14 +9,9 @@ import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
 import { auditLog } from "../../../platform/db/schema/audit-log.ts";
 import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
-import { signToken, verifyToken } from "../../../platform/vault/signed-token.ts";
 import type { WebUser } from "../../web-sessions/index.ts";
 import { resolveWebActor } from "../../web-sessions/index.ts";
-
-/** How long an install link works. */
-const INSTALL_STATE_TTL_MS = 60 * 60 * 1000;
-
-type InstallState = { o: string; iat: number };
+import { githubInstallUrl, readInstallState } from "./install-state.ts";
 
 /**
  * The link an owner or admin opens to install patchbay's GitHub App (installing and choosing
@@ -28,23 +23,9 @@ export function createGithubInstallLink(args: { ctx: ServiceContext }): { url: s
   const { ctx } = args;
   requirePermission(ctx, "repositories:manage");
   requireOwnerOrAdmin(ctx);
-  const github = ctx.deps.remediation.github;
-  if (!github) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
-  const now = ctx.deps.clock().getTime();
-  const state: InstallState = { o: ctx.actor.organizationId, iat: now };
-  return {
-    url: github.installUrl(signToken(ctx.deps.keyring, "github/install-state", state)),
-    expiresAt: new Date(now + INSTALL_STATE_TTL_MS).toISOString(),
-  };
-}
-
-function readInstallState(deps: Pick<Deps, "keyring" | "clock">, token: string): InstallState | undefined {
-  const payload = verifyToken(deps.keyring, "github/install-state", token) as
-    | Partial<InstallState>
-    | undefined;
-  if (typeof payload?.o !== "string" || typeof payload.iat !== "number") return undefined;
-  if (deps.clock().getTime() - payload.iat > INSTALL_STATE_TTL_MS) return undefined;
-  return { o: payload.o, iat: payload.iat };
+  const link = githubInstallUrl(ctx.deps, ctx.actor.organizationId);
+  if (!link) throw new AppError("provider_unavailable", "No GitHub App is configured on this service.");
+  return link;
 }
 
 /** Clock skew allowed between GitHub's `created_at` and our own clock. */

@@ -70,6 +70,11 @@ export const remediations = pgTable(
     problemId: text("problem_id"),
     service: text("service"),
     repositoryId: text("repository_id").references(() => repositories.id, { onDelete: "set null" }),
+    /**
+     * The repository the requester named (`owner/name` or `rep_…`), kept as named: the run works
+     * there once a human has registered it in the environment, instead of the service's mapping.
+     */
+    requestedRepository: text("requested_repository"),
     status: text("status", { enum: remediationStatuses }).notNull().default("queued"),
     /** Stable code of a `failed` run (`tests_failed`, `model_error`, `budget_exhausted`, …). */
     reasonCode: text("reason_code"),

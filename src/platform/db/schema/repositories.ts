@@ -8,8 +8,9 @@ export type RepositoryProvider = (typeof repositoryProviders)[number];
 
 /**
  * A source repository a human registered for remediation in one environment. `services` maps
- * the problems of those services to this repository. Registered by people only: an agent can
- * never name a path or a repository (issue 9's human boundary).
+ * the problems of those services to this repository. Registered by people only (issue 9's human
+ * boundary): an agent may name a registration or a GitHub `owner/name`, never a path, and only
+ * a human's registration is ever used.
  */
 export const repositories = pgTable(
   "repositories",

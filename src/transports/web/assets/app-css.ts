@@ -160,6 +160,8 @@ ${spanIndents}
 /* Remediation: run statuses, the progress timeline, diffs. */
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }
+ol.operator-steps { padding-left: 1.2rem; }
+ol.operator-steps > li { margin: .7rem 0; }
 .status-line { font-size: 1.05rem; }
 .card > h2:first-child { margin-top: 0; }
 .summary { white-space: pre-wrap; }

@@ -1,15 +1,45 @@
 import type { Hono } from "hono";
 import { claimOrganization, readApprovalLink } from "../../../features/agent-onboarding/approval.ts";
+import type { OperatorStep } from "../../../features/agent-onboarding/schemas.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, postForm, readForm } from "../forms.ts";
-import { html } from "../html.ts";
+import { type Html, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 
+const stepLabels: Record<OperatorStep["step"], { title: string; button: string }> = {
+  claim_organization: { title: "Claim the organisation", button: "Claim" },
+  install_app: { title: "Install the GitHub App", button: "Install the GitHub App" },
+  select_repositories: { title: "Select a repository", button: "Select a repository" },
+  approve_change: { title: "Approve a high-risk change", button: "Review the change" },
+  review_pull_request: { title: "Review and merge the pull request", button: "Open the pull request" },
+};
+
+const statusBadges: Record<OperatorStep["status"], { label: string; kind: string }> = {
+  done: { label: "Done", kind: "ready" },
+  pending: { label: "To do now", kind: "waiting" },
+  upcoming: { label: "Later", kind: "disabled" },
+  not_needed: { label: "Not needed", kind: "disabled" },
+};
+
+/** The operator steps, each with its state; the one to take now has its button. */
+function stepList(steps: OperatorStep[]): Html {
+  return html`<ol class="operator-steps">${join(
+    steps.map((s) => {
+      const badge = statusBadges[s.status];
+      return html`<li data-step="${s.step}" data-status="${s.status}">
+    <strong>${stepLabels[s.step].title}</strong> <span class="badge ${badge.kind}">${badge.label}</span>
+    <br><span class="muted">${s.description}</span>
+    ${when(s.url && s.step !== "claim_organization", () => html`<div class="actions"><a class="button" href="${s.url ?? ""}">${stepLabels[s.step].button}</a></div>`)}
+  </li>`;
+    }),
+  )}</ol>`;
+}
+
 /**
- * The approval link of an agent's onboarding session (docs/x402.md), in two steps: a signed-in
- * human claims the wallet organisation and becomes its owner (a confirmation page, never acting
- * on GET; the claim is a CSRF-checked POST), then connects a repository on the environment's
- * repositories page. The same link shows whichever step is left.
+ * The approval link of an agent's onboarding session (docs/x402.md), one step at a time: a
+ * signed-in human claims the wallet organisation and becomes its owner (a confirmation page,
+ * never acting on GET; the claim is a CSRF-checked POST), then installs the GitHub App and
+ * selects a repository. The same link shows every step with its state, and the one left.
  */
 export function registerApprovalPages(web: Hono<WebEnv>): void {
   web.get("/approve", async (c) => {
@@ -22,12 +52,12 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     <dt>Organisation</dt><dd>${link.organizationName} <code>${link.organizationId}</code></dd>
     <dt>Agent wallet</dt><dd><code>${link.wallet}</code></dd>
   </dl>`;
-    if (link.stage === "claim") {
+    const claimed = link.steps.find((s) => s.step === "claim_organization")?.done ?? false;
+    if (!claimed) {
       return renderPage(c, {
         title: `Claim ${link.organizationName}`,
         lead: "An autonomous agent signed this organisation up with its wallet and asks a human to take it over.",
         body: html`<div class="narrow card">
-  <p class="muted">Step 1 of 2: claim the organisation. Step 2: connect a repository.</p>
   ${facts}
   <p>Claiming makes you its owner: you will see its telemetry and problems, manage its keys and
   connections, and approve what its agent asks for. The agent keeps paying for its own calls.</p>
@@ -37,29 +67,21 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     body: html`<input type="hidden" name="token" value="${token}">
     <div class="actions"><button type="submit">Claim and become owner</button></div>`,
   })}
+  ${stepList(link.steps)}
 </div>`,
       });
     }
+    const done = link.steps.every((s) => s.done);
     const repositories = `/orgs/${link.organizationId}/environments/${link.environmentId}/repositories`;
     return renderPage(c, {
-      title:
-        link.stage === "done"
-          ? `${link.organizationName} is set up`
-          : `Connect a repository to ${link.organizationName}`,
-      lead:
-        link.stage === "done"
-          ? "The organisation is claimed and has a repository: the agent can now ask patchbay for fixes, which you review and merge."
-          : "The agent's fixes arrive as pull requests on a repository you choose; patchbay never merges them.",
+      title: done ? `${link.organizationName} is set up` : `Connect a repository to ${link.organizationName}`,
+      lead: done
+        ? "The organisation is claimed and has a repository: the agent can now ask patchbay for fixes, which you review and merge."
+        : "The agent's fixes arrive as pull requests on a repository you choose; patchbay never merges them.",
       body: html`<div class="narrow card">
-  <p class="muted">Step 1 of 2: claimed. Step 2: connect a repository${link.stage === "done" ? " — done" : ""}.</p>
   ${facts}
-  ${
-    link.stage === "done"
-      ? html`<p>Manage the <a href="${repositories}">repositories</a> of this environment at any time.</p>`
-      : html`<p>Install patchbay's GitHub App and select the repository, or register a repository on
-  this machine by its path, and map it to the services whose problems it fixes.</p>
-  <div class="actions"><a class="button" href="${repositories}">Connect a repository</a></div>`
-  }
+  ${stepList(link.steps)}
+  ${when(done, () => html`<p>Manage the <a href="${repositories}">repositories</a> of this environment at any time.</p>`)}
 </div>`,
     });
   });

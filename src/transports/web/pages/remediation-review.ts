@@ -93,9 +93,14 @@ ${renderDiff(review.diff)}`,
 async function repositoryAccess(c: Context<WebEnv>, run: Remediation): Promise<Html> {
   const org = c.get("org");
   const manage = org.role !== "member";
-  const register = `${repositoriesPath(org.id, run.environmentId)}/new${run.service ? `?service=${encodeURIComponent(run.service)}` : ""}`;
+  const named = run.requestedRepository?.includes("/") ? run.requestedRepository : undefined;
+  const query = new URLSearchParams({
+    ...(run.service ? { service: run.service } : {}),
+    ...(named ? { provider: "github", fullName: named } : {}),
+  }).toString();
+  const register = `${repositoriesPath(org.id, run.environmentId)}/new${query ? `?${query}` : ""}`;
   const install = manage ? githubInstallLink(c) : undefined;
-  return html`<p>The agent needs read access to the code of ${run.service ? html`the service <code>${run.service}</code>` : "the problem's service"}.
+  return html`<p>The agent needs read access to the code of ${named ? html`<code>${named}</code>` : run.service ? html`the service <code>${run.service}</code>` : "the problem's service"}.
   There is nothing to approve here: register the repository that holds that service's code and the run resumes by itself.</p>
 ${
   manage

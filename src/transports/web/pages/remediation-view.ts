@@ -65,8 +65,13 @@ const explanations: Record<Exclude<RemediationStatus, "awaiting-approval">, stri
 };
 
 /** What the status means for the person reading the page, in a sentence or two. */
-export function statusExplanation(run: Pick<Remediation, "status" | "approval" | "service">): string {
+export function statusExplanation(
+  run: Pick<Remediation, "status" | "approval" | "service" | "requestedRepository">,
+): string {
   if (run.status !== "awaiting-approval") return explanations[run.status];
+  if (run.approval?.kind === "repository_access" && run.requestedRepository) {
+    return `The run was asked to work in ${run.requestedRepository}, which is not registered in this environment. Register it and the run resumes by itself.`;
+  }
   return run.approval?.kind === "repository_access"
     ? `No repository is registered for the service${run.service ? ` "${run.service}"` : ""}. Register one and the run resumes by itself.`
     : "The proposed change touches something risky; an owner or administrator must approve it before it is tested and proposed.";

@@ -152,7 +152,16 @@ export function registerRepositoryCreatePages(web: Hono<WebEnv>): void {
     // Members get the 403 page here rather than a form that could only fail.
     requirePermission(ctx, "repositories:manage");
     requireOwnerOrAdmin(ctx);
-    return createPage(c, { values: { services: c.req.query("service") ?? "" } });
+    // Links from an agent's operator steps name what to select (`?service=&provider=github&fullName=…`).
+    const query = (name: string) => c.req.query(name) ?? "";
+    return createPage(c, {
+      values: {
+        services: query("service"),
+        provider: query("provider") || "local-git",
+        fullName: query("fullName"),
+        installationId: query("installationId"),
+      },
+    });
   });
 
   web.post(path, async (c) => {

@@ -15,11 +15,46 @@ const poll = (remediationId: string) => ({
 
 const RUN = "rem_6n8q0s2u4w6y8a0c2e4g6j8m";
 
+/** A claimed organisation with its repository connected: the human's next step is the review. */
+const operatorSteps = (remediationId: string) => [
+  {
+    step: "claim_organization" as const,
+    status: "done" as const,
+    done: true,
+    description: "Claim the organisation.",
+  },
+  {
+    step: "install_app" as const,
+    status: "done" as const,
+    done: true,
+    description: "Install the GitHub App.",
+  },
+  {
+    step: "select_repositories" as const,
+    status: "done" as const,
+    done: true,
+    description: "Select the repository in the App's installation.",
+  },
+  {
+    step: "approve_change" as const,
+    status: "not_needed" as const,
+    done: true,
+    description: "Approve a high-risk change (only when the run asks).",
+  },
+  {
+    step: "review_pull_request" as const,
+    status: "upcoming" as const,
+    done: false,
+    description: `Review and merge the pull request of ${remediationId}.`,
+  },
+];
+
 export const startedExample = {
   remediationId: RUN,
   threadUrl: exampleUrl(`/remediations/${RUN}`),
   status: "queued",
   problem: EXAMPLE_PROBLEM,
+  operatorSteps: operatorSteps(RUN),
   next_actions: [poll(RUN)],
 } satisfies z.output<typeof StartedSchema>;
 
@@ -30,5 +65,6 @@ export const startedInstrumentationExample = {
   threadUrl: exampleUrl(`/remediations/${INSTRUMENTATION_RUN}`),
   status: "queued",
   service: "checkout",
+  operatorSteps: operatorSteps(INSTRUMENTATION_RUN),
   next_actions: [poll(INSTRUMENTATION_RUN)],
 } satisfies z.output<typeof StartedInstrumentationSchema>;

@@ -1,8 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { runOperatorSteps } from "../../../features/agent-onboarding/operator-steps.ts";
 import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
 import { startRefusal } from "../../../features/remediations/start-refusal.ts";
 import { startInstrumentation, startRemediation } from "../../../features/remediations/start-remediation.ts";
+import { REPOSITORY_REFERENCE_PATTERN } from "../../../features/repositories/repository-reference.ts";
 import { EXAMPLE_PROBLEM } from "../examples.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
@@ -37,8 +39,16 @@ const InstrumentationInput = z
       .trim()
       .min(1)
       .max(256)
+      .describe("The service to instrument (its OpenTelemetry `service.name`)"),
+    repository: z
+      .string()
+      .min(1)
+      .max(256)
+      // Declared for readers of the catalog; the verb checks it and answers invalid_repository_name.
+      .meta({ pattern: REPOSITORY_REFERENCE_PATTERN })
+      .optional()
       .describe(
-        "The service to instrument (its OpenTelemetry `service.name`); the repository is the one a human mapped to it",
+        "Where its code lives: a GitHub `owner/name`, or a registered repository's id (`rep_…`). Default: the repository a human mapped to the service. A GitHub repository not registered yet makes the run wait for a human to install the App and select it (operatorSteps); anything else is 400 invalid_repository_name",
       ),
     environmentId,
   })
@@ -67,21 +77,22 @@ export const remediationRoutes: X402Route[] = [
     async handle(c, ctx) {
       const input = { ...(await parseJsonBody(c, StartInput)), problemId: c.req.param("id") ?? "" };
       const { run, problem } = await startRemediation({ ctx, input });
-      return c.json(started(ctx.deps, run, { problem }), 201);
+      const steps = await runOperatorSteps(ctx.deps, ctx.actor.organizationId, run);
+      return c.json(started(ctx.deps, run, { problem }, steps), 201);
     },
   },
   {
     method: "GET",
     path: "/x402/remediations/:id",
     description:
-      "Poll a remediation: status, progress events, the approval link while a human is needed, prUrl when ready.",
+      "Poll a remediation: status, progress events, operatorSteps (what a human still does, each with its state and a link while pending), prUrl when ready.",
     auth: "Authorization: Bearer <session token>",
     caller: "session",
     async handle(c, ctx) {
       const run = await getRemediation({ ctx, input: { remediationId: c.req.param("id") ?? "" } });
-      return c.json({ ...run, next_actions: remediationActions(ctx.deps, run) }, 200, {
-        "cache-control": "no-store",
-      });
+      const operatorSteps = await runOperatorSteps(ctx.deps, ctx.actor.organizationId, run);
+      const next_actions = remediationActions(ctx.deps, run, operatorSteps);
+      return c.json({ ...run, operatorSteps, next_actions }, 200, { "cache-control": "no-store" });
     },
   },
   {
@@ -94,20 +105,21 @@ export const remediationRoutes: X402Route[] = [
     caller: "wallet",
     async handle(c, ctx) {
       const { run, problem } = await resolveProblem({ ctx, input: await parseJsonBody(c, ResolveInput) });
-      return c.json(started(ctx.deps, run, { problem }), 201);
+      const steps = await runOperatorSteps(ctx.deps, ctx.actor.organizationId, run);
+      return c.json(started(ctx.deps, run, { problem }, steps), 201);
     },
   },
   {
-    // Spec 4D: a run of kind `instrumentation`, polled like a remediation; without a repository
-    // for the service it waits for a human.
+    // Spec 4D: a run of kind `instrumentation` for a repository and service, polled like a
+    // remediation; until a human has registered that repository it waits for them.
     method: "POST",
     path: "/x402/instrumentation/pr",
     description:
-      "Ask for a pull request that adds OpenTelemetry instrumentation (OTLP exporters configured from the environment) to a service's repository; poll it like a remediation.",
+      "Ask for a pull request that adds OpenTelemetry instrumentation (OTLP exporters configured from the environment) to a service in a repository (a GitHub owner/name or a registered rep_… id; default: the service's); poll it like a remediation. operatorSteps say what a human still has to do.",
     paid: {
       price: "instrumentation",
       input: InstrumentationInput,
-      inputExample: { service: "checkout" },
+      inputExample: { service: "checkout", repository: "acme/checkout" },
       output: StartedInstrumentationSchema,
       outputExample: startedInstrumentationExample,
     },
@@ -115,7 +127,12 @@ export const remediationRoutes: X402Route[] = [
     caller: "wallet",
     async handle(c, ctx) {
       const run = await startInstrumentation({ ctx, input: await parseJsonBody(c, InstrumentationInput) });
-      return c.json(started(ctx.deps, run, { service: run.service }), 201);
+      const about = {
+        service: run.service,
+        ...(run.requestedRepository ? { repository: run.requestedRepository } : {}),
+      };
+      const steps = await runOperatorSteps(ctx.deps, ctx.actor.organizationId, run);
+      return c.json(started(ctx.deps, run, about, steps), 201);
     },
   },
 ];

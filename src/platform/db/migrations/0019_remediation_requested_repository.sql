@@ -1,0 +1,1 @@
+ALTER TABLE "remediations" ADD COLUMN "requested_repository" text;
