@@ -2,13 +2,28 @@ import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
 import { pollRemediationAction } from "../../../features/agent-onboarding/problem-assumption.ts";
 import {
+  FREE_READ_HOW,
   type NextAction,
   NextActionsSchema,
   nextAction,
 } from "../../../features/agent-onboarding/schemas.ts";
-import type { Remediation } from "../../../features/remediations/schemas.ts";
+import type { Remediation, RemediationThread } from "../../../features/remediations/schemas.ts";
+import { terminalRemediationStatuses } from "../../../platform/db/schema/remediations.ts";
 
-const Started = z.object({ remediationId: z.string(), threadUrl: z.url(), status: z.literal("queued") });
+const ENDED: readonly string[] = terminalRemediationStatuses;
+
+const Started = z.object({
+  remediationId: z.string(),
+  threadUrl: z.url().describe("The run's web page, for a signed-in member of the organisation"),
+  threadApiUrl: z
+    .url()
+    .describe("The run's thread as JSON for agents: free, like polling (session token or wallet sign-in)"),
+  status: z.literal("queued"),
+});
+
+/** The run's thread as JSON (`GET /x402/remediations/{id}/thread`): what `threadUrl` shows people. */
+export const threadApiUrl = (deps: Pick<Deps, "config">, remediationId: string) =>
+  `${deps.config.baseUrl}/x402/remediations/${remediationId}/thread`;
 
 /** The first answer of a paid start (`/x402/problems/{id}/remediations`, `/x402/resolve`). */
 export const StartedSchema = Started.extend({
@@ -28,6 +43,7 @@ export const StartedInstrumentationSchema = Started.extend({
 export const started = (deps: Deps, run: Remediation, about: Record<string, unknown>) => ({
   remediationId: run.id,
   threadUrl: run.threadUrl,
+  threadApiUrl: threadApiUrl(deps, run.id),
   status: run.status,
   ...about,
   next_actions: [pollAction(deps, run.id)],
@@ -37,7 +53,7 @@ const pollAction = (deps: Deps, remediationId: string) =>
   pollRemediationAction(
     deps,
     remediationId,
-    "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+    `Poll every few seconds until \`prUrl\` appears or the run ends; free ${FREE_READ_HOW}.`,
   );
 
 /** What the agent does next for a run in `status`. */
@@ -61,6 +77,24 @@ export function remediationActions(deps: Deps, run: Remediation): NextAction[] {
       pollAction(deps, run.remediationId),
     ];
   }
-  if (["merged", "closed", "failed", "cancelled"].includes(run.status)) return [];
+  if (ENDED.includes(run.status)) return [];
   return [pollAction(deps, run.remediationId)];
+}
+
+/** After a page of a thread: the rest of it; once read up, polling the run and the newer messages. */
+export function threadActions(deps: Deps, thread: RemediationThread): NextAction[] {
+  const last = thread.messages.at(-1)?.id;
+  const more = (description: string) =>
+    nextAction(
+      deps,
+      `GET /x402/remediations/${thread.remediationId}/thread${last === undefined ? "" : `?after=${last}`}`,
+      "free",
+      { action: "read_thread", description },
+    );
+  if (thread.hasMore) return [more("The next messages of the thread.")];
+  if (ENDED.includes(thread.status)) return [];
+  return [
+    pollAction(deps, thread.remediationId),
+    more("Messages newer than the last one read, once the run moves on."),
+  ];
 }

@@ -1,10 +1,22 @@
 import { z } from "@hono/zod-openapi";
+import type { ServiceContext } from "../../../context.ts";
 import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
+import { readRemediationThread } from "../../../features/remediations/read-remediation-thread.ts";
+import { type Remediation, RemediationThreadQuerySchema } from "../../../features/remediations/schemas.ts";
 import { startInstrumentation, startRemediation } from "../../../features/remediations/start-remediation.ts";
-import { parseJsonBody } from "../parse-input.ts";
+import { FREE_READ_AUTH } from "../free-read-access.ts";
+import { parseJsonBody, validate } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
-import { remediationActions, StartedInstrumentationSchema, StartedSchema, started } from "./actions.ts";
+import {
+  remediationActions,
+  StartedInstrumentationSchema,
+  StartedSchema,
+  started,
+  threadActions,
+  threadApiUrl,
+} from "./actions.ts";
 
 const environmentId = z.uuid().optional().describe("Default: the organisation's first environment");
 const x_assumed_state = z.string().max(8192).optional();
@@ -42,8 +54,19 @@ const InstrumentationInput = z
   .strict();
 
 /**
- * Step 5 of the agent flow (spec 1B, 4D): start a remediation (paid), poll it free with the
- * session token until a pull request awaits a human. Refusals are ≥ 400, so never charged.
+ * The state of the problem a `fix` run works on (open, resolved, regressed, ignored): free with
+ * the run, so an agent sees its problem resolved, or back, without paying for the problem read.
+ */
+async function problemOf(ctx: ServiceContext, run: Remediation) {
+  if (!run.problemId) return null;
+  const input = { environmentId: run.environmentId, problemIds: [run.problemId] };
+  return (await describeRemediationProblems({ ctx, input })).get(run.problemId) ?? null;
+}
+
+/**
+ * Step 5 of the agent flow (spec 1B, 4D): start a remediation (paid), poll it and read its thread
+ * for free (the session token, or the paying wallet signed in) until a pull request awaits a
+ * human. Refusals are ≥ 400, so never charged.
  */
 export const remediationRoutes: X402Route[] = [
   {
@@ -63,12 +86,36 @@ export const remediationRoutes: X402Route[] = [
     method: "GET",
     path: "/x402/remediations/:id",
     description:
-      "Poll a remediation: status, progress events, the approval link while a human is needed, prUrl when ready.",
-    auth: "Authorization: Bearer <session token>",
-    caller: "session",
+      "Poll a remediation: status, progress events, its problem's state, the approval link while a human is needed, prUrl when ready.",
+    auth: FREE_READ_AUTH,
+    caller: "reader",
     async handle(c, ctx) {
       const run = await getRemediation({ ctx, input: { remediationId: c.req.param("id") ?? "" } });
-      return c.json({ ...run, next_actions: remediationActions(ctx.deps, run) }, 200, {
+      const problem = await problemOf(ctx, run);
+      return c.json(
+        {
+          ...run,
+          threadApiUrl: threadApiUrl(ctx.deps, run.id),
+          problem,
+          next_actions: remediationActions(ctx.deps, run),
+        },
+        200,
+        { "cache-control": "no-store" },
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/remediations/:id/thread",
+    description:
+      "A remediation's thread as JSON (what threadUrl shows people): its progress, the agent's steps and people's decisions as messages, oldest first; `after` a message id reads only newer ones.",
+    auth: FREE_READ_AUTH,
+    caller: "reader",
+    async handle(c, ctx) {
+      const query = validate(RemediationThreadQuerySchema, c.req.query(), "query");
+      const input = { ...query, remediationId: c.req.param("id") ?? "" };
+      const thread = await readRemediationThread({ ctx, input });
+      return c.json({ ...thread, next_actions: threadActions(ctx.deps, thread) }, 200, {
         "cache-control": "no-store",
       });
     },
