@@ -4,13 +4,18 @@
  *
  *   1. discovers the catalog (GET /x402, free),
  *   2. signs up its wallet (POST /x402/signup) — or, if it already has, follows next_actions,
- *   3. starts guided onboarding, echoing x_assumed_state,
+ *   3. starts guided onboarding, echoing x_assumed_state (skipped with AGENT_ONBOARDING=off),
  *   4. sends a little OpenTelemetry with the publishable key,
- *   5. polls the session (free, with the session token) until a human is needed or it is ready,
+ *   5. polls the session (free) until a human is needed or it is ready,
  *   6. finds the problem its telemetry revealed (paid reads) and inspects it,
  *   7. asks for the fix as suggested (paid, echoing x_assumed_state) and polls the run (free)
- *      until a pull request is ready for a human — handing the operator any approval link.
- *      patchbay never merges; the agent stops at the pull request.
+ *      until a pull request is ready for a human — handing the operator any approval link —
+ *      then reads the run's thread (free, JSON). patchbay never merges; the agent stops there.
+ *
+ * The free reads take the onboarding session's token while the agent has a live one; otherwise
+ * the wallet signs in with x402's `sign-in-with-x` extension (the SDK's client extension answers
+ * the route's 402 challenge with a signature, no payment), which works for as long as the
+ * wallet exists — a pull request may wait for review much longer than a session's 24 hours.
  *
  * Run against `npm start` (the banner prints the command):
  *   PATCHBAY_URL=http://localhost:8787 AGENT_PRIVATE_KEY=0x… npm run example:agent
@@ -23,6 +28,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { createSIWxClientExtension } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -50,6 +56,7 @@ const base = (process.env.PATCHBAY_URL ?? "http://localhost:8787").replace(/\/$/
 const key = process.env.AGENT_PRIVATE_KEY as Hex | undefined;
 if (!key) throw new Error("Set AGENT_PRIVATE_KEY (the banner of `npm start` prints the demo payer's key).");
 const account = privateKeyToAccount(key);
+const onboarding = (process.env.AGENT_ONBOARDING ?? "on") !== "off";
 const log = (step: string, detail: unknown = "") =>
   console.log(`• ${step}`, typeof detail === "string" ? detail : JSON.stringify(detail, null, 2));
 
@@ -68,10 +75,12 @@ const { asset } = accepts[0] ?? { asset: "" };
 const network = (accepts[0]?.network ?? "") as `${string}:${string}`;
 
 // The SDK pays only in assets it knows or that are allowed explicitly, with a cap per payment.
+// Where a route offers a wallet sign-in instead (the free reads), the SIWX extension signs it.
 const client = x402Client.fromConfig({
   schemes: [{ network, client: new ExactEvmScheme(account) }],
   spendControls: { allowedAssets: [{ network, asset, maxAmountPerPayment: "10000000" }] },
 });
+client.registerExtension(createSIWxClientExtension({ signers: [account] }));
 const paidFetch = wrapFetchWithPayment(fetch, client);
 
 /** Calls a suggested action the way the service asks: body as given, x_assumed_state echoed. */
@@ -117,9 +126,9 @@ const publishableKey = memory.publishableKey;
 
 // 3. Start onboarding (or poll the session in progress), as the first suggestion says.
 let session: { sessionId: string; sessionToken?: string; state: string; approvalUrl?: string } | undefined;
-let sessionToken = memory.sessionToken;
+let sessionToken = onboarding ? memory.sessionToken : undefined;
 const first = actions[0];
-if (first?.action === "start_onboarding") {
+if (onboarding && first?.action === "start_onboarding") {
   const res = await follow(first);
   const body = (await res.json()) as typeof session & { next_actions: NextAction[] };
   log(`onboard → ${res.status}`, body?.state);
@@ -180,11 +189,26 @@ if (publishableKey) {
   log(`telemetry → ${res.status}`);
 }
 
+/**
+ * A free read: with the session token while it lasts, else signed in with the wallet. An
+ * unsigned call to a free read answers 402 offering no payment, only a sign-in challenge, which
+ * the client's SIWX extension signs and sends back in SIGN-IN-WITH-X.
+ */
+async function freeRead(url: string): Promise<Response> {
+  if (sessionToken) {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${sessionToken}` } });
+    if (res.status !== 401) return res;
+    log("the session token has expired; signing in with the wallet from now on");
+    sessionToken = undefined;
+  }
+  return paidFetch(url);
+}
+
 // 5. Poll the session (free) until a human is needed or it is ready.
 const poll = actions.find((a) => a.action === "poll_onboarding");
-if (poll && sessionToken) {
+if (poll) {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const res = await fetch(poll.href, { headers: { authorization: `Bearer ${sessionToken}` } });
+    const res = await freeRead(poll.href);
     session = (await res.json()) as typeof session;
     if (session?.state !== "awaiting-telemetry") break;
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -229,9 +253,9 @@ for (let attempt = 0; attempt < 10; attempt++) {
   await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
-// 7. Ask for the fix as suggested, then poll the run (free, with the session token) until a pull
-// request waits for a human. A run that needs the operator (a repository to connect, a risky
-// change to approve) says so with a link; the agent passes it on and keeps polling.
+// 7. Ask for the fix as suggested, then poll the run (free) until a pull request waits for a
+// human. A run that needs the operator (a repository to connect, a risky change to approve) says
+// so with a link; the agent passes it on and keeps polling.
 type Run = {
   remediationId: string;
   status: string;
@@ -244,11 +268,12 @@ if (!remediate) {
   const fix = catalog.items.find((i) => i.path === "/x402/problems/{id}/remediations");
   log("no fix offered", fix?.available === false ? fix.unavailableReason : "no open problem found");
 }
-if (remediate && sessionToken) {
+if (remediate) {
   const res = await follow(remediate);
   const started = (await res.json()) as {
     remediationId?: string;
     threadUrl?: string;
+    threadApiUrl?: string;
     code?: string;
     detail?: string;
   };
@@ -258,14 +283,17 @@ if (remediate && sessionToken) {
       ? { remediationId: started.remediationId, threadUrl: started.threadUrl }
       : { code: started.code, detail: started.detail },
   );
+  log(sessionToken ? "polling with the session token" : "polling signed in with the wallet (sign-in-with-x)");
   const waitMs = Number(process.env.AGENT_WAIT_SECONDS ?? "600") * 1000;
   const deadline = Date.now() + waitMs;
   let seen = "";
   while (started.remediationId && Date.now() < deadline) {
-    const polled = await fetch(`${base}/x402/remediations/${started.remediationId}`, {
-      headers: { authorization: `Bearer ${sessionToken}` },
-    });
+    const polled = await freeRead(`${base}/x402/remediations/${started.remediationId}`);
     const run = (await polled.json()) as Run;
+    if (!polled.ok) {
+      log(`poll → ${polled.status}`, run);
+      break;
+    }
     if (run.status !== seen) {
       seen = run.status;
       log(
@@ -275,6 +303,16 @@ if (remediate && sessionToken) {
     }
     if (run.status === "awaiting-review" && run.prUrl) {
       log("pull request ready for a human to review and merge (patchbay never merges)", run.prUrl);
+      // The run's story as JSON: what patchbay, the task agent and people did, oldest first.
+      if (started.threadApiUrl) {
+        const thread = (await (await freeRead(started.threadApiUrl)).json()) as {
+          messages: { from: string; type: string; text: string }[];
+        };
+        log(
+          `thread: ${thread.messages.length} messages`,
+          thread.messages.map((m) => `${m.from} ${m.type}: ${m.text.slice(0, 100)}`),
+        );
+      }
       break;
     }
     if (["merged", "closed", "failed", "cancelled"].includes(run.status)) {

@@ -14,7 +14,8 @@ export type Wallet = { address: string; network: string };
  *   its grant's binding, `oag_…`).
  * - A paying wallet on /x402 (`id` is its lowercase address), acting for its wallet-backed
  *   organisation; `environmentId` is that organisation's first environment, the default of
- *   every environment-scoped agent call.
+ *   every environment-scoped agent call. The same wallet signed in (SIWX) on the free reads
+ *   carries only `signedInWalletPermissions`.
  * - An onboarding session's token on the free polling routes (`id` is the session's id).
  * - The system: a job acting for the organisation whose row it works on (`id` names the job).
  */
@@ -37,6 +38,12 @@ export type Payer = { type: "wallet"; id: string; wallet: Wallet };
 
 export type SessionActor = Grant & { type: "onboarding_session"; expired: boolean };
 
+/**
+ * Who may use the free /x402 reads: an onboarding session's token, or the organisation's wallet
+ * signed in with x402's `sign-in-with-x` (with `signedInWalletPermissions`).
+ */
+export type FreeReader = SessionActor | WalletActor;
+
 export type SystemActor = Grant & { type: "system" };
 
 /**
@@ -50,6 +57,12 @@ export const walletPermissions: ReadonlySet<Permission> = new Set<Permission>([
   "remediations:manage",
   "repositories:read",
 ]);
+
+/**
+ * A paying wallet signed in with x402's `sign-in-with-x` on the free reads: it follows its
+ * organisation's runs and onboarding sessions, and nothing that costs money.
+ */
+export const signedInWalletPermissions: ReadonlySet<Permission> = new Set<Permission>(["remediations:read"]);
 
 /** A live session token follows the organisation's runs; an expired one only its own state. */
 export const sessionPermissions = (expired: boolean): ReadonlySet<Permission> =>

@@ -3,6 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { sweepSignInNonces } from "./features/agent-onboarding/wallet-sign-in.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/run-step.ts";
 import { registerTaskWorker } from "./features/tasks/task-queue.ts";
@@ -60,6 +61,7 @@ export async function runServer(config: Config): Promise<void> {
   const sweeps: [string, (db: Db, now: Date) => Promise<unknown>][] = [
     ["idempotency", sweepIdempotencyKeys],
     ["x402 payment", sweepX402Payments],
+    ["x402 sign-in challenge", sweepSignInNonces],
     ["web session", sweepWebSessions],
     ["OAuth state", sweepOAuthModels],
   ];

@@ -1,6 +1,6 @@
 import { afterAll, vi } from "vitest";
 import { describe, expect, newTenant, test } from "./fixtures.ts";
-import { appFetch, payingFetch, startTestChain } from "./lib/dev-chain.ts";
+import { appFetch, payingFetch, signingInFetch, startTestChain } from "./lib/dev-chain.ts";
 import { keyFor } from "./lib/members.ts";
 import {
   fixtureFiles,
@@ -28,7 +28,8 @@ type Action = {
 /**
  * The agent journey of spec part 1B in one test, paid on the dev chain: catalog → signup →
  * telemetry → problem → remediation → a pull request (local-git review) for a human. The agent
- * only follows next_actions; the human only claims the organisation and registers the repository.
+ * only follows next_actions, polling with its session token and, once the fix is merged, with its
+ * wallet signed in; the human only claims the organisation and registers the repository.
  */
 describe("the agent journey (spec 1B)", () => {
   test("catalog → signup → telemetry → problem → remediation → pull request, paid with x402", async ({
@@ -172,7 +173,11 @@ describe("the agent journey (spec 1B)", () => {
       const started = await follow(remediate);
       expect(started.status, await started.clone().text()).toBe(201);
       const run = await started.json();
-      expect(run).toMatchObject({ status: "queued", threadUrl: `${base}/remediations/${run.remediationId}` });
+      expect(run).toMatchObject({
+        status: "queued",
+        threadUrl: `${base}/remediations/${run.remediationId}`,
+        threadApiUrl: `${base}/x402/remediations/${run.remediationId}/thread`,
+      });
       const ready = await eventually(async () => {
         const view = await (
           await follow(run.next_actions[0], { authorization: `Bearer ${session.sessionToken}` })
@@ -183,12 +188,21 @@ describe("the agent journey (spec 1B)", () => {
       expect(ready.prUrl).toBe(`${base}/remediations/${run.remediationId}/review`);
       expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
 
-      // The human merges by hand: the run reads `merged` and its problem is resolved.
+      expect(ready.problem).toMatchObject({ id: problem.id, status: "open" });
+
+      // The human merges by hand. Days may pass: the session token expires, the wallet does not.
+      // Signed in with it (no session token), the agent sees the run merged and its problem
+      // resolved, and reads the run's thread, all for free.
       repo.git("merge", "-q", "--no-ff", "-m", "merge the fix", ready.branch);
-      const merged = await (
-        await follow(run.next_actions[0], { authorization: `Bearer ${session.sessionToken}` })
-      ).json();
-      expect(merged.status).toBe("merged");
+      const asWallet = signingInFetch(h.app, chain.payments, payer.privateKey);
+      const beforeReads = await chain.balanceOf(payer.address);
+      const merged = await (await asWallet(run.next_actions[0].href)).json();
+      expect(merged).toMatchObject({ status: "merged", problem: { id: problem.id, status: "resolved" } });
+      const thread = await (await asWallet(run.threadApiUrl)).json();
+      const kinds = thread.messages.map((m: { type: string }) => m.type);
+      expect(kinds).toEqual(expect.arrayContaining(["created", "agent_step", "change_proposed", "merged"]));
+      expect(thread.messages.find((m: { type: string }) => m.type === "agent_step").from).toBe("agent");
+      expect(await chain.balanceOf(payer.address)).toBe(beforeReads);
       const resolved = await (await pay(`${base}/x402/problems/${problem.id}`)).json();
       expect(resolved).toMatchObject({
         status: "resolved",

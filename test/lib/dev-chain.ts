@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { createSIWxClientExtension } from "@x402/extensions/sign-in-with-x";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import {
   type Address,
@@ -99,6 +100,16 @@ export function agentClient(payments: Pick<ReadyPayments, "network" | "asset">, 
 
 export const payingFetch = (app: FetchTarget, payments: ReadyPayments, privateKey: Hex) =>
   wrapFetchWithPayment(appFetch(app), agentClient(payments, privateKey));
+
+/**
+ * The same client with x402's sign-in-with-x extension registered, as an agent that reads for
+ * free with its wallet: a route's 402 that offers a sign-in is answered with a signature, not a payment.
+ */
+export function signingInFetch(app: FetchTarget, payments: ReadyPayments, privateKey: Hex): typeof fetch {
+  const client = agentClient(payments, privateKey);
+  client.registerExtension(createSIWxClientExtension({ signers: [privateKeyToAccount(privateKey)] }));
+  return wrapFetchWithPayment(appFetch(app), client);
+}
 
 /** One signed payment for a request, as the official client would send it: reusable verbatim. */
 export async function signedPayment(

@@ -8,7 +8,7 @@ import { approvalUrl } from "./approval.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
 import { operatorStepAction } from "./operator-steps.ts";
 import { assumeProblem } from "./problem-assumption.ts";
-import { type NextAction, nextAction, type OnboardingSession } from "./schemas.ts";
+import { FREE_READ_HOW, type NextAction, nextAction, type OnboardingSession } from "./schemas.ts";
 
 type ActionDeps = Pick<
   Deps,
@@ -54,8 +54,7 @@ export async function startOnboardingAction(
 const pollOnboardingAction = (deps: ActionDeps, sessionId: string) =>
   nextAction(deps, `GET /x402/onboard/${sessionId}`, "free", {
     action: "poll_onboarding",
-    description:
-      "Poll the onboarding session with `Authorization: Bearer <session token>` (the token from POST /x402/onboard); every few seconds is plenty.",
+    description: `Poll the onboarding session for free ${FREE_READ_HOW}; every few seconds is plenty.`,
   });
 
 /** The reads that show an environment's state: its services' health and its problems. */
@@ -107,7 +106,7 @@ export async function sessionActions(
         ...ready,
         nextAction(deps, "POST /x402/resolve", "remediation", {
           action: "resolve",
-          description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token.`,
+          description: `Shortcut: start a remediation of "${problem.title}" (${problem.count} occurrences in ${problem.service}) — a fix, the repository's tests and a pull request for a human. Poll it for free with your session token or your wallet signed in.`,
           body: { environmentId: session.environmentId, problemId: problem.id },
           x_assumed_state: assumeProblem(deps, problem),
         }),

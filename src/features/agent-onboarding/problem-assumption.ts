@@ -4,7 +4,7 @@ import { problems } from "../../platform/db/schema/problems.ts";
 import { startRefusal } from "../remediations/index.ts";
 import { problemColumns } from "../telemetry/index.ts";
 import { type AssumptionKind, assumeState, stateDigest } from "./assumed-state.ts";
-import { type NextAction, nextAction } from "./schemas.ts";
+import { FREE_READ_HOW, type NextAction, nextAction } from "./schemas.ts";
 
 /** What a remediation suggestion rests on: the problem's status and its latest run. */
 export type ProblemState = {
@@ -34,7 +34,7 @@ async function facts(deps: Pick<Deps, "db">, problemId: string) {
 export const assumeProblem = (deps: Pick<Deps, "keyring" | "clock">, problem: ProblemState) =>
   assumeState(deps.keyring, { subject: `problem:${problem.id}`, digest: digestOf(problem) }, deps.clock());
 
-/** Free polling of a remediation with the onboarding session token. */
+/** Free polling of a remediation: with the onboarding session token, or the paying wallet signed in. */
 export const pollRemediationAction = (
   deps: Pick<Deps, "config" | "payments">,
   id: string,
@@ -73,7 +73,7 @@ export const problemAssumption: AssumptionKind = {
         pollRemediationAction(
           deps,
           f.remediationId,
-          `A remediation of this problem exists (${f.remediationState}); poll it with Authorization: Bearer <session token>.`,
+          `A remediation of this problem exists (${f.remediationState}); poll it for free ${FREE_READ_HOW}.`,
         ),
       ];
     }

@@ -27,6 +27,13 @@ export const NextActionsSchema = z.array(NextActionSchema);
 export type NextAction = z.infer<typeof NextActionSchema>;
 
 /**
+ * How the free reads (onboarding, runs, threads) are called, for descriptions: either way works,
+ * and the wallet's way never expires (DESIGN §9 "Wallet reads").
+ */
+export const FREE_READ_HOW =
+  "with `Authorization: Bearer <session token>` (from POST /x402/onboard), or as the paying wallet: sign the sign-in-with-x challenge of the 402 answer and send it in `SIGN-IN-WITH-X`";
+
+/**
  * A next action: `route` is the method and a path on this server (or an absolute URL, such as an
  * approval link), priced by its class or free.
  */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import type { SessionActor, WalletActor } from "../../actor.ts";
+import type { FreeReader, WalletActor } from "../../actor.ts";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
@@ -52,17 +52,28 @@ export async function startOnboarding(args: {
   return { ...(await viewSession(ctx.deps, row)), sessionToken: token };
 }
 
-/** Free polling (spec 4D rule 1): a token reads its own session only; another id is `not_found`. */
+/**
+ * Free polling (spec 4D rule 1): a token reads its own session only, the organisation's signed-in
+ * wallet any session of its organisation; anything else is `not_found`.
+ */
 export async function readOnboardingSession(args: {
-  ctx: ServiceContext<SessionActor>;
+  ctx: ServiceContext<FreeReader>;
   input: { sessionId: string };
 }): Promise<OnboardingSession> {
   const { ctx, input } = args;
-  const [row] =
-    ctx.actor.id === input.sessionId
-      ? await ctx.deps.db.select().from(onboardingSessions).where(eq(onboardingSessions.id, input.sessionId))
-      : [];
-  if (!row) throw new AppError("not_found", "No such onboarding session for this token.");
+  const readable = ctx.actor.type === "wallet" || ctx.actor.id === input.sessionId;
+  const [row] = readable
+    ? await ctx.deps.db
+        .select()
+        .from(onboardingSessions)
+        .where(
+          and(
+            eq(onboardingSessions.id, input.sessionId),
+            eq(onboardingSessions.organizationId, ctx.actor.organizationId),
+          ),
+        )
+    : [];
+  if (!row) throw new AppError("not_found", "No such onboarding session for this caller.");
   return viewSession(ctx.deps, row);
 }
 

@@ -194,7 +194,8 @@ describe("onboarding sessions", () => {
       paid.app.request(`/x402/onboard/${session.sessionId}`, {
         headers: token ? { authorization: `Bearer ${token}` } : {},
       });
-    expect((await poll()).status).toBe(401);
+    // No credentials: the auth-only challenge for the paying wallet (wallet-sign-in.test.ts).
+    expect((await poll()).status).toBe(402);
     const unknown = await poll("obt_not-the-token");
     expect(unknown.status).toBe(401);
     expect((await unknown.json()).code).toBe("unauthorized");

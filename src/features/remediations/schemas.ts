@@ -84,6 +84,45 @@ export const RemediationSchema = z
   .openapi("Remediation");
 export type Remediation = z.infer<typeof RemediationSchema>;
 
+/** Who a thread message comes from: the task agent, a person (an approval, a merge), or patchbay. */
+export const threadAuthors = ["agent", "person", "patchbay"] as const;
+
+/**
+ * A run as a thread an agent can read (`GET /x402/remediations/{id}/thread`): its progress events
+ * as messages, oldest first, from a cursor on. The web page at `threadUrl` shows the same to people.
+ */
+export const RemediationThreadSchema = z.object({
+  remediationId: z.string(),
+  status: z.enum(remediationStatuses),
+  threadUrl: z.url().describe("The same thread as a web page, for a signed-in member"),
+  prUrl: z.url().nullable(),
+  messages: z.array(
+    z.object({
+      id: z.number().int().describe("Pass the last one as `after` to read only newer messages"),
+      at: iso,
+      from: z.enum(threadAuthors),
+      type: z.string().describe("created, status, agent_step, change_proposed, approval_requested, …"),
+      status: z.enum(remediationStatuses).nullable().describe("The status the run moved to, if it moved"),
+      text: z.string(),
+      data: z.record(z.string(), z.unknown()).nullable(),
+    }),
+  ),
+  hasMore: z.boolean().describe("More messages follow the last one: read again with `after`"),
+});
+export type RemediationThread = z.infer<typeof RemediationThreadSchema>;
+
+export const RemediationThreadQuerySchema = z
+  .object({
+    after: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Messages after this id (default: from the first)"),
+    limit: z.coerce.number().int().min(1).max(200).optional().describe("At most this many (default 100)"),
+  })
+  .strict();
+
 export const RemediationSummarySchema = RemediationSchema.omit({ events: true }).openapi(
   "RemediationSummary",
 );

@@ -260,8 +260,8 @@ describe("remediation routes on x402", () => {
     expect(fresh.code).toBe("stale_assumed_state");
     expect(fresh.next_actions[0].action).toBe("inspect_problem");
 
-    // Polling is free but needs the onboarding session token.
-    expect((await paid.app.request("/x402/remediations/rem_nope")).status).toBe(401);
+    // Polling is free but needs the onboarding session token (or the wallet signed in).
+    expect((await paid.app.request("/x402/remediations/rem_nope")).status).toBe(402);
     const session = await (await pay(`${paid.base}/x402/onboard`, json({}))).json();
     const poll = await paid.app.request("/x402/remediations/rem_nope", {
       headers: { authorization: `Bearer ${session.sessionToken}` },

@@ -149,7 +149,7 @@ function watchedHttp(url: string, operation: Operations): Transport {
 }
 
 /** No answer from the node: a timeout, a refused or reset connection, an HTTP error status. */
-const isUnanswered = (error: unknown): boolean =>
+export const isUnanswered = (error: unknown): boolean =>
   error instanceof BaseError &&
   error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
 

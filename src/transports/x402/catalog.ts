@@ -3,6 +3,7 @@ import type { HTTPAdapter, x402HTTPResourceServer } from "@x402/core/server";
 import type { Deps } from "../../deps.ts";
 import type { AppError } from "../../errors.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
+import type { FreeReadCatalog } from "./free-read-access.ts";
 import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
 import { paymentsUnavailable } from "./payment-responses.ts";
 import type { X402Route } from "./route.ts";
@@ -21,13 +22,16 @@ export type Refusal = (pattern: RoutePattern) => AppError | undefined;
  * challenge, so they cannot drift. Templated paths have `{name}` placeholders; their challenge is
  * asked for the path parameters' example, which its Bazaar extension then shows (a placeholder
  * would fail the parameters' own schema). Built once (it asks the facilitator); `catalogPage`
- * adds what can run at the time of each request.
+ * adds what can run at the time of each request. `freeRoutes` lists the free reads beside them,
+ * with the two ways to call them.
  */
 export async function buildCatalog(args: {
   deps: Pick<Deps, "config" | "payments">;
   routes: PaidRoutes;
   loadServer: () => Promise<x402HTTPResourceServer>;
   lastUpdated: Date;
+  /** The free reads, with how to call them (session token or wallet sign-in). */
+  free: FreeReadCatalog;
 }) {
   const { deps } = args;
   const server = deps.payments.kind === "ready" ? await args.loadServer() : undefined;
@@ -58,6 +62,7 @@ export async function buildCatalog(args: {
     x402Version: 2 as const,
     items,
     pagination: { limit: items.length, offset: 0, total: items.length },
+    freeRoutes: args.free,
     paymentsAvailable: server !== undefined,
   };
 }
@@ -140,9 +145,26 @@ export function llmsTxt(args: {
 3. Send OpenTelemetry to \`${base}/v1/traces\`, \`/v1/logs\`, \`/v1/metrics\` (OTLP/HTTP, protobuf
    or JSON, gzip welcome) with \`Authorization: Bearer pk_…\`. Sending telemetry is free.
 4. Start guided onboarding with \`POST ${base}/x402/onboard\`: it returns a session token once;
-   poll \`GET ${base}/x402/onboard/{sessionId}\` with \`Authorization: Bearer <session token>\`
-   for free. When a human must act (claiming the organisation), the session is
-   \`awaiting-operator\` and carries an \`approvalUrl\`: give it to your operator.
+   poll \`GET ${base}/x402/onboard/{sessionId}\` for free (see "Free reads"). When a human must
+   act (claiming the organisation), the session is \`awaiting-operator\` and carries an
+   \`approvalUrl\`: give it to your operator.
+5. Read your problems (paid), start a remediation of one, then poll
+   \`GET ${base}/x402/remediations/{id}\` for free until \`prUrl\` is set; its thread is JSON at
+   \`threadApiUrl\` (\`GET ${base}/x402/remediations/{id}/thread\`, free).
+
+## Free reads
+
+Onboarding sessions, remediations and their threads are free to read for your organisation, two
+ways:
+
+- \`Authorization: Bearer <session token>\` (from \`POST /x402/onboard\`; it lasts 24 hours).
+- Your paying wallet signed in, with x402's \`sign-in-with-x\` extension (it never expires): call
+  the route with neither header; the 402 answer's \`PAYMENT-REQUIRED\` offers nothing to pay
+  (\`accepts: []\`) and a CAIP-122 challenge in \`extensions["sign-in-with-x"]\`. Sign it (EIP-4361,
+  on the chain listed) and repeat the call with the signed payload, base64 JSON, in the
+  \`SIGN-IN-WITH-X\` header. Each challenge signs in once, within 5 minutes, for that URL. With
+  \`@x402/fetch\`, register \`createSIWxClientExtension\` from \`@x402/extensions/sign-in-with-x\`
+  on your x402 client and it does this by itself.
 
 ## Rules
 
@@ -154,7 +176,7 @@ export function llmsTxt(args: {
 - When an action has \`x_assumed_state\`, send it back unchanged on that call (header
   \`X-Assumed-State\` or body field \`x_assumed_state\`). If the state it assumed has changed, the
   call is refused with 409 \`stale_assumed_state\` and fresh \`next_actions\`, and nothing is charged.
-- A session token never pays for anything; it only reads its session.
+- A session token or a wallet sign-in never pays for anything; they only open the free reads.
 - Sending the same signed payment again never charges twice: you get the first answer back.
 - Errors are \`application/problem+json\` with a stable \`code\` and, where useful, \`next_actions\`.
 - A route this server cannot run now (for instance a remediation while no model is configured)

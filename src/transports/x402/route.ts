@@ -1,7 +1,7 @@
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Context } from "hono";
 import { type ZodType, z } from "zod";
-import type { Payer, SessionActor, WalletActor } from "../../actor.ts";
+import type { FreeReader, Payer, WalletActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import type { AppError } from "../../errors.ts";
@@ -13,7 +13,8 @@ type Handler<A> = (c: Context<AppEnv>, ctx: ServiceContext<A>) => Promise<Respon
 
 /**
  * One route under /x402, mounted, gated when `paid`, and listed in the catalog and /llms.txt. Its
- * caller: `wallet` (paid, with an organisation), `payer` (paid, any wallet), `session` (free).
+ * caller: `wallet` (paid, with an organisation), `payer` (paid, any wallet), `reader` (free: an
+ * onboarding session's token, or the organisation's wallet signed in with `sign-in-with-x`).
  */
 export type X402Route = {
   method: "GET" | "POST";
@@ -43,12 +44,12 @@ export type X402Route = {
    * and the catalog, /llms.txt and the start-up banner say so.
    */
   unavailable?: (deps: Deps) => AppError | undefined;
-  /** How a free route authenticates, for the docs (`Authorization: Bearer <session token>`). */
+  /** How a free route authenticates, for the docs and the catalog. */
   auth?: string;
 } & (
   | { caller: "wallet"; handle: Handler<WalletActor> }
   | { caller: "payer"; handle: Handler<Payer> }
-  | { caller: "session"; handle: Handler<SessionActor> }
+  | { caller: "reader"; handle: Handler<FreeReader> }
 );
 
 /** The gate's table of paid routes, each declaring the Bazaar discovery extension from its schemas. */

@@ -1,6 +1,6 @@
 import { type Context, Hono } from "hono";
 import type { Deps } from "../../deps.ts";
-import { payerOf, resolveSessionActor, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
+import { payerOf, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
 import { onboardingAssumption } from "../../features/agent-onboarding/next-actions.ts";
 import { problemAssumption } from "../../features/agent-onboarding/problem-assumption.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
@@ -10,6 +10,7 @@ import { onboardingRoutes } from "./agent-onboarding/routes.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
 import { buildCatalog, type Catalog, catalogPage, llmsTxt } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
+import { freeReadCatalog, freeReader } from "./free-read-access.ts";
 import { type RoutePattern, resourceServerLoader } from "./paid-routes.ts";
 import { paymentGate, paymentOf } from "./payment-gate.ts";
 import { remediationRoutes } from "./remediations/routes.ts";
@@ -34,11 +35,10 @@ async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response>
       return route.handle(c, { ...ctx, actor: payerOf(paymentOf(c)) });
     case "wallet":
       return route.handle(c, { ...ctx, actor: await resolveWalletActor(deps, payerOf(paymentOf(c))) });
-    case "session":
-      return route.handle(c, {
-        ...ctx,
-        actor: await resolveSessionActor(deps, c.req.header("authorization")),
-      });
+    case "reader": {
+      const actor = await freeReader(c, route.description);
+      return actor instanceof Response ? actor : route.handle(c, { ...ctx, actor });
+    }
   }
 }
 
@@ -61,9 +61,10 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
   const refusal = (route: X402Route | undefined) => route?.unavailable?.(deps);
   const loadServer = resourceServerLoader({ ...deps, routes: table });
   const startedAt = deps.clock();
+  const free = freeReadCatalog(deps, x402Routes);
   let catalog: Promise<Catalog> | undefined;
   const readCatalog = () => {
-    catalog ??= buildCatalog({ deps, routes: table, loadServer, lastUpdated: startedAt }).catch(
+    catalog ??= buildCatalog({ deps, routes: table, loadServer, lastUpdated: startedAt, free }).catch(
       (error: unknown) => {
         catalog = undefined;
         throw error;

@@ -15,6 +15,7 @@ export * from "./publishable-keys.ts";
 export * from "./remediations.ts";
 export * from "./repositories.ts";
 export * from "./secrets.ts";
+export * from "./siwx-nonces.ts";
 export * from "./tasks.ts";
 export * from "./telemetry.ts";
 export * from "./users.ts";

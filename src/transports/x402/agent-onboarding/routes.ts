@@ -6,6 +6,7 @@ import {
 } from "../../../features/agent-onboarding/schemas.ts";
 import { readOnboardingSession, startOnboarding } from "../../../features/agent-onboarding/sessions.ts";
 import { signUpWallet } from "../../../features/agent-onboarding/sign-up.ts";
+import { FREE_READ_AUTH } from "../free-read-access.ts";
 import { parseJsonBody } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
 import { signupExample, startedOnboardingExample } from "./examples.ts";
@@ -35,7 +36,7 @@ export const onboardingRoutes: X402Route[] = [
     method: "POST",
     path: "/x402/onboard",
     description:
-      "Start a guided onboarding session for the paying wallet's organisation. Returns the session token once; poll GET /x402/onboard/{sessionId} with it for free.",
+      "Start a guided onboarding session for the paying wallet's organisation. Returns the session token once; poll GET /x402/onboard/{sessionId} for free with it, or with the wallet signed in.",
     paid: {
       price: "onboard",
       input: OnboardInputSchema,
@@ -53,8 +54,8 @@ export const onboardingRoutes: X402Route[] = [
     path: "/x402/onboard/:sessionId",
     description:
       "Poll an onboarding session: its state, the approval link while a human is needed, next_actions.",
-    auth: "Authorization: Bearer <session token>",
-    caller: "session",
+    auth: FREE_READ_AUTH,
+    caller: "reader",
     async handle(c, ctx) {
       const input = { sessionId: c.req.param("sessionId") ?? "" };
       return c.json(await readOnboardingSession({ ctx, input }), 200, noStore);

@@ -5,6 +5,7 @@ import {
   remediateAction,
 } from "../../../features/agent-onboarding/problem-assumption.ts";
 import {
+  FREE_READ_HOW,
   type NextAction,
   NextActionsSchema,
   nextAction,
@@ -41,7 +42,7 @@ function actionsFor(deps: Deps, environmentId: string, d: Diagnosis): NextAction
         pollRemediationAction(
           deps,
           problem.remediationId,
-          `A remediation already works on this problem (${problem.remediationState}); poll it with Authorization: Bearer <session token>.`,
+          `A remediation already works on this problem (${problem.remediationState}); poll it for free ${FREE_READ_HOW}.`,
         ),
       );
     }

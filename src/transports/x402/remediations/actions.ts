@@ -3,22 +3,33 @@ import type { Deps } from "../../../deps.ts";
 import { operatorStepAction } from "../../../features/agent-onboarding/operator-steps.ts";
 import { pollRemediationAction } from "../../../features/agent-onboarding/problem-assumption.ts";
 import {
+  FREE_READ_HOW,
   type NextAction,
   NextActionsSchema,
   nextAction,
   type OperatorStep,
   OperatorStepsSchema,
 } from "../../../features/agent-onboarding/schemas.ts";
-import type { Remediation } from "../../../features/remediations/schemas.ts";
+import type { Remediation, RemediationThread } from "../../../features/remediations/schemas.ts";
+import { terminalRemediationStatuses } from "../../../platform/db/schema/remediations.ts";
+
+const ENDED: readonly string[] = terminalRemediationStatuses;
 
 const Started = z.object({
   remediationId: z.string(),
-  threadUrl: z.url(),
+  threadUrl: z.url().describe("The run's web page, for a signed-in member of the organisation"),
+  threadApiUrl: z
+    .url()
+    .describe("The run's thread as JSON for agents: free, like polling (session token or wallet sign-in)"),
   status: z.literal("queued"),
   operatorSteps: OperatorStepsSchema.describe(
     "What a human does for this run, each step with its state: claim_organization, install_app, select_repositories (the run waits for these before it starts), approve_change (high-risk changes only), review_pull_request. Poll the run to see them move.",
   ),
 });
+
+/** The run's thread as JSON (`GET /x402/remediations/{id}/thread`): what `threadUrl` shows people. */
+export const threadApiUrl = (deps: Pick<Deps, "config">, remediationId: string) =>
+  `${deps.config.baseUrl}/x402/remediations/${remediationId}/thread`;
 
 /** The first answer of a paid start (`/x402/problems/{id}/remediations`, `/x402/resolve`). */
 export const StartedSchema = Started.extend({
@@ -47,6 +58,7 @@ export const started = (
 ) => ({
   remediationId: run.id,
   threadUrl: run.threadUrl,
+  threadApiUrl: threadApiUrl(deps, run.id),
   status: run.status,
   ...about,
   operatorSteps,
@@ -59,12 +71,12 @@ const pollAction = (deps: Deps, remediationId: string) =>
   pollRemediationAction(
     deps,
     remediationId,
-    "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+    `Poll every few seconds until \`prUrl\` appears or the run ends; free ${FREE_READ_HOW}.`,
   );
 
 /** What the agent does next for a run in `status`: a pending human step's link first. */
 export function remediationActions(deps: Deps, run: Remediation, steps: OperatorStep[]): NextAction[] {
-  if (["merged", "closed", "failed", "cancelled"].includes(run.status)) return [];
+  if (ENDED.includes(run.status)) return [];
   const human = operatorStepAction(deps, steps);
   if (human) return [human, pollAction(deps, run.remediationId)];
   if (run.status === "awaiting-approval" && run.approval) {
@@ -78,4 +90,22 @@ export function remediationActions(deps: Deps, run: Remediation, steps: Operator
     ];
   }
   return [pollAction(deps, run.remediationId)];
+}
+
+/** After a page of a thread: the rest of it; once read up, polling the run and the newer messages. */
+export function threadActions(deps: Deps, thread: RemediationThread): NextAction[] {
+  const last = thread.messages.at(-1)?.id;
+  const more = (description: string) =>
+    nextAction(
+      deps,
+      `GET /x402/remediations/${thread.remediationId}/thread${last === undefined ? "" : `?after=${last}`}`,
+      "free",
+      { action: "read_thread", description },
+    );
+  if (thread.hasMore) return [more("The next messages of the thread.")];
+  if (ENDED.includes(thread.status)) return [];
+  return [
+    pollAction(deps, thread.remediationId),
+    more("Messages newer than the last one read, once the run moves on."),
+  ];
 }

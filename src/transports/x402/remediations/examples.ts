@@ -10,7 +10,7 @@ const poll = (remediationId: string) => ({
   href: exampleUrl(`/x402/remediations/${remediationId}`),
   price: "free",
   description:
-    "Poll with `Authorization: Bearer <session token>` (from POST /x402/onboard) every few seconds until `prUrl` appears or the run ends.",
+    "Poll every few seconds until `prUrl` appears or the run ends; free with the session token (`Authorization: Bearer`, from POST /x402/onboard) or the paying wallet signed in (`SIGN-IN-WITH-X`).",
 });
 
 const RUN = "rem_6n8q0s2u4w6y8a0c2e4g6j8m";
@@ -52,6 +52,7 @@ const operatorSteps = (remediationId: string) => [
 export const startedExample = {
   remediationId: RUN,
   threadUrl: exampleUrl(`/remediations/${RUN}`),
+  threadApiUrl: exampleUrl(`/x402/remediations/${RUN}/thread`),
   status: "queued",
   problem: EXAMPLE_PROBLEM,
   operatorSteps: operatorSteps(RUN),
@@ -63,6 +64,7 @@ const INSTRUMENTATION_RUN = "rem_1p3r5t7v9x1z3b5d7f9h1k3m";
 export const startedInstrumentationExample = {
   remediationId: INSTRUMENTATION_RUN,
   threadUrl: exampleUrl(`/remediations/${INSTRUMENTATION_RUN}`),
+  threadApiUrl: exampleUrl(`/x402/remediations/${INSTRUMENTATION_RUN}/thread`),
   status: "queued",
   service: "checkout",
   operatorSteps: operatorSteps(INSTRUMENTATION_RUN),

@@ -1,14 +1,26 @@
 import { z } from "@hono/zod-openapi";
+import type { ServiceContext } from "../../../context.ts";
 import { runOperatorSteps } from "../../../features/agent-onboarding/operator-steps.ts";
 import { resolveProblem } from "../../../features/agent-onboarding/resolve-problem.ts";
 import { getRemediation } from "../../../features/remediations/get-remediation.ts";
+import { describeRemediationProblems } from "../../../features/remediations/list-remediations.ts";
+import { readRemediationThread } from "../../../features/remediations/read-remediation-thread.ts";
+import { type Remediation, RemediationThreadQuerySchema } from "../../../features/remediations/schemas.ts";
 import { startRefusal } from "../../../features/remediations/start-refusal.ts";
 import { startInstrumentation, startRemediation } from "../../../features/remediations/start-remediation.ts";
 import { REPOSITORY_REFERENCE_PATTERN } from "../../../features/repositories/repository-reference.ts";
 import { EXAMPLE_PROBLEM } from "../examples.ts";
-import { parseJsonBody } from "../parse-input.ts";
+import { FREE_READ_AUTH } from "../free-read-access.ts";
+import { parseJsonBody, validate } from "../parse-input.ts";
 import type { X402Route } from "../route.ts";
-import { remediationActions, StartedInstrumentationSchema, StartedSchema, started } from "./actions.ts";
+import {
+  remediationActions,
+  StartedInstrumentationSchema,
+  StartedSchema,
+  started,
+  threadActions,
+  threadApiUrl,
+} from "./actions.ts";
 import { startedExample, startedInstrumentationExample } from "./examples.ts";
 
 const environmentId = z.uuid().optional().describe("Default: the organisation's first environment");
@@ -55,8 +67,19 @@ const InstrumentationInput = z
   .strict();
 
 /**
- * Step 5 of the agent flow (spec 1B, 4D): start a remediation (paid), poll it free with the
- * session token until a pull request awaits a human. Refusals are ≥ 400, so never charged.
+ * The state of the problem a `fix` run works on (open, resolved, regressed, ignored): free with
+ * the run, so an agent sees its problem resolved, or back, without paying for the problem read.
+ */
+async function problemOf(ctx: ServiceContext, run: Remediation) {
+  if (!run.problemId) return null;
+  const input = { environmentId: run.environmentId, problemIds: [run.problemId] };
+  return (await describeRemediationProblems({ ctx, input })).get(run.problemId) ?? null;
+}
+
+/**
+ * Step 5 of the agent flow (spec 1B, 4D): start a remediation (paid), poll it and read its thread
+ * for free (the session token, or the paying wallet signed in) until a pull request awaits a
+ * human. Refusals are ≥ 400, so never charged.
  */
 export const remediationRoutes: X402Route[] = [
   {
@@ -85,14 +108,42 @@ export const remediationRoutes: X402Route[] = [
     method: "GET",
     path: "/x402/remediations/:id",
     description:
-      "Poll a remediation: status, progress events, operatorSteps (what a human still does, each with its state and a link while pending), prUrl when ready.",
-    auth: "Authorization: Bearer <session token>",
-    caller: "session",
+      "Poll a remediation: status, progress events, its problem's state, operatorSteps (what a human still does, each with its state and a link while pending), prUrl when ready.",
+    auth: FREE_READ_AUTH,
+    caller: "reader",
     async handle(c, ctx) {
       const run = await getRemediation({ ctx, input: { remediationId: c.req.param("id") ?? "" } });
-      const operatorSteps = await runOperatorSteps(ctx.deps, ctx.actor.organizationId, run);
-      const next_actions = remediationActions(ctx.deps, run, operatorSteps);
-      return c.json({ ...run, operatorSteps, next_actions }, 200, { "cache-control": "no-store" });
+      const [problem, operatorSteps] = await Promise.all([
+        problemOf(ctx, run),
+        runOperatorSteps(ctx.deps, ctx.actor.organizationId, run),
+      ]);
+      return c.json(
+        {
+          ...run,
+          threadApiUrl: threadApiUrl(ctx.deps, run.id),
+          problem,
+          operatorSteps,
+          next_actions: remediationActions(ctx.deps, run, operatorSteps),
+        },
+        200,
+        { "cache-control": "no-store" },
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/x402/remediations/:id/thread",
+    description:
+      "A remediation's thread as JSON (what threadUrl shows people): its progress, the agent's steps and people's decisions as messages, oldest first; `after` a message id reads only newer ones.",
+    auth: FREE_READ_AUTH,
+    caller: "reader",
+    async handle(c, ctx) {
+      const query = validate(RemediationThreadQuerySchema, c.req.query(), "query");
+      const input = { ...query, remediationId: c.req.param("id") ?? "" };
+      const thread = await readRemediationThread({ ctx, input });
+      return c.json({ ...thread, next_actions: threadActions(ctx.deps, thread) }, 200, {
+        "cache-control": "no-store",
+      });
     },
   },
   {

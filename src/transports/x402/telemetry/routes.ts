@@ -97,7 +97,7 @@ async function afterProblem(ctx: ServiceContext<WalletActor>, named: string | un
       ctx.deps,
       problem,
       environmentId,
-      "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token.",
+      "Start a remediation: patchbay investigates, fixes it in a sandbox, runs the repository's tests and opens a pull request for a human to review. Poll it for free with your session token or your wallet signed in.",
     );
   if (remediate) next_actions.push(remediate);
   if (sample) {
