@@ -38,12 +38,10 @@ export async function typeCheckAnswers(
   answers: Answer[],
 ): Promise<string[]> {
   const types = generator.astToString(await generator.default(doc));
-  const lines = answers
-    .filter((a) => a.mediaType !== null)
-    .map(
-      (a, i) =>
-        `export const answer${i}: operations[${JSON.stringify(a.operationId)}]["responses"][${a.status}]["content"][${JSON.stringify(a.mediaType)}] = ${JSON.stringify(a.body)};`,
-    );
+  const lines = answers.map(
+    (a, i) =>
+      `export const answer${i}: operations[${JSON.stringify(a.operationId)}]["responses"][${a.status}]["content"][${JSON.stringify(a.mediaType)}] = ${JSON.stringify(a.body)};`,
+  );
   const dir = mkdtempSync(join(tmpdir(), "patchbay-answers-"));
   try {
     const file = join(dir, "answers.ts");
