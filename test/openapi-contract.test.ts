@@ -31,9 +31,10 @@ import { signedInBrowser } from "./web.ts";
 /**
  * The committed docs/openapi.json against real answers: every documented operation is called
  * on one app with realistic data, for its success and at least one error, and every answer is
- * validated against the schema the document declares for its status and content type. An
- * undocumented status or content type fails as well. Then the answers are assigned to the
- * types openapi-typescript generates from the same document, and must type-check.
+ * validated against the schema the document declares for its status and content type, read
+ * as closed: an undocumented status, content type, header or field fails as well. Then the
+ * answers are assigned to the types openapi-typescript generates from the same document, and
+ * must type-check. The last two tests read what the scenarios before them recorded.
  */
 
 // Remediation runs do real work (git, a sandboxed test command, the job queue).
