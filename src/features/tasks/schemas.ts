@@ -79,6 +79,7 @@ export const CreateTaskBody = z
 export const ToolCallSchema = z
   .object({
     id: z.number().int(),
+    taskId: z.string(),
     modelToolName: z.string(),
     connectionId: z.string().nullable().openapi({
       description: "null for the runtime's own tools (`finish`, a remediation's built-in tools).",

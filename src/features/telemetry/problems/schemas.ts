@@ -66,7 +66,13 @@ export const StackFrameSchema = z
   .object({ function: z.string(), file: z.string(), inApp: z.boolean() })
   .openapi("StackFrame");
 
-export const ProblemSchema = ProblemSummarySchema.extend({
+/**
+ * A problem detected in telemetry, in full. Its OpenAPI component is `TelemetryProblem`, not
+ * `Problem`: that name belongs to the RFC 9457 error body (`src/transports/http/openapi.ts`),
+ * which RFC 9457 itself calls a "problem details" object and every error answer uses. One
+ * name for both made the generator describe this answer as an error.
+ */
+export const TelemetryProblemSchema = ProblemSummarySchema.extend({
   sampleTraceIds: z.array(z.string()).openapi({
     description: "Traces of recent occurrences, newest first (at most 10): read them as traces.",
   }),
@@ -77,7 +83,7 @@ export const ProblemSchema = ProblemSummarySchema.extend({
     .openapi({ description: "`stackTrace` parsed, most recent call first (V8, JVM and Python formats)." }),
   resolvedAt: iso.nullable(),
   statusChangedAt: iso.nullable(),
-}).openapi("Problem", {
+}).openapi("TelemetryProblem", {
   example: {
     id: "prb_3h5k7m9p1r3t5v7x9z1b3d5f",
     fingerprint: "sha256:9f2c…",
@@ -101,7 +107,7 @@ export const ProblemSchema = ProblemSummarySchema.extend({
     statusChangedAt: null,
   },
 });
-export type Problem = z.infer<typeof ProblemSchema>;
+export type Problem = z.infer<typeof TelemetryProblemSchema>;
 
 export const ProblemParams = z.object({
   problemId: z

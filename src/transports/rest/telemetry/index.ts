@@ -7,7 +7,7 @@ import {
   ProblemListQuerySchema,
   ProblemPageSchema,
   ProblemParams,
-  ProblemSchema,
+  TelemetryProblemSchema,
   UpdateProblemBody,
 } from "../../../features/telemetry/problems/schemas.ts";
 import { setProblemStatus } from "../../../features/telemetry/problems/set-problem-status.ts";
@@ -93,7 +93,7 @@ const get = createRoute({
   summary: "One problem with its stack trace, sample trace ids and remediation state",
   description: "Needs `telemetry:read`. `ETag` carries the revision to send in `If-Match` when changing it.",
   request: { params },
-  responses: { 200: revisionedResponse(ProblemSchema, "The problem."), ...problemResponses() },
+  responses: { 200: revisionedResponse(TelemetryProblemSchema, "The problem."), ...problemResponses() },
 });
 
 const update = createRoute({
@@ -108,7 +108,7 @@ const update = createRoute({
   parameters: [idempotencyKeyParam, ifMatchParam],
   request: { params, body: jsonBody(UpdateProblemBody) },
   responses: {
-    200: revisionedResponse(ProblemSchema, "The updated problem."),
+    200: revisionedResponse(TelemetryProblemSchema, "The updated problem."),
     ...problemResponses(409, 412, 413, 415, 422, 428),
   },
 });

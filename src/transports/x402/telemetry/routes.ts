@@ -16,7 +16,7 @@ import {
   ProblemListQuerySchema,
   type ProblemPage,
   ProblemPageSchema,
-  ProblemSchema,
+  TelemetryProblemSchema,
 } from "../../../features/telemetry/problems/schemas.ts";
 import { getServiceHealth } from "../../../features/telemetry/queries/get-service-health.ts";
 import { getTrace } from "../../../features/telemetry/queries/get-trace.ts";
@@ -205,7 +205,7 @@ export const telemetryRoutes: X402Route[] = [
     query: EnvironmentQuery,
     params: z.object({ id: z.string().min(1).max(64) }),
     pathParamsExample: { id: EXAMPLE_PROBLEM.id },
-    output: ProblemSchema,
+    output: TelemetryProblemSchema,
     outputExample: problemExample,
     run: (ctx, { environmentId }, { id }) => getProblem({ ctx, input: { environmentId, problemId: id } }),
     next: afterProblem,
