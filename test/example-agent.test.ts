@@ -124,7 +124,7 @@ async function runExample(deps: Deps, opts: { onboarding: boolean; payerIndex: n
     expect(stdout).toContain("OrderNotFoundError: order ord_<n> not found");
     expect(stdout).toContain("remediate → 201");
     const prUrl = /pull request ready for a human[^\n]*?(http\S+\/review)/.exec(stdout)?.[1];
-    expect(prUrl, stdout).toMatch(new RegExp(`^${server.url}/remediations/rem_\\w+/review$`));
+    expect(prUrl ?? stdout).toMatch(new RegExp(`^${server.url}/remediations/rem_\\w+/review$`));
     const branch = /remediations\/(rem_\w+)\/review/.exec(prUrl ?? "")?.[1];
     expect(repo.git("branch", "--list", `patchbay/${branch}`)).toContain(`patchbay/${branch}`);
     // The run's thread, read as JSON after the pull request: the agent's steps among the messages.

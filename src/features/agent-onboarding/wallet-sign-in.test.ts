@@ -135,9 +135,11 @@ describe("free reads with the paying wallet signed in (x402 sign-in-with-x)", ()
       threadUrl: `${paid.base}/remediations/${run}`,
       threadApiUrl: `${paid.base}/x402/remediations/${run}/thread`,
     });
-    expect(view.next_actions[0]).toMatchObject({ action: "poll_remediation", price: "free" });
-    expect(view.next_actions[0].description).toContain("SIGN-IN-WITH-X");
-    expect(view.next_actions[0].description).toContain("Authorization: Bearer <session token>");
+    // The organisation is unclaimed, so a human step comes first; polling follows it.
+    const poll = view.next_actions.find((a: { action: string }) => a.action === "poll_remediation");
+    expect(poll).toMatchObject({ price: "free" });
+    expect(poll.description).toContain("SIGN-IN-WITH-X");
+    expect(poll.description).toContain("Authorization: Bearer <session token>");
 
     const thread = await (await fetchAsWallet(view.threadApiUrl)).json();
     expect(thread.messages.map((m: { from: string; text: string }) => [m.from, m.text])).toEqual([
