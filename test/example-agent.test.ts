@@ -84,7 +84,7 @@ describe("examples/agent.ts", () => {
       expect(stdout).toContain("telemetry → 200");
       expect(stdout).toContain('"state": "awaiting-operator"');
       expect(stdout).toMatch(new RegExp(`${server.url}/approve\\?token=\\S+`));
-      expect(stdout).toContain("OrderNotFoundError: order ord_<n> not found");
+      expect(stdout).toContain("OrderNotFoundError: order <id> not found");
       expect(stdout).toContain("remediate → 201");
       const prUrl = /pull request ready for a human[^\n]*?(http\S+\/review)/.exec(stdout)?.[1];
       expect(prUrl, stdout).toMatch(new RegExp(`^${server.url}/remediations/rem_\\w+/review$`));
