@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { DEFERRED_LOG_WAIT_MS } from "../src/features/telemetry/problems/record-problems.ts";
 import type { Problem, ProblemPage } from "../src/features/telemetry/problems/schemas.ts";
 import type { LogPage, ServiceHealthPage, Trace } from "../src/features/telemetry/queries/schemas.ts";
 import { describe, expect, test } from "./fixtures.ts";
@@ -48,6 +49,7 @@ describe("the instrumented demo app against patchbay", () => {
   test("its errors become one problem per bug, counted per occurrence, with traces and logs to read", async ({
     app,
     owner,
+    deps,
   }) => {
     const server = await listen(app);
     const { key } = await createKey(owner, "demo app");
@@ -73,6 +75,8 @@ describe("the instrumented demo app against patchbay", () => {
     }
     const env = `/environments/${owner.environmentId}`;
     try {
+      // Each failure's ERROR log is evidence on its span's problem, once its wait is over.
+      await deps.telemetry.store.groupDeferredLogs(new Date(Date.now() + DEFERRED_LOG_WAIT_MS + 1_000));
       const page = (await (await owner.api.get(`${env}/problems?service=demo-shop`)).json()) as ProblemPage;
       expect(page.items).toHaveLength(2);
       const orders = page.items.find((p) => p.exceptionType === "OrderNotFoundError");
@@ -80,7 +84,7 @@ describe("the instrumented demo app against patchbay", () => {
       expect(orders).toMatchObject({
         count: ORDER_FAILURES,
         status: "open",
-        title: "OrderNotFoundError: order ord_<n> was not found",
+        title: "OrderNotFoundError: order <id> was not found",
         culprit: "findOrder (demo-app/orders.ts)",
       });
       expect(quantities).toMatchObject({
@@ -91,6 +95,10 @@ describe("the instrumented demo app against patchbay", () => {
       for (const summary of [orders, quantities]) {
         const problem = (await (await owner.api.get(`${env}/problems/${summary?.id}`)).json()) as Problem;
         expect(problem.sampleTraceIds.length).toBe(summary?.count);
+        expect(problem).toMatchObject({
+          logCount: summary?.count,
+          sampleLogMessage: expect.stringContaining("failed"),
+        });
         expect(problem.stackTrace).toContain("orders.ts");
         for (const traceId of problem.sampleTraceIds) {
           const res = await owner.api.get(`${env}/traces/${traceId}`);
@@ -100,7 +108,7 @@ describe("the instrumented demo app against patchbay", () => {
           expect(failed).toMatchObject({ service: "demo-shop", kind: "server", status: { code: "error" } });
           // The request's log record carries the same trace.
           const logs = (await (await owner.api.get(`${env}/logs?traceId=${traceId}`)).json()) as LogPage;
-          expect(logs.items).toMatchObject([{ severity: "warn", service: "demo-shop" }]);
+          expect(logs.items).toMatchObject([{ severity: "error", service: "demo-shop" }]);
         }
       }
 

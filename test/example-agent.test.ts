@@ -121,7 +121,7 @@ async function runExample(deps: Deps, opts: { onboarding: boolean; payerIndex: n
     expect(await exited, `${stdout}\n${stderr}`).toBe(0);
     expect(stdout).toContain("signup → 201");
     expect(stdout).toContain("telemetry → 200");
-    expect(stdout).toContain("OrderNotFoundError: order ord_<n> not found");
+    expect(stdout).toContain("OrderNotFoundError: order <id> not found");
     expect(stdout).toContain("remediate → 201");
     const prUrl = /pull request ready for a human[^\n]*?(http\S+\/review)/.exec(stdout)?.[1];
     expect(prUrl ?? stdout).toMatch(new RegExp(`^${server.url}/remediations/rem_\\w+/review$`));

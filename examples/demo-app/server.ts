@@ -50,11 +50,11 @@ const server = createServer((req, res) => {
     const span = trace.getActiveSpan();
     span?.recordException(failure);
     span?.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
-    // WARN, not ERROR: the exception is already on the span, and patchbay also counts ERROR logs
-    // as occurrences — logging it at ERROR too would count every failure twice.
+    // Emitted inside the request's span, so it carries the span's trace and span id: patchbay
+    // counts it as evidence on the exception's problem, not as a failure of its own.
     logger.emit({
-      severityNumber: SeverityNumber.WARN,
-      severityText: "WARN",
+      severityNumber: SeverityNumber.ERROR,
+      severityText: "ERROR",
       body: `${req.method} ${req.url} failed: ${failure.name}: ${failure.message}`,
     });
     json(res, 500, { error: failure.message });

@@ -134,14 +134,14 @@ describe("POST /x402/diagnose", () => {
     });
     expect(matched.confidence).toBe("high");
     expect(matched.evidence.problems[0]).toMatchObject({
-      title: "OrderNotFoundError: order ord_<n> not found",
+      title: "OrderNotFoundError: order <id> not found",
       service: "checkout",
       count: 3,
       status: "open",
       remediationId: null,
       matched: expect.arrayContaining(["checkout", "orders", "ordernotfounderror"]),
     });
-    expect(matched.summary).toContain('"OrderNotFoundError: order ord_<n> not found" in checkout');
+    expect(matched.summary).toContain('"OrderNotFoundError: order <id> not found" in checkout');
     expect(matched.evidence.logs[0]).toMatchObject({
       service: "checkout",
       traceId,

@@ -1,8 +1,9 @@
 import type { DatabaseHandle } from "../../platform/db/client.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
+import { fingerprintAdoption } from "./problems/adopt-fingerprints.ts";
 import type { ProblemOccurrence } from "./problems/fingerprint.ts";
-import { aggregateOccurrences } from "./problems/group-occurrences.ts";
-import { upsertProblems } from "./problems/upsert-problems.ts";
+import { groupDeferredLogs } from "./problems/group-deferred-logs.ts";
+import { DEFERRED_LOG_WAIT_MS, recordProblems } from "./problems/record-problems.ts";
 import { claimRequest, logCopy, metricCopy, type RequestCopy } from "./storage/request-rows.ts";
 import { type ResourceRef, resourceTouches, upsertResources } from "./storage/resources.ts";
 import { batchWrites } from "./storage/span-batches.ts";
@@ -28,29 +29,34 @@ const SPAN_BATCHES = { maxBatch: 8, maxFlushing: 2 };
 /**
  * Telemetry in the service database (PostgreSQL or PGlite). Rows go in by `COPY` (the cheapest way
  * into PostgreSQL by far: no parameters, no per-row planning), built before the batch waits for a
- * writer, in one transaction with the batch's problem upserts and resource records. A retention
- * sweep runs every `sweepEveryMs` on an unref'd timer; `close()` stops it.
+ * writer, in one transaction with the batch's problems and resource records. A retention sweep
+ * runs every `sweepEveryMs`, and deferred error logs are grouped every `everyMs` once they waited
+ * `waitMs` (problems/record-problems.ts), on unref'd timers; `close()` stops them.
  */
 export function createPostgresTelemetryStore(args: {
   database: DatabaseHandle;
   logger: Logger;
   clock: () => Date;
   retention?: { days: number; sweepEveryMs: number };
+  deferredLogs?: { waitMs: number; everyMs: number };
 }): TelemetryStore {
   const { db } = args.database;
   const database = telemetryDatabase(args.database);
   const touches = resourceTouches();
+  const adopt = fingerprintAdoption({ database, logger: args.logger });
+  const deferredWaitMs = args.deferredLogs?.waitMs ?? DEFERRED_LOG_WAIT_MS;
 
   /**
    * One transaction for one or more requests (`parts`): `rows` writes their rows and answers, per
-   * part, the exception occurrences to count; then each environment's problems and its resources
-   * not recorded lately. Environments go in one order, so two transactions lock shared problem
-   * rows alike.
+   * part, the exception occurrences to count (of the part's `occurrences`); then each
+   * environment's problems and its resources not recorded lately. Environments go in one order,
+   * so two transactions lock shared problem rows alike.
    */
   const write = async (
-    parts: { tenant: TelemetryTenant; refs: ResourceRef[] }[],
+    parts: { tenant: TelemetryTenant; refs: ResourceRef[]; occurrences: ProblemOccurrence[] }[],
     rows: (run: SqlRunner) => Promise<ProblemOccurrence[][]>,
   ) => {
+    await adopt(parts);
     const now = args.clock();
     const byEnvironment = new Map<string, { tenant: TelemetryTenant; refs: Map<string, ResourceRef> }>();
     for (const { tenant, refs } of parts) {
@@ -68,25 +74,38 @@ export function createPostgresTelemetryStore(args: {
         const occurrences = parts.flatMap((part, i) =>
           part.tenant.environmentId === tenant.environmentId ? (counted[i] ?? []) : [],
         );
-        await upsertProblems(run, tenant, aggregateOccurrences(occurrences), now.toISOString());
+        await recordProblems(run, tenant, occurrences, now);
         await upsertResources(run, tenant, due, now.toISOString());
       }
     });
     for (const { tenant, due } of environments) touches.remember(tenant, due, now.getTime());
   };
 
-  let timer: NodeJS.Timeout | undefined;
+  const groupDeferred = (now: Date) => groupDeferredLogs({ database, now, waitMs: deferredWaitMs, adopt });
+
+  const timers: NodeJS.Timeout[] = [];
+  if (args.deferredLogs) {
+    const timer = setInterval(() => {
+      groupDeferred(args.clock()).catch((err: unknown) =>
+        args.logger.warn({ err }, "grouping deferred error logs failed"),
+      );
+    }, args.deferredLogs.everyMs);
+    timer.unref();
+    timers.push(timer);
+  }
   if (args.retention) {
     const { days, sweepEveryMs } = args.retention;
-    timer = setInterval(() => {
+    const timer = setInterval(() => {
       sweepTelemetry(db, args.clock(), days)
         .then((result) => args.logger.info(result, "telemetry retention sweep"))
         .catch((err: unknown) => args.logger.warn({ err }, "telemetry retention sweep failed"));
     }, sweepEveryMs);
     timer.unref();
+    timers.push(timer);
   }
 
-  const partsOf = (batch: SpanWrite[]) => batch.map((w) => ({ tenant: w.tenant, refs: w.rows.resources }));
+  const partsOf = (batch: SpanWrite[]) =>
+    batch.map((w) => ({ tenant: w.tenant, refs: w.rows.resources, occurrences: w.exceptions }));
 
   /** Several requests' spans in one transaction: both COPYs carry all their rows. */
   const writeSpanBatch = (batch: SpanWrite[]) =>
@@ -131,7 +150,7 @@ export function createPostgresTelemetryStore(args: {
     requestKey: string | undefined,
   ): PreparedWrite => ({
     write: () =>
-      write([{ tenant, refs: copy.resources }], async (run) => {
+      write([{ tenant, refs: copy.resources, occurrences: exceptions }], async (run) => {
         if (!(await claimRequest(run, tenant, requestKey, args.clock()))) return [];
         await run.copyIn(copy.target, copy.data);
         return [exceptions];
@@ -160,8 +179,9 @@ export function createPostgresTelemetryStore(args: {
     searchLogs: (environmentId, search) => querySearchLogs(db, environmentId, search),
     traceSpans: (environmentId, traceId, limit) => queryTraceSpans(db, environmentId, traceId, limit),
     sweep: (cutoff) => sweepTelemetry(db, cutoff, 0),
+    groupDeferredLogs: groupDeferred,
     close() {
-      clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
     },
   };
 }

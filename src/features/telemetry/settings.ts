@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { Config } from "../../config.ts";
+import { DEFERRED_LOG_WAIT_MS } from "./problems/record-problems.ts";
 
 export type TelemetrySettings = ReturnType<typeof telemetrySettings>;
 
@@ -12,6 +13,8 @@ export function telemetrySettings(config: Pick<Config, "telemetry">) {
     /** Rows older than this are deleted by the retention sweep. */
     retentionDays: config.telemetry.retentionDays,
     sweepEveryMs: 60 * 60 * 1000,
+    /** Error logs waiting for their span's exception are grouped this often once due. */
+    deferredLogs: { waitMs: DEFERRED_LOG_WAIT_MS, everyMs: 10_000 },
     /**
      * Concurrent log and metric writes (transactions). The store bounds span writes itself, two
      * transactions at a time (storage/span-batches.ts).

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { spanRecord, spansOf } from "../../../test/lib/telemetry.ts";
+import { problemDeferredLogs, problemSpans } from "../../platform/db/schema/problems.ts";
 import {
   telemetryLogs,
   telemetryMetricPoints,
@@ -75,6 +76,22 @@ describe("telemetry retention", () => {
     await deps.db
       .insert(telemetryResources)
       .values([resource(1n, daysAgo(9.5, now)), resource(2n, daysAgo(8.5, now))]);
+    const failingSpan = (spanId: string, recordedAt: string) => ({
+      environmentId: owner.environmentId,
+      traceId: "0c".repeat(16),
+      spanId,
+      fingerprint: "sha256:x",
+      recordedAt,
+    });
+    await deps.db
+      .insert(problemSpans)
+      .values([failingSpan("01".repeat(8), daysAgo(8, now)), failingSpan("02".repeat(8), daysAgo(1, now))]);
+    await deps.db.insert(problemDeferredLogs).values({
+      organizationId: owner.organizationId,
+      environmentId: owner.environmentId,
+      occurrence: {},
+      receivedAt: daysAgo(8, now),
+    });
 
     expect(await sweepTelemetry(deps.db, now, 7, { batch: 500 })).toEqual({
       spans: 1_234,
@@ -85,6 +102,8 @@ describe("telemetry retention", () => {
       metricPoints: 1,
       resources: 1,
       problems: 0,
+      problemSpans: 1,
+      deferredLogs: 1,
     });
     expect(await spansOf(deps.db, owner.environmentId)).toBe(2);
     expect(
@@ -104,6 +123,8 @@ describe("telemetry retention", () => {
       metricPoints: 0,
       resources: 0,
       problems: 0,
+      problemSpans: 0,
+      deferredLogs: 0,
     });
     store.close();
   });

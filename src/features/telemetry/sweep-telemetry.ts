@@ -1,7 +1,7 @@
 import { and, eq, lt, notExists, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/client.ts";
-import { problems } from "../../platform/db/schema/problems.ts";
+import { problemDeferredLogs, problemSpans, problems } from "../../platform/db/schema/problems.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import {
   telemetryEntrySpans,
@@ -51,6 +51,14 @@ export async function sweepTelemetry(
       db,
       telemetryResources,
       lt(telemetryResources.lastSeen, new Date(cutoffMs - RESOURCE_GRACE_MS).toISOString()),
+      batch,
+    ),
+    problemSpans: await sweepTable(db, problemSpans, lt(problemSpans.recordedAt, cutoff), batch),
+    // Grouped within a minute while an instance runs; only ever this old if none did.
+    deferredLogs: await sweepTable(
+      db,
+      problemDeferredLogs,
+      lt(problemDeferredLogs.receivedAt, cutoff),
       batch,
     ),
     problems: await sweepTable(

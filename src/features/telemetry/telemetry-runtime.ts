@@ -27,6 +27,7 @@ export function createTelemetryRuntime(args: {
   const store = createPostgresTelemetryStore({
     ...args,
     retention: { days: settings.retentionDays, sweepEveryMs: settings.sweepEveryMs },
+    deferredLogs: settings.deferredLogs,
   });
   const conversion = createConversionPool({
     threads: settings.conversionThreads,

@@ -12,6 +12,10 @@ export type SweepResult = {
   metricPoints: number;
   resources: number;
   problems: number;
+  /** Rows of `problem_spans` (which problem a failing span's exception went to). */
+  problemSpans: number;
+  /** Deferred error logs that no instance grouped (normally grouped within a minute). */
+  deferredLogs: number;
 };
 
 /** A batch made ready for storage (the CPU work done, its records collectable); `write` is the I/O. */
@@ -55,7 +59,12 @@ export type TelemetryStore = {
   traceSpans(environmentId: string, traceId: string, limit: number): Promise<StoredSpan[]>;
   /** Deletes everything older than `cutoff`. */
   sweep(cutoff: Date): Promise<SweepResult>;
-  /** Stops background work (the retention timer). */
+  /**
+   * Groups the error logs that waited long enough before `now` for their span's exception
+   * (problems/group-deferred-logs.ts); a timer calls it, tests call it with a later `now`.
+   */
+  groupDeferredLogs(now: Date): Promise<number>;
+  /** Stops background work (the retention and deferred-log timers). */
   close(): void;
 };
 

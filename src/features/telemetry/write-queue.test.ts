@@ -74,7 +74,10 @@ function gatedStore(fail = false) {
       metricPoints: 0,
       resources: 0,
       problems: 0,
+      problemSpans: 0,
+      deferredLogs: 0,
     }),
+    groupDeferredLogs: async () => 0,
     close() {},
   };
   return { store, open: () => open() };

@@ -4,6 +4,8 @@ import type { LogRecordRow, SpanRecord } from "../telemetry-records.ts";
 
 /** One observed exception, as problem grouping consumes it. */
 export type ExceptionOccurrence = {
+  /** A span's exception event, or a log record (which may be evidence on its span's problem). */
+  source: "span" | "log";
   service: string;
   type: string;
   message: string;
@@ -33,6 +35,7 @@ export function exceptionsFromSpans(spans: SpanRecord[]): ExceptionOccurrence[] 
       if (!type && !message) continue;
       const nanos = BigInt(event.timeUnixNano);
       out.push({
+        source: "span",
         service: span.serviceName,
         type: type ?? "Error",
         message: message ?? "",
@@ -64,6 +67,7 @@ export function exceptionsFromLogs(logs: LogRecordRow[]): ExceptionOccurrence[] 
     const message = text(log.attributes, "exception.message");
     if (!type && !message && log.severityNumber < ERROR_SEVERITY) continue;
     out.push({
+      source: "log",
       service: log.serviceName,
       type: type ?? (log.severityNumber >= 21 ? "FATAL log" : "ERROR log"),
       message: message ?? log.body ?? "",

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import type { LogRecordRow, SpanRecord } from "../telemetry-records.ts";
 import { exceptionsFromLogs, exceptionsFromSpans } from "./exception-occurrences.ts";
-import { identifyProblem, maskMessage } from "./fingerprint.ts";
+import { identifyProblem } from "./fingerprint.ts";
+import { maskMessage } from "./mask-message.ts";
 import { parseStack } from "./stack-frames.ts";
 
 class CardDeclined extends Error {
@@ -130,6 +131,29 @@ describe("problem fingerprints", () => {
     expect(one.culprit).toBe("api");
   });
 
+  test("a message the first masks grouped differently keeps that fingerprint as its legacy one", () => {
+    const identify = (message: string) => identifyProblem({ service: "api", type: "ERROR log", message });
+    // The first masks left short ids alone: each customer was a problem of its own.
+    const short = identify("payment declined for customer usr_4rppz2");
+    expect(short.legacyFingerprint).toMatch(/^sha256:/);
+    expect(short.legacyFingerprint).not.toBe(short.fingerprint);
+    expect(identify("payment declined for customer usr_c4r1nt").legacyFingerprint).not.toBe(
+      short.legacyFingerprint,
+    );
+    // Masked alike by both: nothing to carry over.
+    expect(identify("order 41 failed").legacyFingerprint).toBeUndefined();
+    expect(identify("payment 4242 failed for usr_2a4c6e8g0j2l4n6q").legacyFingerprint).toBeUndefined();
+    // Stack-grouped problems do not depend on the masks.
+    expect(
+      identifyProblem({
+        service: "api",
+        type: "CardDeclined",
+        message: "card declined for order usr_1",
+        stacktrace: caught(() => charge(1)).stack,
+      }).legacyFingerprint,
+    ).toBeUndefined();
+  });
+
   test("masking covers numbers, uuids, prefixed ids and hex, and keeps the words", () => {
     expect(
       maskMessage(
@@ -174,6 +198,7 @@ describe("exception occurrences", () => {
   test("exception span events become occurrences with their trace", () => {
     expect(exceptionsFromSpans([span])).toEqual([
       {
+        source: "span",
         service: "checkout",
         type: "TypeError",
         message: "x is undefined",
@@ -205,10 +230,10 @@ describe("exception occurrences", () => {
       { ...log, severityNumber: 21, body: "out of memory" },
       { ...log, attributes: { "exception.type": "KeyError", "exception.message": "'sku'" } },
     ]);
-    expect(found.map((o) => [o.type, o.message])).toEqual([
-      ["ERROR log", "db down"],
-      ["FATAL log", "out of memory"],
-      ["KeyError", "'sku'"],
+    expect(found.map((o) => [o.source, o.type, o.message])).toEqual([
+      ["log", "ERROR log", "db down"],
+      ["log", "FATAL log", "out of memory"],
+      ["log", "KeyError", "'sku'"],
     ]);
   });
 });

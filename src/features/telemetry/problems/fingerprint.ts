@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ExceptionOccurrence } from "./exception-occurrences.ts";
+import { legacyMaskMessage } from "./legacy-fingerprint.ts";
+import { maskMessage } from "./mask-message.ts";
 import { normalizeFrame, parseStack, type StackFrame } from "./stack-frames.ts";
 
 /** How many in-app frames, from the top, identify where an error happens. */
@@ -15,29 +17,41 @@ export type ProblemIdentity = {
   title: string;
   /** Where it happens: the top in-app frame (`function (file)`), else the service. */
   culprit: string;
+  /**
+   * The fingerprint the first message masks gave it, when they differ (legacy-fingerprint.ts):
+   * a problem stored under it is moved to `fingerprint` rather than split from it.
+   */
+  legacyFingerprint?: string;
 };
 
 /**
  * Groups exceptions (DESIGN §8): fingerprint = service + exception type + the normalised top
  * in-app frames, skipping dependency and runtime frames. Without in-app frames, the message with
- * numbers, ids and hex masked takes the frames' place, so "order 41 failed" and "order 42
- * failed" are one problem.
+ * ids, values and numbers masked (mask-message.ts) takes the frames' place, so "order 41 failed"
+ * and "order 42 failed" are one problem.
  */
 export function identifyProblem(facts: ExceptionFacts): ProblemIdentity {
   const frames = parseStack(facts.stacktrace ?? "").filter((frame) => frame.inApp);
   const top = frames.slice(0, FRAMES_IN_FINGERPRINT).map(normalizeFrame);
   const masked = maskMessage(facts.message);
-  const basis = top.length > 0 ? ["frames", ...top] : ["message", masked];
-  const hash = createHash("sha256")
-    .update(JSON.stringify([facts.service, facts.type, ...basis]))
-    .digest("hex");
+  const fingerprint = fingerprintOf(facts, top.length > 0 ? ["frames", ...top] : ["message", masked]);
   const title = masked ? `${facts.type}: ${masked}` : facts.type;
-  return {
-    fingerprint: `sha256:${hash}`,
+  const identity = {
+    fingerprint,
     title: cut(title),
     culprit: cut(frames[0] ? culprit(frames[0]) : facts.service),
   };
+  if (top.length > 0) return identity;
+  const legacy = legacyMaskMessage(facts.message);
+  return legacy === masked
+    ? identity
+    : { ...identity, legacyFingerprint: fingerprintOf(facts, ["message", legacy]) };
 }
+
+const fingerprintOf = (facts: ExceptionFacts, basis: string[]): string =>
+  `sha256:${createHash("sha256")
+    .update(JSON.stringify([facts.service, facts.type, ...basis]))
+    .digest("hex")}`;
 
 /** An exception with the problem it belongs to. */
 export type ProblemOccurrence = ExceptionOccurrence & ProblemIdentity;
@@ -61,19 +75,3 @@ const culprit = (frame: StackFrame): string => {
     .join("/");
   return frame.function ? `${frame.function} (${file})` : file;
 };
-
-/** Variable parts of a message, most specific first: each masked part cannot match a later rule. */
-const masks: [RegExp, string][] = [
-  [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>"],
-  [/\b[a-z]{2,5}_[0-9a-z]{8,}\b/gi, "<id>"],
-  [/\b0x[0-9a-f]+\b/gi, "<hex>"],
-  [/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b/gi, "<hex>"],
-  [/(?<![A-Za-z<])\d+(?:\.\d+)?/g, "<n>"],
-];
-
-/** The message with numbers, uuids, prefixed ids (`usr_…`) and hex strings replaced by markers. */
-export function maskMessage(message: string): string {
-  let out = message.trim().split("\n")[0] ?? "";
-  for (const [pattern, marker] of masks) out = out.replace(pattern, marker);
-  return out;
-}

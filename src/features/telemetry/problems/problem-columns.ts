@@ -54,6 +54,8 @@ export const toProblem = (row: ProblemRow): Problem => ({
   sampleTraceIds: row.sampleTraceIds,
   sampleMessage: row.sampleMessage,
   stackTrace: row.sampleStacktrace,
+  logCount: row.logCount,
+  sampleLogMessage: row.sampleLogMessage,
   frames: row.sampleStacktrace ? parseStack(row.sampleStacktrace).slice(0, MAX_FRAMES) : [],
   resolvedAt: row.resolvedAt?.toISOString() ?? null,
   statusChangedAt: row.statusChangedAt?.toISOString() ?? null,

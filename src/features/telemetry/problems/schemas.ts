@@ -37,7 +37,10 @@ export const ProblemSummarySchema = z
     service: z.string(),
     exceptionType: z.string(),
     status: ProblemStatusSchema,
-    count: z.number().int().openapi({ description: "Occurrences seen (exception events and error logs)." }),
+    count: z.number().int().openapi({
+      description:
+        "Occurrences seen: exception events, and error logs that are not evidence on their span's problem (see `logCount`).",
+    }),
     firstSeen: iso,
     lastSeen: iso,
     revision: z.number().int().min(1).openapi({
@@ -78,6 +81,14 @@ export const TelemetryProblemSchema = ProblemSummarySchema.extend({
   }),
   sampleMessage: z.string().nullable().openapi({ description: "The latest occurrence's message, unmasked." }),
   stackTrace: z.string().nullable().openapi({ description: "The latest stack trace seen (raw)." }),
+  logCount: z.number().int().openapi({
+    description:
+      "Error logs of the failing spans of its occurrences (same trace and span id): evidence on this problem, not counted in `count`.",
+  }),
+  sampleLogMessage: z
+    .string()
+    .nullable()
+    .openapi({ description: "The latest such error log's message; null while there is none." }),
   frames: z
     .array(StackFrameSchema)
     .openapi({ description: "`stackTrace` parsed, most recent call first (V8, JVM and Python formats)." }),
@@ -102,6 +113,8 @@ export const TelemetryProblemSchema = ProblemSummarySchema.extend({
     sampleMessage: "Cannot read properties of undefined (reading 'sku') for order 1041",
     stackTrace:
       "TypeError: Cannot read properties of undefined (reading 'sku')\n    at priceLine (/app/src/cart/price-line.ts:41:23)",
+    logCount: 40,
+    sampleLogMessage: "checkout failed",
     frames: [{ function: "priceLine", file: "/app/src/cart/price-line.ts", inApp: true }],
     resolvedAt: null,
     statusChangedAt: null,

@@ -12,7 +12,10 @@ const regresses = "p.status = 'resolved' and excluded.last_seen > coalesce(p.res
 /**
  * Adds a batch's deltas to the environment's problems in one statement: new fingerprints become
  * `open` problems, known ones add their count, widen first/last seen, put their sample trace ids
- * in front (distinct, bounded) and take the newer message and stack.
+ * in front (distinct, bounded) and take the newer message and stack. Linked logs add to the log
+ * evidence of known problems only: a delta of linked logs alone is not inserted unless its problem
+ * exists (PostgreSQL checks NOT NULL before ON CONFLICT, hence the coalesces), and on conflict its
+ * nulls leave times, samples and status as they are (least/greatest skip nulls).
  */
 export async function upsertProblems(
   run: SqlRunner,
@@ -34,18 +37,24 @@ export async function upsertProblems(
     sample_trace_ids: d.sampleTraceIds,
     sample_message: d.sampleMessage,
     sample_stacktrace: d.sampleStacktrace,
+    log_count: d.logCount,
+    sample_log_message: d.sampleLogMessage,
   }));
   await run.query(
     `insert into problems as p (id, organization_id, environment_id, fingerprint, title, culprit,
             service_name, exception_type, count, first_seen, last_seen, sample_trace_ids,
-            sample_message, sample_stacktrace, created_at, updated_at)
-     select d.id, $1, $2::uuid, d.fingerprint, d.title, d.culprit, d.service_name, d.exception_type,
-            d.count, d.first_seen, d.last_seen, d.sample_trace_ids, d.sample_message,
-            d.sample_stacktrace, $4::timestamptz, $4::timestamptz
+            sample_message, sample_stacktrace, log_count, sample_log_message, created_at, updated_at)
+     select d.id, $1, $2::uuid, d.fingerprint, coalesce(d.title, ''), coalesce(d.culprit, ''),
+            coalesce(d.service_name, ''), coalesce(d.exception_type, ''), d.count,
+            coalesce(d.first_seen, $4::timestamptz), coalesce(d.last_seen, $4::timestamptz),
+            d.sample_trace_ids, d.sample_message,
+            d.sample_stacktrace, d.log_count, d.sample_log_message, $4::timestamptz, $4::timestamptz
        from jsonb_to_recordset($3::text::jsonb) as d(id text, fingerprint text, title text,
             culprit text, service_name text, exception_type text, count bigint,
             first_seen timestamptz, last_seen timestamptz, sample_trace_ids text[],
-            sample_message text, sample_stacktrace text)
+            sample_message text, sample_stacktrace text, log_count bigint, sample_log_message text)
+      where d.count > 0
+         or exists (select 1 from problems k where k.environment_id = $2::uuid and k.fingerprint = d.fingerprint)
       order by d.fingerprint
      on conflict (environment_id, fingerprint) do update set
        count = p.count + excluded.count,
@@ -64,6 +73,8 @@ export async function upsertProblems(
        sample_stacktrace = case when excluded.sample_stacktrace is not null
                                  and (excluded.last_seen >= p.last_seen or p.sample_stacktrace is null)
                                 then excluded.sample_stacktrace else p.sample_stacktrace end,
+       log_count = p.log_count + excluded.log_count,
+       sample_log_message = coalesce(excluded.sample_log_message, p.sample_log_message),
        status = case when ${regresses} then 'regressed' else p.status end,
        revision = case when ${regresses} then p.revision + 1 else p.revision end,
        status_changed_at = case when ${regresses} then excluded.updated_at else p.status_changed_at end,

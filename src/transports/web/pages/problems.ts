@@ -165,6 +165,7 @@ async function problemPage(c: Context<WebEnv>, state: FormState = {}): Promise<R
   <dt>Service</dt><dd><a href="${environmentPath(c, "services")}">${problem.service}</a></dd>
   <dt>Exception</dt><dd><code>${problem.exceptionType}</code></dd>
   <dt>Occurrences</dt><dd>${problem.count}</dd>
+  <dt>Error logs</dt><dd>${problem.logCount} <span class="muted">on its failing spans</span></dd>
   <dt>First seen</dt><dd>${formatTime(problem.firstSeen)}</dd>
   <dt>Last seen</dt><dd>${formatTime(problem.lastSeen)}</dd>
   <dt>Remediation</dt><dd>${remediationStateText(problem.remediationState)}</dd>
@@ -172,6 +173,7 @@ async function problemPage(c: Context<WebEnv>, state: FormState = {}): Promise<R
 ${manage ? statusForm(c, problem) : html`<p class="muted">Only an owner or administrator can change the status.</p>`}
 </div>
 ${when(problem.sampleMessage, () => html`<h2>Latest message</h2><pre class="log-body">${problem.sampleMessage}</pre>`)}
+${when(problem.sampleLogMessage, () => html`<h2>Latest error log</h2><pre class="log-body">${problem.sampleLogMessage}</pre>`)}
 <h2>Stack trace</h2>
 ${
   problem.stackTrace

@@ -156,6 +156,8 @@ export const problemExample = {
   stackTrace:
     "TypeError: Cannot read properties of undefined (reading 'sku')\n    at priceLine (/app/src/cart/price-line.ts:41:23)",
   frames: [{ function: "priceLine", file: "/app/src/cart/price-line.ts", inApp: true }],
+  logCount: 40,
+  sampleLogMessage: "checkout failed",
   resolvedAt: null,
   statusChangedAt: null,
   next_actions: [
