@@ -2,7 +2,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { STATUS_CODES } from "node:http";
 import tls from "node:tls";
-import type { Agent, Dispatcher } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { AppError } from "../../errors.ts";
 import { type EgressPolicy, isAddressAllowed } from "./address-policy.ts";
 import { decodeBody } from "./decode-body.ts";
@@ -95,21 +95,15 @@ function trustRoots(extraCa: string | undefined): string[] | undefined {
  * never reads them).
  */
 export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve } = {}): Egress {
-  // undici (~6 MiB of heap) loads with the first outbound request, not at every start.
-  let agent: Promise<Agent> | undefined;
-  const dialler = () =>
-    (agent ??= import("undici").then(
-      ({ Agent }) =>
-        new Agent({
-          connect: {
-            lookup: guardedLookup(policy, options.resolve ?? systemResolve),
-            timeout: policy.connectTimeoutMs,
-            ca: trustRoots(policy.extraCa),
-          },
-          headersTimeout: policy.headersTimeoutMs,
-          bodyTimeout: policy.bodyTimeoutMs,
-        }),
-    ));
+  const agent = new Agent({
+    connect: {
+      lookup: guardedLookup(policy, options.resolve ?? systemResolve),
+      timeout: policy.connectTimeoutMs,
+      ca: trustRoots(policy.extraCa),
+    },
+    headersTimeout: policy.headersTimeoutMs,
+    bodyTimeout: policy.bodyTimeoutMs,
+  });
 
   const egressFetch: EgressFetch = async (input, init, options) => {
     // A Request carries its own method, headers and body; merge init into it as fetch does.
@@ -127,7 +121,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
     let response: Dispatcher.ResponseData;
     try {
       const wire = await wireRequest(request, init);
-      response = await (await dialler()).request({
+      response = await agent.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: wire.method as Dispatcher.HttpMethod,
@@ -169,9 +163,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
 
   return {
     fetch: egressFetch,
-    close: async () => {
-      if (agent) await (await agent).destroy();
-    },
+    close: () => agent.destroy(),
   };
 }
 
