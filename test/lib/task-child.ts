@@ -17,5 +17,6 @@ const deps = taskDeps({ database: handle, ca, ports: [port], languageModel: mode
 console.log("RUNNING");
 const outcome = await runAsJob(deps, task);
 console.log(`FINISHED ${outcome?.status}`);
+await deps.telemetry.close();
 await deps.egress.close();
 await handle.close();

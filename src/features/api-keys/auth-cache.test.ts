@@ -23,6 +23,8 @@ import { hashApiKeySecret } from "./key-secret.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let second: DatabaseHandle;
 const subscriptions: Subscription[] = [];
+/** Each instance's services: their telemetry timers stop before the database goes. */
+const instances: Deps[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -31,6 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(subscriptions.map((s) => s.close()));
+  await Promise.all(instances.map((d) => d.telemetry.close()));
   if (second !== database.handle) await second.close();
   await database.drop();
 });
@@ -39,6 +42,7 @@ async function instance(base: Deps, handle: DatabaseHandle, options: AuthCacheOp
   const authCache = createAuthCache(options);
   subscriptions.push(await listenForAuthChanges(handle, authCache, base.logger));
   const deps = withServices({ ...base, db: handle.db, database: handle, authCache });
+  instances.push(deps);
   return { deps, app: createApp(deps), cache: authCache };
 }
 

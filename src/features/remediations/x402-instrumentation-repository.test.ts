@@ -24,6 +24,7 @@ import {
 } from "../../../test/lib/remediation.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { signedInBrowser } from "../../../test/web.ts";
+import { createApp } from "../../app.ts";
 import { repositories } from "../../platform/db/schema/repositories.ts";
 import { githubIntegration } from "../source-hosting/github/github-app.ts";
 
@@ -105,8 +106,10 @@ describe("POST /x402/instrumentation/pr naming a repository", () => {
     expect(unknown.status).toBe(404);
 
     // Without a GitHub App an `owner/name` could never be connected: refused, not left waiting.
+    // The same server otherwise (a model, a sandbox), so only the missing App can refuse it.
+    const withoutGithub = createApp({ ...h.deps, remediation: { ...h.deps.remediation, github: undefined } });
     const noApp = await payingFetch(
-      paid.app,
+      withoutGithub,
       chain.payments,
       agent.privateKey,
     )(`${paid.base}/x402/instrumentation/pr`, jsonPost({ service: "checkout", repository: FULL_NAME }));

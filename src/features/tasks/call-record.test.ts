@@ -57,6 +57,7 @@ describe("the call record", () => {
       await migrateDatabase(handle);
       let deps = taskDeps({ database: handle, ca: testCa, ports: [server.port] });
       const task = await readyTask(deps, server.url);
+      await deps.telemetry.close();
       await deps.egress.close();
       await handle.close();
 
@@ -121,6 +122,7 @@ describe("the call record", () => {
         expect(await record()).toEqual(rows);
         expect(server.count("tools/call")).toBe(1);
       } finally {
+        await deps.telemetry.close();
         await deps.egress.close();
         await handle.close();
       }
