@@ -28,6 +28,7 @@ export default defineConfig({
       "test/faults/**",
       ...(process.env.PATCHBAY_TEST_PG ? engineIndependent : []),
     ],
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: one fork per core keeps PGlite instances from starving each other.

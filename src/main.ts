@@ -3,7 +3,7 @@ import type { ServerType } from "@hono/node-server";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
-import { sweepSignInNonces } from "./features/agent-onboarding/wallet-sign-in.ts";
+import { sweepSignInNonces } from "./features/agent-onboarding/sweep-sign-in-nonces.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/run-step.ts";
 import { registerTaskWorker } from "./features/tasks/task-queue.ts";

@@ -8,12 +8,11 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from "@x402/extensions/sign-in-with-x";
-import { and, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, eq, gt, isNull } from "drizzle-orm";
 import { createPublicClient, http } from "viem";
 import { signedInWalletPermissions, type WalletActor } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import type { Db } from "../../platform/db/client.ts";
 import { siwxNonces } from "../../platform/db/schema/siwx-nonces.ts";
 import { isUnanswered } from "../../platform/payments/facilitator.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
@@ -166,13 +165,4 @@ function contractWalletVerifier(payments: Payments): EVMMessageVerifier | undefi
     verifiers.set(payments, verifier);
   }
   return verifier;
-}
-
-/** Deletes challenges past their expiry: they can never sign anyone in again. */
-export async function sweepSignInNonces(db: Db, now: Date): Promise<number> {
-  const deleted = await db
-    .delete(siwxNonces)
-    .where(lt(siwxNonces.expiresAt, now))
-    .returning({ nonce: siwxNonces.nonce });
-  return deleted.length;
 }

@@ -2,7 +2,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { STATUS_CODES } from "node:http";
 import tls from "node:tls";
-import { Agent, type Dispatcher } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import { AppError } from "../../errors.ts";
 import { type EgressPolicy, isAddressAllowed } from "./address-policy.ts";
 import { decodeBody } from "./decode-body.ts";
@@ -95,15 +95,26 @@ function trustRoots(extraCa: string | undefined): string[] | undefined {
  * never reads them).
  */
 export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve } = {}): Egress {
-  const agent = new Agent({
-    connect: {
-      lookup: guardedLookup(policy, options.resolve ?? systemResolve),
-      timeout: policy.connectTimeoutMs,
-      ca: trustRoots(policy.extraCa),
-    },
-    headersTimeout: policy.headersTimeoutMs,
-    bodyTimeout: policy.bodyTimeoutMs,
-  });
+  // undici (about 1 MB of JavaScript) is loaded on the first outbound request, not at every
+  // start. Its `default` export is the package's exports object both under Node, which imports
+  // CommonJS with a default, and in the bundle, where a dynamic import of CommonJS exposes only
+  // `default`: named exports would be undefined there.
+  let agent: Promise<Agent> | undefined;
+  const agentOf = () => {
+    agent ??= import("undici").then(
+      ({ default: undici }) =>
+        new undici.Agent({
+          connect: {
+            lookup: guardedLookup(policy, options.resolve ?? systemResolve),
+            timeout: policy.connectTimeoutMs,
+            ca: trustRoots(policy.extraCa),
+          },
+          headersTimeout: policy.headersTimeoutMs,
+          bodyTimeout: policy.bodyTimeoutMs,
+        }),
+    );
+    return agent;
+  };
 
   const egressFetch: EgressFetch = async (input, init, options) => {
     // A Request carries its own method, headers and body; merge init into it as fetch does.
@@ -121,7 +132,7 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
     let response: Dispatcher.ResponseData;
     try {
       const wire = await wireRequest(request, init);
-      response = await agent.request({
+      response = await (await agentOf()).request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: wire.method as Dispatcher.HttpMethod,
@@ -163,7 +174,9 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
 
   return {
     fetch: egressFetch,
-    close: () => agent.destroy(),
+    close: async () => {
+      if (agent) await (await agent).destroy();
+    },
   };
 }
 

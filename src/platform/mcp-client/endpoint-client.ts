@@ -7,6 +7,7 @@ import { AppError } from "../../errors.ts";
 import { version } from "../../version.ts";
 import type { ByteCounter } from "../egress/egress-errors.ts";
 import type { Egress } from "../egress/egress-fetch.ts";
+import { parseEndpoint } from "./endpoint-url.ts";
 import { authHeader, type RemoteAuth } from "./remote-auth-header.ts";
 
 export type RemoteTarget = {
@@ -68,13 +69,4 @@ function lazyValidator(): jsonSchemaValidator {
       return ajv.getValidator(schema);
     },
   };
-}
-
-export function parseEndpoint(raw: string): URL {
-  try {
-    return new URL(raw);
-  } catch {
-    // The URL itself stays out of the message: it may hold a path the caller must not see.
-    throw new AppError("invalid_endpoint_url", "The endpoint URL is not a valid URL.", { rule: "syntax" });
-  }
 }

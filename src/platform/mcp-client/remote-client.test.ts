@@ -162,18 +162,19 @@ describe("listRemoteTools against real MCP servers over HTTPS", () => {
   });
 
   test("a server that does not answer in time is remote_timeout and the session is closed", async () => {
-    const remote = await server({ listDelayMs: 5_000 });
+    const remote = await server({ listDelayMs: 60_000 });
     const warm = await server();
     const egress = egressTo([remote, warm]);
     // Egress loads its HTTP client with its first request; that load is not what is timed here.
     await listRemoteTools({ egress, endpointUrl: warm.url, auth: { kind: "none" } });
     const started = performance.now();
     const error = await rejection(
-      listRemoteTools({ egress, endpointUrl: remote.url, auth: { kind: "none" }, timeoutMs: 1_000 }),
+      listRemoteTools({ egress, endpointUrl: remote.url, auth: { kind: "none" }, timeoutMs: 3_000 }),
     );
     expect(error).toMatchObject({ code: "remote_timeout", status: 504, details: { phase: "request" } });
-    // Cut at its own timeout, well before the server's 5 s answer.
-    expect(performance.now() - started).toBeLessThan(4_000);
+    // Cut at its own timeout, long before the server's answer (a budget that a slowed machine still
+    // spends reaching tools/list: the abandoned request is what is checked next).
+    expect(performance.now() - started).toBeLessThan(30_000);
     // The pending tools/list was abandoned, not left open.
     await expect
       .poll(() => remote.requests.find((r) => r.rpcMethod === "tools/list")?.ended, { timeout: 5_000 })

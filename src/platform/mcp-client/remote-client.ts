@@ -3,7 +3,8 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { AppError, isAppError } from "../../errors.ts";
 import type { DiscoveredTool } from "../db/schema/mcp-discoveries.ts";
 import { assessTool, discoveryLimitExceeded, MAX_LISTING_BYTES, markDuplicateNames } from "./bounds.ts";
-import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
+import type { RemoteTarget } from "./endpoint-client.ts";
+import { parseEndpoint } from "./endpoint-url.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
 import { forEachToolPage } from "./tool-pages.ts";
@@ -46,6 +47,9 @@ export async function withRemoteClient<T>(
     stop(error);
     return error;
   };
+  // The MCP SDK's client is loaded on the first remote call (a discovery or a credential check),
+  // not at every start of a server that may never make one.
+  const { createEndpointClient } = await import("./endpoint-client.ts");
   const { client, transport } = createEndpointClient(target, limit ? countBytes : undefined);
 
   let failure: unknown;

@@ -2,7 +2,8 @@ import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol
 import { AppError, isAppError } from "../../errors.ts";
 import type { ToolDefinition } from "../db/schema/mcp-connections.ts";
 import { MAX_REMOTE_RESULT_BYTES } from "./bounds.ts";
-import { createEndpointClient, parseEndpoint, type RemoteTarget } from "./endpoint-client.ts";
+import { createEndpointClient, type RemoteTarget } from "./endpoint-client.ts";
+import { parseEndpoint } from "./endpoint-url.ts";
 import { toRemoteError } from "./remote-errors.ts";
 import { forEachToolPage } from "./tool-pages.ts";
 

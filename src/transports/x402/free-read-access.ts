@@ -1,15 +1,19 @@
 import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x";
 import type { Context } from "hono";
 import type { FreeReader } from "../../actor.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { resolveSessionActor } from "../../features/agent-onboarding/callers.ts";
-import { issueSignInChallenge, signInWallet } from "../../features/agent-onboarding/wallet-sign-in.ts";
 import type { AppEnv } from "../http/env.ts";
 import { problemResponse } from "../http/problem.ts";
 import type { X402Route } from "./route.ts";
+
+/**
+ * The extension's name and header, the SDK's `SIGN_IN_WITH_X` (the type says so). Not imported:
+ * its module brings the signature verifiers, loaded on the first sign-in rather than at start.
+ */
+const SIGN_IN_WITH_X: typeof import("@x402/extensions/sign-in-with-x").SIGN_IN_WITH_X = "sign-in-with-x";
 
 /** How the free reads authenticate, as the catalog and /llms.txt say it. */
 export const FREE_READ_AUTH =
@@ -27,6 +31,9 @@ export async function freeReader(c: Context<AppEnv>, description: string): Promi
   const authorization = c.req.header("authorization");
   if (authorization !== undefined) return resolveSessionActor(deps, authorization);
   const signedIn = c.req.header(SIGN_IN_WITH_X);
+  const { issueSignInChallenge, signInWallet } = await import(
+    "../../features/agent-onboarding/wallet-sign-in.ts"
+  );
   if (signedIn !== undefined) return signInWallet(deps, { header: signedIn, path: c.req.path });
   const challenge = await issueSignInChallenge(deps, c.req.path);
   if (!challenge) return resolveSessionActor(deps, undefined);
