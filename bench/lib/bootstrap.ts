@@ -10,8 +10,9 @@ export async function bootstrapTenant(
   patchbayBin: string,
   env: NodeJS.ProcessEnv,
   signal?: AbortSignal,
+  extraArgs: string[] = [],
 ): Promise<Tenant> {
-  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json"], env, signal);
+  const out = await runNode([patchbayBin, "admin", "bootstrap", "--json", ...extraArgs], env, signal);
   const line = out.trim().split("\n").at(-1) ?? "";
   const parsed: unknown = JSON.parse(line);
   if (

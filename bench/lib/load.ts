@@ -7,8 +7,25 @@ import { Pool } from "undici";
  * connections, each with one request in flight at a time, for a warm-up and then a measured window.
  * Every response must have `expectStatus` (and `expectBody` when given); anything else is an error.
  */
+export type LoadRequest = {
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The status this request must get (default `expectStatus`). */
+  expectStatus?: number;
+  /** Told every answer with the expected status (e.g. to keep a resource's ETag). */
+  after?: (headers: Record<string, string | string[] | undefined>, body: string) => void;
+};
+
 export type LoadOptions = {
+  /** The server's origin, with the path requested when `request` is not given. */
   url: string;
+  /**
+   * Each request in turn, for worker `worker` (0 … connections − 1): requests that differ (other
+   * tenants, keys, ids; writes with their own Idempotency-Key). Default: GET `url` every time.
+   */
+  request?: (worker: number) => LoadRequest;
   headers?: Record<string, string>;
   connections: number;
   warmupMs: number;
@@ -67,19 +84,30 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     opts.onWindow?.("start");
   }, opts.warmupMs);
 
-  const worker = async () => {
+  const worker = async (_: unknown, index: number) => {
     for (;;) {
       const start = performance.now();
       if (start >= measureEnd || opts.signal?.aborted) return;
       try {
-        const res = await pool.request({ path, method: "GET", headers: opts.headers });
+        const next: LoadRequest = opts.request ? opts.request(index) : { path, headers: opts.headers ?? {} };
+        const res = await pool.request({
+          path: next.path,
+          method: (next.method ?? "GET") as "GET",
+          headers: next.headers,
+          body: next.body,
+        });
         const body = await res.body.text();
         const done = performance.now();
-        if (res.statusCode !== expectStatus) {
-          noteError(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
+        let ok = false;
+        if (res.statusCode !== (next.expectStatus ?? expectStatus)) {
+          noteError(`HTTP ${res.statusCode} ${next.method ?? "GET"} ${next.path}: ${body.slice(0, 200)}`);
         } else if (opts.expectBody !== undefined && body !== opts.expectBody) {
           noteError(`unexpected body: ${body.slice(0, 200)}`);
-        } else if (start >= measureStart) {
+        } else {
+          ok = true;
+          next.after?.(res.headers, body);
+        }
+        if (ok && start >= measureStart) {
           histogram.record(Math.max(1, Math.round((done - start) * 1000)));
           requests += 1;
           if (done > lastDone) lastDone = done;

@@ -191,3 +191,52 @@ describe("environment lookups batched per event-loop turn", () => {
     expect(await upper.json()).toMatchObject({ id: owner.environmentId, name: "prod" });
   });
 });
+
+describe("row lookups under an environment batched per event-loop turn", () => {
+  test("concurrent reads of one connection answer only in its environment of its organisation", async ({
+    owner,
+    stranger,
+  }) => {
+    const staging = (
+      (await (await owner.api.post("/environments", { name: "staging" })).json()) as { id: string }
+    ).id;
+    const create = (tenant: typeof owner, environmentId: string) =>
+      tenant.api.post(`/environments/${environmentId}/mcp-connections`, {
+        alias: "runbooks",
+        displayName: "Runbooks",
+        endpointUrl: "https://mcp.example.com/mcp",
+        auth: { kind: "none" },
+      });
+    const id = ((await (await create(owner, owner.environmentId)).json()) as { id: string }).id;
+    // The stranger's own connection under the same alias, so its batch has a row to offer.
+    const theirs = ((await (await create(stranger, stranger.environmentId)).json()) as { id: string }).id;
+    const reads = [
+      [owner, owner.environmentId, id, 200],
+      [stranger, owner.environmentId, id, 404],
+      [stranger, stranger.environmentId, id, 404],
+      [owner, staging, id, 404],
+      [owner, owner.environmentId.toUpperCase(), id, 200],
+      [owner, owner.environmentId, theirs, 404],
+      [stranger, stranger.environmentId, theirs, 200],
+      [owner, owner.environmentId, `${id}x`, 404],
+      [owner, randomUUID(), id, 404],
+    ] as const;
+    const answers = await Promise.all(
+      reads.map(([tenant, environmentId, connectionId]) =>
+        tenant.api.get(`/environments/${environmentId}/mcp-connections/${connectionId}`),
+      ),
+    );
+    for (const [i, [tenant, , connectionId, status]] of reads.entries()) {
+      const res = answers[i];
+      expect(res?.status, `read ${i}`).toBe(status);
+      if (status === 200) {
+        expect(await res?.json(), `read ${i}`).toMatchObject({
+          id: connectionId,
+          environmentId: tenant.environmentId,
+        });
+      } else {
+        expect((await problem(res as Response)).code, `read ${i}`).toBe("not_found");
+      }
+    }
+  });
+});

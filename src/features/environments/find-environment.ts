@@ -1,4 +1,4 @@
-import { and, eq, is, sql } from "drizzle-orm";
+import { and, eq, getTableName, is, sql } from "drizzle-orm";
 import { type PgColumn, type PgTable, PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
@@ -133,21 +133,113 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
   ref: { environmentId: string; id: string; what: string },
   opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
 ): Promise<T["$inferSelect"]> {
-  await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
-  const query = db
-    .select()
-    .from(table as PgTable)
-    .where(
-      and(
-        eq(table.id, ref.id),
-        eq(table.environmentId, ref.environmentId),
-        eq(table.organizationId, ctx.actor.organizationId),
-      ),
-    )
-    .limit(1);
-  const [row] = opts.forUpdate ? await query.for("update") : await query;
+  const organizationId = ctx.actor.organizationId;
+  let row: T["$inferSelect"] | undefined;
+  if (opts.forUpdate || opts.lockEnvironment || is(db, PgTransaction)) {
+    await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
+    const query = db
+      .select()
+      .from(table as PgTable)
+      .where(
+        and(
+          eq(table.id, ref.id),
+          eq(table.environmentId, ref.environmentId),
+          eq(table.organizationId, organizationId),
+        ),
+      )
+      .limit(1);
+    [row] = opts.forUpdate ? await query.for("update") : await query;
+  } else {
+    // Outside a transaction both lookups go out together, each batched with the same turn's
+    // others (`batchReader`). The environment's verdict comes first, as when they ran in turn.
+    const [environment, found] = await Promise.allSettled([
+      findEnvironment(db, ctx, ref.environmentId),
+      CANONICAL_UUID.test(ref.environmentId)
+        ? rowReader(db, ctx.deps.database.pointReads, table).load({
+            id: ref.id,
+            environmentId: ref.environmentId,
+            organizationId,
+          })
+        : Promise.resolve(undefined),
+    ]);
+    if (environment.status === "rejected") throw environment.reason;
+    if (found.status === "rejected") throw found.reason;
+    row = found.value;
+    // A spelling of the environment id the batch cannot match on (upper case): read on its own.
+    if (!row && !CANONICAL_UUID.test(ref.environmentId)) {
+      [row] = await ctx.deps.database.pointReads
+        .select()
+        .from(table as PgTable)
+        .where(
+          and(
+            eq(table.id, ref.id),
+            eq(table.environmentId, environment.value.id),
+            eq(table.organizationId, organizationId),
+          ),
+        )
+        .limit(1);
+    }
+  }
   if (!row) throw new AppError("not_found", `${ref.what} ${ref.id} was not found in this environment.`);
   return row as T["$inferSelect"];
+}
+
+type RowKey = { id: string; environmentId: string; organizationId: string };
+
+const rowKeyId = (key: RowKey) => `${key.id} ${key.environmentId} ${key.organizationId}`;
+
+const rowReaders = new WeakMap<Db, WeakMap<PgTable, BatchReader<RowKey, unknown>>>();
+
+/**
+ * The row lookups of one event-loop turn for one table, as one query on the point-read
+ * connection: each row is matched on id, environment and organisation together, so it only ever
+ * answers the caller that asked for exactly that row in that environment of its organisation.
+ */
+function rowReader<T extends EnvironmentScoped>(db: Db, pointReads: Db, table: T) {
+  let perTable = rowReaders.get(db);
+  if (!perTable) {
+    perTable = new WeakMap();
+    rowReaders.set(db, perTable);
+  }
+  let reader = perTable.get(table) as BatchReader<RowKey, T["$inferSelect"]> | undefined;
+  if (!reader) {
+    // Built once per handle and table, with placeholders: drizzle does not rebuild the SQL per
+    // call, and each statement is prepared once per connection.
+    const name = getTableName(table);
+    const one = pointReads
+      .select()
+      .from(table as PgTable)
+      .where(
+        and(
+          eq(table.id, sql.placeholder("id")),
+          eq(table.environmentId, sql.placeholder("environmentId")),
+          eq(table.organizationId, sql.placeholder("organizationId")),
+        ),
+      )
+      .limit(1)
+      .prepare(`find_${name}_row`);
+    const many = pointReads
+      .select()
+      .from(table as PgTable)
+      .where(
+        sql`(${table.id}, ${table.environmentId}, ${table.organizationId}) in (select * from unnest(${sql.placeholder("ids")}::${sql.raw(table.id.getSQLType())}[], ${sql.placeholder("environmentIds")}::uuid[], ${sql.placeholder("organizationIds")}::text[]))`,
+      )
+      .prepare(`find_${name}_rows`);
+    reader = batchReader<RowKey, T["$inferSelect"]>({
+      id: rowKeyId,
+      readOne: async (key) => (await one.execute(key))[0] as T["$inferSelect"] | undefined,
+      readMany: async (keys) => {
+        const rows = (await many.execute({
+          ids: keys.map((k) => k.id),
+          environmentIds: keys.map((k) => k.environmentId),
+          organizationIds: keys.map((k) => k.organizationId),
+        })) as Array<T["$inferSelect"] & RowKey>;
+        return rows.map((r) => [rowKeyId(r), r as T["$inferSelect"]] as const);
+      },
+    });
+    perTable.set(table, reader as BatchReader<RowKey, unknown>);
+  }
+  return reader;
 }
 
 /**

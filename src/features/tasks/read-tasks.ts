@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, getTableColumns } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { readPage } from "../../platform/db/pagination.ts";
@@ -13,7 +13,7 @@ export const findTask = (db: Db, ctx: ServiceContext, ref: TaskRef, opts: { forU
   findInEnvironment(db, ctx, tasks, { environmentId: ref.environmentId, id: ref.taskId, what: "Task" }, opts);
 
 /** The public view: snapshot summary without schemas (they can be large), never secrets. */
-export const toTask = (row: typeof tasks.$inferSelect): Task => ({
+export const toTask = (row: Omit<typeof tasks.$inferSelect, "transcript">): Task => ({
   id: row.id,
   environmentId: row.environmentId,
   kind: row.kind,
@@ -58,6 +58,9 @@ export async function getTaskTranscript(args: {
   return { taskId: row.id, entries: row.transcript };
 }
 
+/** A list never shows transcripts (they grow with every step): it does not read them. */
+const { transcript: _transcript, ...listedColumns } = getTableColumns(tasks);
+
 export async function listTasks(args: {
   ctx: ServiceContext;
   input: { environmentId: string; pageSize: number; cursor?: string | undefined };
@@ -69,7 +72,7 @@ export async function listTasks(args: {
     eq(tasks.environmentId, input.environmentId),
     eq(tasks.organizationId, ctx.actor.organizationId),
   );
-  return readPage(ctx.deps.db, tasks, scope, input, toTask);
+  return readPage(ctx.deps.db, tasks, scope, input, toTask, listedColumns);
 }
 
 /** The task's call record, in call order. Bounded by the task's step budget. */

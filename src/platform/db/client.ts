@@ -163,7 +163,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     socket: postgresSocket(),
   };
   const client = postgres(target.url, options);
-  const db: Db = drizzlePostgres(client, { schema });
+  const db: Db = drizzlePostgres(preparingEveryQuery(client), { schema });
   // Each pool its own socket factory: a factory takes turns over a multi-host URL's hosts.
   const pointOptions = {
     ...options,
@@ -177,7 +177,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   return {
     kind: "postgres",
     db,
-    pointReads: drizzlePostgres(pointClient, { schema }),
+    pointReads: drizzlePostgres(preparingEveryQuery(pointClient), { schema }),
     postgres: client,
     async listen(channel, listener) {
       const subscription = await listenPostgres(target.url, channel, listener);
@@ -204,6 +204,61 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       await Promise.all([client.end({ timeout: 5 }), pointClient.end({ timeout: 5 })]);
     },
   };
+}
+
+/**
+ * The client drizzle runs on, with every parameterised query prepared. drizzle hands postgres.js
+ * `prepare: false` for any query not built with `.prepare(name)`, and postgres.js then sends it
+ * unnamed *and describes it first*: two round trips (Parse/Describe/Sync, then Bind/Execute),
+ * each a socket write and a backend wake-up, and PostgreSQL parses and plans it every time. That
+ * was most of the gap between an ordinary read and the prepared environment lookup
+ * (docs/performance.md, "REST API"). Prepared, a query costs one Bind/Execute round trip from its
+ * second use on a connection, and PostgreSQL reuses the parse (and, after five runs, a generic
+ * plan when it is as cheap).
+ *
+ * postgres.js keys its statements by query text and parameter types, per connection; the texts
+ * come from the code (a list's length is the only variable part: `in ($1, …, $n)`), and a
+ * connection's statements go with it at `max_lifetime` (30–60 min). Queries without parameters
+ * keep the simple protocol (migrations send several statements in one). Transactions and
+ * savepoints get the same client.
+ */
+function preparingEveryQuery(sql: postgres.Sql): postgres.Sql {
+  type Unsafe = postgres.Sql["unsafe"];
+  type Scoped = (callback: (scoped: postgres.TransactionSql) => unknown) => unknown;
+  const wrapScope =
+    (original: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]) =>
+      original(
+        ...args.map((arg) =>
+          typeof arg === "function"
+            ? (scoped: postgres.Sql) => (arg as (s: postgres.Sql) => unknown)(preparingEveryQuery(scoped))
+            : arg,
+        ),
+      );
+  return new Proxy(sql, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property === "unsafe") {
+        const unsafe = value as Unsafe;
+        return ((query: string, parameters?: unknown[], queryOptions?: postgres.UnsafeQueryOptions) =>
+          Array.isArray(parameters) && parameters.length > 0
+            ? unsafe.call(target, query, parameters as postgres.ParameterOrJSON<never>[], {
+                ...queryOptions,
+                prepare: true,
+              })
+            : unsafe.call(
+                target,
+                query,
+                parameters as postgres.ParameterOrJSON<never>[],
+                queryOptions,
+              )) as Unsafe;
+      }
+      if ((property === "begin" || property === "savepoint") && typeof value === "function") {
+        return wrapScope((value as Scoped).bind(target) as (...args: unknown[]) => unknown);
+      }
+      return value;
+    },
+  });
 }
 
 /** A listener that has not heard back from its connection in this long is treated as lost. */

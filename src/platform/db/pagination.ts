@@ -54,9 +54,11 @@ export async function readPage<T extends ListedTable, U>(
   where: SQL | undefined,
   input: { pageSize: number; cursor?: string | undefined },
   map: (row: T["$inferSelect"]) => U,
+  /** The columns to read when the page needs fewer than all (a large one it never shows). */
+  columns?: Record<string, PgColumn>,
 ): Promise<{ items: U[]; nextCursor: string | null }> {
-  const rows = (await db
-    .select()
+  const query = columns ? db.select(columns) : db.select();
+  const rows = (await query
     .from(table as PgTable)
     .where(and(where, afterCursor(table.createdAt, table.id, decodeCursor(input.cursor))))
     .orderBy(asc(table.createdAt), asc(table.id))
