@@ -142,6 +142,7 @@ export async function getRemediationReview(args: {
     files: change.files.map((f) => f.path),
     diff: change.diff,
     validation: row.validation,
+    verification: row.verification,
     mergeSteps: local
       ? [
           `cd ${repo.path}`,

@@ -254,6 +254,7 @@ export const RemediationReviewSchema = z
     files: z.array(z.string()),
     diff: z.string(),
     validation: RemediationSchema.shape.validation,
+    verification: RemediationSchema.shape.verification,
     mergeSteps: z.array(z.string()).openapi({ description: "How a human merges it; patchbay never does." }),
   })
   .openapi("RemediationReview");
