@@ -20,7 +20,7 @@ afterAll(removeFixtureRepos);
 type Options = Parameters<typeof lastToolResults>[0];
 const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 /** A turn that checks the previous tool's answer before making its call, as a model reading it would. */
-const after =
+const checked =
   (check: (out: ReturnType<typeof lastOutput>) => void, next: Turn) =>
   (o: Options): Turn => {
     check(lastOutput(o));
@@ -75,7 +75,7 @@ describe("remediations that prove themselves", () => {
       call("write_file", { path: "test/order-lookup.test.js", content: REPRO_TEST }),
       // One file only, through the repository's runner; the answer says how it reports failures.
       call("run_tests", { file: "test/order-lookup.test.js" }),
-      after(
+      checked(
         (out) => {
           expect(out).toMatchObject({
             command: "node --test 'test/order-lookup.test.js'",
@@ -87,7 +87,7 @@ describe("remediations that prove themselves", () => {
         },
         call("check_reproduction", { tests: ["test/order-lookup.test.js"] }),
       ),
-      after(
+      checked(
         (out) => {
           expect(out).toMatchObject({ outcome: "ok", reproduces: true, onDefaultBranch: { exitCode: 1 } });
         },
@@ -95,7 +95,7 @@ describe("remediations that prove themselves", () => {
       ),
       // One test by name.
       call("run_tests", { name: "finds an order by its id" }),
-      after(
+      checked(
         (out) =>
           expect(out).toMatchObject({
             command: "node --test --test-name-pattern='finds an order by its id'",
@@ -103,7 +103,7 @@ describe("remediations that prove themselves", () => {
           }),
         call("run_tests"),
       ),
-      after(
+      checked(
         (out) => expect(out.exitCode).toBe(0),
         call("finish", {
           summary: "parseOrderId kept the dash of ORD-; it now slices the whole prefix.",
@@ -158,7 +158,7 @@ describe("remediations that prove themselves", () => {
       scriptedModel([
         call("write_file", { path: "test/order-type.test.js", content: NOT_A_REPRO }),
         call("check_reproduction", { tests: ["test/order-type.test.js"] }),
-        after(
+        checked(
           (out) => {
             expect(out).toMatchObject({
               outcome: "error",
