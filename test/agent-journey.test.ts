@@ -189,13 +189,14 @@ describe("the agent journey (spec 1B)", () => {
       expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
 
       expect(ready.problem).toMatchObject({ id: problem.id, status: "open" });
-      // How sure patchbay is, from its own runs in the sandbox: the fixture's test fails with
-      // another culprit than this telemetry's, so it is not taken as a reproduction, and says why.
+      // How sure patchbay is, from its own runs in the sandbox: the fixture's failing test shows
+      // the problem on the default branch and passes with the fix.
       expect(ready.verification).toMatchObject({
-        state: "fixed-without-reproduction",
+        state: "reproduced-and-fixed",
+        baseRun: { exitCode: 1 },
+        branchRun: { exitCode: 0 },
         suiteRun: { exitCode: 0 },
       });
-      expect(ready.verification.reason).toContain("Refused as a reproduction");
 
       // The human merges by hand. Days may pass: the session token expires, the wallet does not.
       // Signed in with it (no session token), the agent sees the run merged and its problem
