@@ -318,14 +318,23 @@ async function verifyFix(args: {
   }
   const goal = await runGoal(args.services, args.run);
   const contents = new Map(change.files.map((f) => [f.path, f.content]));
-  const verdict = await checkOnBase({
-    services: args.services,
-    repo: args.repo,
-    baseCommit: args.baseCommit,
-    claim: claimed,
-    testFiles: new Map(claimed.tests.map((t) => [t, contents.get(t) ?? null])),
-    problem: goal?.kind === "fix" ? goal.problem : {},
-  });
+  let verdict: Awaited<ReturnType<typeof checkOnBase>>;
+  try {
+    verdict = await checkOnBase({
+      services: args.services,
+      repo: args.repo,
+      baseCommit: args.baseCommit,
+      claim: claimed,
+      testFiles: new Map(claimed.tests.map((t) => [t, contents.get(t) ?? null])),
+      problem: goal?.kind === "fix" ? goal.problem : {},
+    });
+  } catch (error) {
+    // A path the file tools would refuse, or a test name this runner cannot select.
+    if (!isAppError(error)) throw error;
+    const reason = `The named reproduction could not be run: ${error.message}`;
+    const without = { state: "fixed-without-reproduction" as const, reason, reproduction: null };
+    return { ...without, baseRun: null, branchRun: null, suiteRun, verifiedAt: at };
+  }
   const command = verdict.run.command;
   const branchRun = recordRun(command, await args.workspace.run(command, AGENT_TEST_LIMITS));
   const reproduction = {
