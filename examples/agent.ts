@@ -262,6 +262,14 @@ type Run = {
   prUrl: string | null;
   reason: string | null;
   approval: { approvalUrl: string; message: string } | null;
+  // How sure patchbay is of the fix, from its own test runs in the sandbox.
+  verification: {
+    state: "reproduced-and-fixed" | "fixed-without-reproduction" | "not-fixed";
+    reason: string | null;
+    reproduction: { tests: string[] } | null;
+    baseRun: { command: string; exitCode: number | null } | null;
+    branchRun: { command: string; exitCode: number | null } | null;
+  } | null;
 };
 if (!remediate) {
   // A fix is suggested only when this server can start one: the catalog says why it cannot.
@@ -303,6 +311,15 @@ if (remediate) {
     }
     if (run.status === "awaiting-review" && run.prUrl) {
       log("pull request ready for a human to review and merge (patchbay never merges)", run.prUrl);
+      const v = run.verification;
+      if (v) {
+        log(
+          `verification: ${v.state}`,
+          v.state === "reproduced-and-fixed"
+            ? `${v.reproduction?.tests.join(", ")}: exit ${v.baseRun?.exitCode} on the default branch, exit ${v.branchRun?.exitCode} with the fix`
+            : (v.reason ?? ""),
+        );
+      }
       // The run's story as JSON: what patchbay, the task agent and people did, oldest first.
       if (started.threadApiUrl) {
         const thread = (await (await freeRead(started.threadApiUrl)).json()) as {
@@ -316,7 +333,11 @@ if (remediate) {
       break;
     }
     if (["merged", "closed", "failed", "cancelled"].includes(run.status)) {
-      log("remediation ended", { status: run.status, reason: run.reason });
+      log("remediation ended", {
+        status: run.status,
+        reason: run.reason,
+        verification: run.verification?.state,
+      });
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -6,6 +6,7 @@ import type { Config } from "./config.ts";
 import { sweepSignInNonces } from "./features/agent-onboarding/sweep-sign-in-nonces.ts";
 import { sweepOAuthModels } from "./features/oauth/adapter.ts";
 import { registerRemediationWorker } from "./features/remediations/run-step.ts";
+import { watchMergedFixes } from "./features/remediations/watch-fix.ts";
 import { registerTaskWorker } from "./features/tasks/task-queue.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
@@ -74,6 +75,12 @@ export async function runServer(config: Config): Promise<void> {
     60 * 60 * 1000,
   );
   sweep.unref();
+  // Merged fixes whose problem nobody reads still get their verdict (regressed, or fixed).
+  const watch = setInterval(
+    () => void watchMergedFixes(deps).catch((err: unknown) => logger.warn({ err }, "fix watch failed")),
+    10 * 60 * 1000,
+  );
+  watch.unref();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -81,6 +88,7 @@ export async function runServer(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     clearInterval(sweep);
+    clearInterval(watch);
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
     await drain({ settleMs: 250, timeoutMs: 10_000 });
     await deps.jobs.stop({ timeoutMs: 10_000 });

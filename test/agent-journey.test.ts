@@ -189,6 +189,14 @@ describe("the agent journey (spec 1B)", () => {
       expect(ready.next_actions[0]).toMatchObject({ action: "request_review", href: ready.prUrl });
 
       expect(ready.problem).toMatchObject({ id: problem.id, status: "open" });
+      // How sure patchbay is, from its own runs in the sandbox: the fixture's failing test shows
+      // the problem on the default branch and passes with the fix.
+      expect(ready.verification).toMatchObject({
+        state: "reproduced-and-fixed",
+        baseRun: { exitCode: 1 },
+        branchRun: { exitCode: 0 },
+        suiteRun: { exitCode: 0 },
+      });
 
       // The human merges by hand. Days may pass: the session token expires, the wallet does not.
       // Signed in with it (no session token), the agent sees the run merged and its problem
@@ -198,6 +206,9 @@ describe("the agent journey (spec 1B)", () => {
       const beforeReads = await chain.balanceOf(payer.address);
       const merged = await (await asWallet(run.next_actions[0].href)).json();
       expect(merged).toMatchObject({ status: "merged", problem: { id: problem.id, status: "resolved" } });
+      // Merged, the problem is watched: the agent polls until the watch decides.
+      expect(merged.watch).toMatchObject({ state: "watching", occurrences: [] });
+      expect(merged.next_actions.map((a: Action) => a.action)).toEqual(["poll_remediation"]);
       const thread = await (await asWallet(run.threadApiUrl)).json();
       const kinds = thread.messages.map((m: { type: string }) => m.type);
       expect(kinds).toEqual(expect.arrayContaining(["created", "agent_step", "change_proposed", "merged"]));

@@ -212,6 +212,8 @@ export function investigationScript(opts: { fix?: string } = {}) {
           lastOutput(o).exitCode === 0
             ? 'parseOrderId sliced 3 characters off "ORD-000123" and kept the dash, so ids parsed negative; it now slices the whole "ORD-" prefix.'
             : "I could not make the tests pass.",
+        // The repository already has a test that fails with the problem: the reproduction it found.
+        reproduction: { tests: ["test/order-id.test.js"] },
       }),
   ];
 }
@@ -283,6 +285,21 @@ export type RunView = {
   approval: { kind: string; approvalUrl: string; message: string } | null;
   change: { files: string[]; risk: { high: boolean; reasons: string[] } } | null;
   validation: { exitCode: number | null; outputTail: string } | null;
+  verification: {
+    state: string;
+    reason: string | null;
+    reproduction: { tests: string[]; name: string | null; matched: string | null; testDiff: string } | null;
+    baseRun: { command: string; exitCode: number | null; output: string } | null;
+    branchRun: { command: string; exitCode: number | null; output: string } | null;
+    suiteRun: { command: string; exitCode: number | null; output: string } | null;
+  } | null;
+  watch: {
+    state: string;
+    mergedAt: string;
+    occurrences: { at: string; traceId: string; serviceVersion: string | null }[];
+    evidence: string | null;
+    traffic: { spans: number } | null;
+  } | null;
   events: { type: string; status: string | null; message: string }[];
 };
 

@@ -87,6 +87,9 @@ export async function runExample(deps: Deps, opts: { onboarding: boolean; payerI
     expect(prUrl ?? stdout).toMatch(new RegExp(`^${server.url}/remediations/rem_\\w+/review$`));
     const branch = /remediations\/(rem_\w+)\/review/.exec(prUrl ?? "")?.[1];
     expect(repo.git("branch", "--list", `patchbay/${branch}`)).toContain(`patchbay/${branch}`);
+    // How sure patchbay is: the example's telemetry names another file than the fixture's test
+    // fails in, so the test the agent names is refused as a reproduction, and the agent says so.
+    expect(stdout).toMatch(/verification: (reproduced-and-fixed|fixed-without-reproduction)/);
     // The run's thread, read as JSON after the pull request: the agent's steps among the messages.
     expect(stdout).toMatch(/thread: \d+ messages/);
     expect(stdout).toContain("agent agent_step:");

@@ -3,13 +3,9 @@ import { z } from "zod";
 import { isAppError } from "../../errors.ts";
 import type { Workspace } from "../../platform/sandbox/sandbox.ts";
 import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
+import { type ReproductionClaim, type ReproductionVerdict, runnerFor } from "./reproduction.ts";
 import type { RunGoal } from "./run-goal.ts";
-
-/** The tail of test output the agent sees. */
-const TEST_TAIL_CHARS = 4_000;
-
-/** Time and CPU caps for one `run_tests` from the agent. */
-export const AGENT_TEST_LIMITS = { timeoutMs: 3 * 60 * 1000, cpuSeconds: 3 * 60 };
+import { AGENT_TEST_LIMITS, OUTPUT_TAIL_CHARS, relevantLines, type TestRunner } from "./test-runner.ts";
 
 /**
  * The built-in tools of a remediation agent. Names and arguments are fixed (issue 9) so a run's
@@ -24,8 +20,15 @@ export function remediationTools(args: {
   workspace: Workspace;
   testCommand: string;
   onWrite: (path: string) => Promise<void>;
+  /** Runs a claimed reproduction on the default branch plus only its test files (`reproduction.ts`). */
+  checkReproduction: (claim: ReproductionClaim) => Promise<ReproductionVerdict>;
 }): Record<string, Tool> {
   const { evidence, scope, workspace } = args;
+  let runner: TestRunner | undefined;
+  const testRunner = async () => {
+    runner ??= await runnerFor(workspace, args.testCommand);
+    return runner;
+  };
   const guarded =
     <I>(fn: (input: I) => Promise<Record<string, unknown>>) =>
     async (input: I) => {
@@ -99,20 +102,74 @@ export function remediationTools(args: {
       }),
     }),
     run_tests: tool({
-      description: "Run the repository's test command in the sandbox: exit code and the tail of its output.",
-      inputSchema: z.object({}).strict(),
-      execute: guarded(async () => {
-        const result = await workspace.run(args.testCommand, AGENT_TEST_LIMITS);
+      description:
+        "Run tests in the sandbox: the repository's whole test command, or only one test file (`file`) and/or the tests whose name matches `name`. Answers the command, the exit code (0: passed), the lines that say what failed, the tail of the output, and how this repository's test runner reports a failure.",
+      inputSchema: z
+        .object({
+          file: z.string().min(1).max(1_000).optional(),
+          name: z.string().min(1).max(200).optional(),
+        })
+        .strict(),
+      execute: guarded(async ({ file, name }) => {
+        const found = await testRunner();
+        const command = file || name ? found.target(file ? [file] : [], name) : args.testCommand;
+        const result = await workspace.run(command, AGENT_TEST_LIMITS);
         return {
+          command,
           exitCode: result.exitCode,
           timedOut: result.timedOut,
-          outputTail: result.outputTail.slice(-TEST_TAIL_CHARS),
+          passed: result.exitCode === 0,
+          ...(result.exitCode === 0 ? {} : { failure: relevantLines(result.outputTail) }),
+          outputTail: result.outputTail.slice(-OUTPUT_TAIL_CHARS),
+          runner: { name: found.name, failureFormat: found.failureFormat },
+        };
+      }),
+    }),
+    check_reproduction: tool({
+      description:
+        "Check that test file(s) you wrote (or found) reproduce the problem: patchbay runs them on the default branch as it is (the base commit plus ONLY these test files, your other changes left out). A reproduction must fail there with the problem's failure (its message, or its exception and culprit frame); one that passes, or fails for another reason, is refused. Name the same tests in `finish`.",
+      inputSchema: z
+        .object({
+          tests: z.array(z.string().min(1).max(1_000)).min(1).max(10),
+          name: z.string().min(1).max(200).optional(),
+        })
+        .strict(),
+      execute: guarded(async ({ tests, name }) => {
+        const verdict = await args.checkReproduction({ tests, name });
+        if (verdict.verdict === "reproduces") {
+          return {
+            reproduces: true,
+            matched: verdict.matched,
+            onDefaultBranch: verdict.run,
+            message: `Reproduces the problem on the default branch (${verdict.matched}). Fix the code so it passes, keep the whole suite passing, and name these tests in finish.`,
+          };
+        }
+        return {
+          outcome: "error",
+          error: "reproduction_refused",
+          reproduces: false,
+          verdict: verdict.verdict,
+          message: verdict.message,
+          onDefaultBranch: verdict.run,
         };
       }),
     }),
     finish: tool({
-      description: "End your work with a summary of the cause and of the fix you wrote.",
-      inputSchema: z.object({ summary: z.string().min(1).max(8_000) }).strict(),
+      description:
+        "End your work with a summary of the cause and of the fix. Name the test(s) that reproduce the problem in `reproduction` (checked first with check_reproduction); if you could not write one, give the reason in `noReproductionReason`.",
+      inputSchema: z
+        .object({
+          summary: z.string().min(1).max(8_000),
+          reproduction: z
+            .object({
+              tests: z.array(z.string().min(1).max(1_000)).min(1).max(10),
+              name: z.string().min(1).max(200).optional(),
+            })
+            .strict()
+            .optional(),
+          noReproductionReason: z.string().min(1).max(2_000).optional(),
+        })
+        .strict(),
       // The runtime ends the run and reads the summary from the committed call.
       execute: async () => ({ outcome: "ok" }),
     }),

@@ -9,6 +9,7 @@ import { syncLocalReview } from "./review-outcome.ts";
 import type { RemediationRow } from "./run-state.ts";
 import type { ProposedChange, Remediation, RemediationReview } from "./schemas.ts";
 import { toRemediation } from "./to-remediation.ts";
+import { evaluateWatch } from "./watch-fix.ts";
 
 const MAX_EVENTS = 200;
 
@@ -36,6 +37,7 @@ export async function readRemediation(ctx: ServiceContext, ref: RunRef): Promise
   const { deps } = ctx;
   let row = await findRemediation(deps.db, ctx, ref);
   if (row.status === "awaiting-review") row = await syncLocalReview(deps, row);
+  if (row.status === "merged" && row.watch?.state === "watching") row = await evaluateWatch(deps, row);
   const events = await deps.db
     .select()
     .from(remediationEvents)
@@ -142,6 +144,7 @@ export async function getRemediationReview(args: {
     files: change.files.map((f) => f.path),
     diff: change.diff,
     validation: row.validation,
+    verification: row.verification,
     mergeSteps: local
       ? [
           `cd ${repo.path}`,

@@ -64,6 +64,19 @@ describe("remediation run on local-git", () => {
     expect(run.branch).toBe(`patchbay/${run.id}`);
     expect(run.change).toMatchObject({ files: ["src/order-id.js"], risk: { high: false } });
     expect(run.validation).toMatchObject({ exitCode: 0 });
+    // The test it found fails with the problem on the default branch and passes on the branch.
+    expect(run.verification).toMatchObject({
+      state: "reproduced-and-fixed",
+      reason: null,
+      reproduction: {
+        tests: ["test/order-id.test.js"],
+        matched: expect.stringContaining("order -123 not found"),
+      },
+      baseRun: { command: "node --test 'test/order-id.test.js'", exitCode: 1 },
+      branchRun: { command: "node --test 'test/order-id.test.js'", exitCode: 0 },
+      suiteRun: { command: "node --test", exitCode: 0 },
+    });
+    expect(run.verification?.baseRun?.output).toContain("order -123 not found");
 
     // Every status, in order, once.
     const statuses = run.events.map((e) => e.status).filter((s): s is string => s !== null);
@@ -108,6 +121,7 @@ describe("remediation run on local-git", () => {
     };
     expect(task).toMatchObject({ kind: "remediation", status: "succeeded", usage: { steps: 9 } });
     expect(script.offeredTools(0).sort()).toEqual([
+      "check_reproduction",
       "finish",
       "get_problem",
       "get_trace",

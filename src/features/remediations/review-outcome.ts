@@ -8,6 +8,7 @@ import { repositories } from "../../platform/db/schema/repositories.ts";
 import { git } from "../../platform/git.ts";
 import type { PullRequestOutcome } from "../source-hosting/index.ts";
 import { appendEvent, type RemediationRow } from "./run-state.ts";
+import { startWatch } from "./watch-fix.ts";
 
 /**
  * A pull request of a run was closed on GitHub (verified webhook): the run moves from
@@ -69,8 +70,9 @@ export async function syncLocalReview(deps: Deps, row: RemediationRow): Promise<
 
 /**
  * Moves the runs `where` matches that await review to `merged` or `closed`, each with its event.
- * A merged fix resolves its problem (open or regressed) in the same transaction; if it happens
- * again, ingest marks it `regressed`, which is how a fix that did not hold shows.
+ * A merged fix resolves its problem (open or regressed) in the same transaction and starts its
+ * watch: while watched, only the watch (`watch-fix.ts`) marks the problem `regressed` — from a
+ * newer `service.version` or after the grace period — which is how a fix that did not hold shows.
  */
 async function endReviews(
   tx: Db,
@@ -87,6 +89,21 @@ async function endReviews(
     .where(and(where, eq(remediations.status, "awaiting-review")))
     .returning();
   for (const run of moved) await appendEvent(tx, deps, run.id, { type: status, status, message });
+  const watched: RemediationRow[] = [];
+  for (const run of moved) {
+    if (!merged || run.kind !== "fix" || !run.problemId) {
+      watched.push(run);
+      continue;
+    }
+    // From the merge on, the problem is watched: `watch-fix.ts` decides whether the fix held.
+    const watch = await startWatch(tx, run, now);
+    const [updated] = await tx
+      .update(remediations)
+      .set({ watch })
+      .where(eq(remediations.id, run.id))
+      .returning();
+    watched.push(updated ?? run);
+  }
   const fixed = moved.flatMap((r) => (r.kind === "fix" && r.problemId ? [r.problemId] : []));
   if (merged && fixed.length > 0) {
     await tx
@@ -100,5 +117,5 @@ async function endReviews(
       })
       .where(and(inArray(problems.id, fixed), inArray(problems.status, ["open", "regressed"])));
   }
-  return moved;
+  return watched;
 }

@@ -37,9 +37,10 @@ export const goalMissing = (run: RemediationRow) =>
 const REMEDIATION_SYSTEM = [
   "You are patchbay's remediation agent. You fix one production problem in one repository.",
   "Investigate first: get_problem, then the sample traces (get_trace) and logs (search_logs), then the code (list_files, search_files, read_file).",
-  "Fix the cause with the smallest change (write_file with the whole new file), then run_tests. Do not weaken, skip or delete tests; add a test for the bug when you can.",
+  "Reproduce before fixing: write a new test file (or find an existing test) that fails the way the problem does — the same exception and message, or the same culprit frame. run_tests with `file` or `name` runs just that test and tells you how this repository's runner reports failures. Then call check_reproduction: patchbay runs the test on the default branch plus only your test files, and refuses a test that passes there or fails for another reason; write a better one if refused.",
+  "Then fix the cause with the smallest change (write_file with the whole new file), and run_tests until the reproduction and the whole suite pass. Do not weaken, skip or delete tests; prefer a new test file over editing an existing one.",
   "Customer tools, when offered, are read-only sources of information approved by the organisation.",
-  "When the tests pass, call finish with a summary of the cause and the fix. If you cannot fix it, call finish and say why without writing files.",
+  "When the tests pass, call finish with a summary of the cause and the fix and `reproduction` naming your reproducing test(s); if no reproducing test can be written, say why in `noReproductionReason`. If you cannot fix it, call finish and say why without writing files.",
 ].join("\n");
 
 const INSTRUMENTATION_SYSTEM = [

@@ -2,13 +2,21 @@ import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext, systemContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
-import { remediations } from "../../platform/db/schema/remediations.ts";
+import {
+  type RemediationChange,
+  type RemediationVerification,
+  remediations,
+  type VerificationRun,
+} from "../../platform/db/schema/remediations.ts";
+import type { Workspace } from "../../platform/sandbox/sandbox.ts";
 import {
   findReferencedRepository,
   parseRepositoryReference,
+  type RepositoryRow,
   repositoryForService,
 } from "../repositories/index.ts";
 import { REMEDIATION_QUEUE } from "../tasks/index.ts";
+import { checkOnBase, diffOf } from "./reproduction.ts";
 import { goalMissing, goalTitle, runGoal } from "./run-goal.ts";
 import {
   advance,
@@ -21,6 +29,7 @@ import {
   updateHeld,
 } from "./run-state.ts";
 import { hostFor, type RemediationServices, runRepository } from "./services.ts";
+import { AGENT_TEST_LIMITS, recordRun } from "./test-runner.ts";
 import { threadUrlFor } from "./to-remediation.ts";
 
 /** Limits of the validation run: the repository's whole suite. */
@@ -185,11 +194,12 @@ async function proposal({ deps, run, claim }: Step) {
 
 /**
  * `validating`: a fresh working copy of the base with exactly the proposed files, and the
- * repository's test command in the sandbox. Only a passing suite moves on to `opening-pr`; a
- * failing one ends the run as `failed` (`tests_failed`) and no pull request is opened.
+ * repository's test command in the sandbox; then, for a fix, the verification (`verifyFix`).
+ * Only a passing suite whose reproduction (if any) passes moves on to `opening-pr`; otherwise the
+ * run ends `failed` (`tests_failed`, `reproduction_still_fails`) and no pull request is opened.
  */
 async function validateStep(step: Step): Promise<void> {
-  const { deps, services, claim } = step;
+  const { deps, services, claim, run } = step;
   const found = await proposal(step);
   if (!found) return;
   const { repo, baseCommit, change } = found;
@@ -203,29 +213,148 @@ async function validateStep(step: Step): Promise<void> {
     const result = await workspace.run(repo.testCommand, VALIDATION_LIMITS);
     const { exitCode, timedOut, outputTail, durationMs } = result;
     const validation = { exitCode, timedOut, outputTail, durationMs };
-    if (exitCode === 0) {
-      const message = `\`${repo.testCommand}\` passed with the change (${durationMs} ms).`;
+    const suiteRun = recordRun(repo.testCommand, result);
+    if (exitCode !== 0) {
+      const how = timedOut ? "timed out" : result.outputCapped ? "printed too much" : `exited ${exitCode}`;
+      const reason = `The repository's tests fail with the proposed change (\`${repo.testCommand}\` ${how}); no pull request was opened.`;
+      const verification = run.kind === "fix" ? notFixed(deps, change, reason, { suiteRun }) : null;
       await advance(
         deps,
         claim,
-        "opening-pr",
-        { validation },
-        { type: "tests_passed", message, data: { exitCode } },
+        "failed",
+        { validation, verification, reasonCode: "tests_failed", reason },
+        { type: "failed", message: reason, data: { exitCode, timedOut, verification: verification?.state } },
       );
       return;
     }
-    const how = timedOut ? "timed out" : result.outputCapped ? "printed too much" : `exited ${exitCode}`;
-    const reason = `The repository's tests fail with the proposed change (\`${repo.testCommand}\` ${how}); no pull request was opened.`;
+    const verification =
+      run.kind === "fix" ? await verifyFix({ ...step, repo, baseCommit, change, workspace, suiteRun }) : null;
+    if (verification?.state === "not-fixed") {
+      const reason = `${verification.reason} No pull request was opened.`;
+      await advance(
+        deps,
+        claim,
+        "failed",
+        { validation, verification, reasonCode: "reproduction_still_fails", reason },
+        { type: "failed", message: reason, data: { verification: verification.state } },
+      );
+      return;
+    }
+    const message = `\`${repo.testCommand}\` passed with the change (${durationMs} ms).${verification ? ` ${describeVerification(verification)}` : ""}`;
     await advance(
       deps,
       claim,
-      "failed",
-      { validation, reasonCode: "tests_failed", reason },
-      { type: "failed", message: reason, data: { exitCode, timedOut } },
+      "opening-pr",
+      { validation, verification },
+      {
+        type: "tests_passed",
+        message,
+        data: { exitCode, ...(verification ? { verification: verification.state } : {}) },
+      },
     );
   } finally {
     await workspace.dispose();
   }
+}
+
+const notFixed = (
+  deps: Deps,
+  change: RemediationChange,
+  reason: string,
+  runs: Partial<Pick<RemediationVerification, "baseRun" | "branchRun" | "suiteRun">>,
+  reproduction: RemediationVerification["reproduction"] = null,
+): RemediationVerification => ({
+  state: "not-fixed",
+  reason,
+  reproduction:
+    reproduction ??
+    (change.reproduction
+      ? {
+          tests: change.reproduction.tests,
+          name: change.reproduction.name ?? null,
+          matched: null,
+          testDiff: diffOf(change.diff, change.reproduction.tests),
+        }
+      : null),
+  baseRun: runs.baseRun ?? null,
+  branchRun: runs.branchRun ?? null,
+  suiteRun: runs.suiteRun ?? null,
+  verifiedAt: deps.clock().toISOString(),
+});
+
+/** One sentence for events and the pull request. */
+export function describeVerification(v: RemediationVerification): string {
+  if (v.state === "reproduced-and-fixed") {
+    return `Reproduced: ${v.reproduction?.tests.join(", ")} fails on the default branch (${v.reproduction?.matched}) and passes with the fix.`;
+  }
+  if (v.state === "fixed-without-reproduction") return `Fixed without a reproducing test: ${v.reason}`;
+  return `Not fixed: ${v.reason}`;
+}
+
+/**
+ * The run's own proof of a fix, in the sandbox: the test(s) the agent named as the reproduction
+ * must fail on the default branch (base commit plus only those files) with the problem's
+ * failure, and pass on the fix branch (`workspace`, where the whole suite just passed). Without
+ * a valid reproduction the fix is `fixed-without-reproduction`, with the agent's reason or why
+ * its test was refused; a reproduction that still fails with the fix is `not-fixed`.
+ */
+async function verifyFix(args: {
+  deps: Deps;
+  services: RemediationServices;
+  run: RemediationRow;
+  repo: RepositoryRow;
+  baseCommit: string;
+  change: RemediationChange;
+  workspace: Workspace;
+  suiteRun: VerificationRun;
+}): Promise<RemediationVerification> {
+  const { deps, change, suiteRun } = args;
+  const at = deps.clock().toISOString();
+  const claimed = change.reproduction;
+  if (!claimed) {
+    const reason = change.noReproductionReason ?? "The agent named no reproducing test and gave no reason.";
+    const without = { state: "fixed-without-reproduction" as const, reason, reproduction: null };
+    return { ...without, baseRun: null, branchRun: null, suiteRun, verifiedAt: at };
+  }
+  const goal = await runGoal(args.services, args.run);
+  const contents = new Map(change.files.map((f) => [f.path, f.content]));
+  let verdict: Awaited<ReturnType<typeof checkOnBase>>;
+  try {
+    verdict = await checkOnBase({
+      services: args.services,
+      repo: args.repo,
+      baseCommit: args.baseCommit,
+      claim: claimed,
+      testFiles: new Map(claimed.tests.map((t) => [t, contents.get(t) ?? null])),
+      problem: goal?.kind === "fix" ? goal.problem : {},
+    });
+  } catch (error) {
+    // A path the file tools would refuse, or a test name this runner cannot select.
+    if (!isAppError(error)) throw error;
+    const reason = `The named reproduction could not be run: ${error.message}`;
+    const without = { state: "fixed-without-reproduction" as const, reason, reproduction: null };
+    return { ...without, baseRun: null, branchRun: null, suiteRun, verifiedAt: at };
+  }
+  const command = verdict.run.command;
+  const branchRun = recordRun(command, await args.workspace.run(command, AGENT_TEST_LIMITS));
+  const reproduction = {
+    tests: claimed.tests,
+    name: claimed.name ?? null,
+    matched: verdict.verdict === "reproduces" ? verdict.matched : null,
+    testDiff: diffOf(change.diff, claimed.tests),
+  };
+  const runs = { baseRun: verdict.run, branchRun, suiteRun, verifiedAt: at };
+  if (verdict.verdict !== "reproduces") {
+    const reason = change.noReproductionReason
+      ? `${verdict.message} The agent's reason: ${change.noReproductionReason}`
+      : verdict.message;
+    return { state: "fixed-without-reproduction", reason, reproduction, ...runs };
+  }
+  if (branchRun.exitCode !== 0) {
+    const reason = `The reproducing test still fails on the fix branch (\`${command}\` exited ${branchRun.exitCode ?? "killed"}).`;
+    return notFixed(deps, change, reason, runs, reproduction);
+  }
+  return { state: "reproduced-and-fixed", reason: null, reproduction, ...runs };
 }
 
 /**
@@ -279,6 +408,7 @@ async function openReviewStep(step: Step): Promise<void> {
       `Thread: ${threadUrlFor(deps.config.baseUrl, run.id)}`,
       `Tests: \`${repo.testCommand}\` passed in patchbay's sandbox.`,
       "",
+      ...(run.verification ? verificationBody(run.verification) : []),
       "patchbay never merges: review and merge this yourself.",
     ].join("\n"),
   });
@@ -289,4 +419,27 @@ async function openReviewStep(step: Step): Promise<void> {
     { prUrl: review.prUrl, prNumber: review.prNumber },
     { type: "review_opened", message: `Review ready: ${review.prUrl}`, data: review },
   );
+}
+
+const fence = (text: string) => ["```", text.replaceAll("```", "`\u200b``").trimEnd(), "```"];
+const runBlock = (title: string, r: VerificationRun) => [
+  `**${title}**: \`${r.command}\` → exit ${r.exitCode ?? "killed"}${r.timedOut ? " (timed out)" : ""}`,
+  ...fence(r.output.slice(0, 3_000)),
+];
+
+/** The pull request's proof: the verification state, the failing and passing runs, the test's diff. */
+function verificationBody(v: RemediationVerification): string[] {
+  const lines = [`## Verification: \`${v.state}\``, "", describeVerification(v), ""];
+  if (v.baseRun) lines.push(...runBlock("Default branch (base + test only)", v.baseRun), "");
+  if (v.branchRun) lines.push(...runBlock("Fix branch", v.branchRun), "");
+  if (v.reproduction?.testDiff)
+    lines.push(
+      "**The reproducing test**",
+      "",
+      "```diff",
+      v.reproduction.testDiff.slice(0, 20_000).trimEnd(),
+      "```",
+      "",
+    );
+  return lines;
 }

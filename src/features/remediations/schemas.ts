@@ -1,5 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { remediationKinds, remediationStatuses } from "../../platform/db/schema/remediations.ts";
+import {
+  remediationKinds,
+  remediationStatuses,
+  verificationStates,
+  watchStates,
+} from "../../platform/db/schema/remediations.ts";
 import { EnvironmentParams } from "../environments/index.ts";
 import { BudgetsSchema, iso } from "../tasks/index.ts";
 
@@ -20,6 +25,65 @@ export const RemediationEventSchema = z
     data: z.record(z.string(), z.unknown()).nullable(),
   })
   .openapi("RemediationEvent");
+
+const VerificationRunSchema = z
+  .object({
+    command: z.string(),
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+    durationMs: z.number().int(),
+    output: z.string().openapi({ description: "The lines of the output that say what failed (bounded)." }),
+  })
+  .openapi("VerificationRun");
+
+export const VerificationSchema = z
+  .object({
+    state: z.enum(verificationStates),
+    reason: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why there is no reproduction, or why the fix does not hold." }),
+    reproduction: z
+      .object({
+        tests: z.array(z.string()),
+        name: z.string().nullable(),
+        matched: z.string().nullable().openapi({ description: "What in the failure matched the problem." }),
+        testDiff: z.string().openapi({ description: "The unified diff of the test file(s)." }),
+      })
+      .nullable(),
+    baseRun: VerificationRunSchema.nullable().openapi({
+      description: "The reproduction on the default branch (base commit plus only the test files).",
+    }),
+    branchRun: VerificationRunSchema.nullable().openapi({
+      description: "The reproduction on the fix branch.",
+    }),
+    suiteRun: VerificationRunSchema.nullable().openapi({
+      description: "The repository's whole test command on the fix branch.",
+    }),
+    verifiedAt: iso,
+  })
+  .openapi("RemediationVerification");
+
+export const WatchSchema = z
+  .object({
+    state: z.enum(watchStates),
+    mergedAt: iso,
+    versionsAtMerge: z.array(z.string()),
+    occurrences: z.array(
+      z.object({ at: iso, traceId: z.string(), spanId: z.string(), serviceVersion: z.string().nullable() }),
+    ),
+    decidedAt: iso.nullable(),
+    evidence: z.string().nullable(),
+    traffic: z
+      .object({
+        spans: z.number().int(),
+        firstAt: iso.nullable(),
+        lastAt: iso.nullable(),
+        versions: z.array(z.string()),
+      })
+      .nullable(),
+  })
+  .openapi("RemediationWatch");
 
 export const RemediationSchema = z
   .object({
@@ -71,6 +135,14 @@ export const RemediationSchema = z
         durationMs: z.number().int(),
       })
       .nullable(),
+    verification: VerificationSchema.nullable().openapi({
+      description:
+        "How sure the run is of its fix, established by patchbay in the sandbox (a `fix` run, once validated): `reproduced-and-fixed`, `fixed-without-reproduction` (with the reason) or `not-fixed`. Null before validation and for instrumentation runs.",
+    }),
+    watch: WatchSchema.nullable().openapi({
+      description:
+        "After a fix is merged: the problem watched. `regressed` (regressed after merge, with the new occurrences) or `fixed` (the service's traffic stayed clear of it over the quiet window).",
+    }),
     taskId: z.string().nullable(),
     budgets: RemediationBudgetsSchema,
     requestedBy: z.string(),
@@ -182,6 +254,7 @@ export const RemediationReviewSchema = z
     files: z.array(z.string()),
     diff: z.string(),
     validation: RemediationSchema.shape.validation,
+    verification: RemediationSchema.shape.verification,
     mergeSteps: z.array(z.string()).openapi({ description: "How a human merges it; patchbay never does." }),
   })
   .openapi("RemediationReview");

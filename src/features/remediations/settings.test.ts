@@ -34,3 +34,23 @@ describe("GitHub App settings", () => {
     },
   );
 });
+
+describe("fix watch settings", () => {
+  test("defaults, and whole milliseconds from the environment", () => {
+    expect(readRemediationSettings({}, "production").watch).toEqual({
+      graceMs: 3_600_000,
+      quietWindowMs: 259_200_000,
+    });
+    const env = { PATCHBAY_FIX_WATCH_GRACE_MS: "0", PATCHBAY_FIX_WATCH_WINDOW_MS: "86400000" };
+    expect(readRemediationSettings(env, "production").watch).toEqual({
+      graceMs: 0,
+      quietWindowMs: 86_400_000,
+    });
+  });
+
+  test.each(["-1", "1h", "1.5", "99999999999999"])("%s is refused", (value) => {
+    expect(() => readRemediationSettings({ PATCHBAY_FIX_WATCH_WINDOW_MS: value }, "development")).toThrow(
+      "PATCHBAY_FIX_WATCH_WINDOW_MS: must be a whole number of milliseconds",
+    );
+  });
+});

@@ -4,6 +4,19 @@ import { ConfigError } from "../../config-error.ts";
 import type { SandboxMode } from "../../platform/sandbox/create-sandbox.ts";
 import type { GithubAppSettings } from "../source-hosting/index.ts";
 
+/** How the problem of a merged fix is watched (`PATCHBAY_FIX_WATCH_GRACE_MS`, `…_WINDOW_MS`). */
+export type WatchSettings = {
+  /** Without `service.version`: occurrences this long after the merge count against the fix (the deploy). */
+  graceMs: number;
+  /** Traffic over this long after the merge without an occurrence closes the problem as fixed. */
+  quietWindowMs: number;
+};
+
+export const DEFAULT_WATCH: WatchSettings = {
+  graceMs: 60 * 60 * 1000,
+  quietWindowMs: 3 * 24 * 60 * 60 * 1000,
+};
+
 export type RemediationSettings = {
   /**
    * `auto`: bubblewrap when `bwrap` works on this machine, else the process fallback (refused in
@@ -15,6 +28,8 @@ export type RemediationSettings = {
   /** Whether local-git repositories may be registered at all. */
   localGitEnabled: boolean;
   github: GithubAppSettings | undefined;
+  /** How the problem of a merged fix is watched (`watch-fix.ts`). */
+  watch: WatchSettings;
 };
 
 /**
@@ -47,7 +62,19 @@ export function readRemediationSettings(
     localGitRoots,
     localGitEnabled: nodeEnv !== "production" || localGitRoots !== undefined,
     github: readGithub(env),
+    watch: {
+      graceMs: readMs(env, "PATCHBAY_FIX_WATCH_GRACE_MS", DEFAULT_WATCH.graceMs),
+      quietWindowMs: readMs(env, "PATCHBAY_FIX_WATCH_WINDOW_MS", DEFAULT_WATCH.quietWindowMs),
+    },
   };
+}
+
+/** A duration in milliseconds: a non-negative integer. */
+function readMs(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d{1,13}$/.test(raw)) throw new ConfigError(name, "must be a whole number of milliseconds");
+  return Number(raw);
 }
 
 function readGithub(env: Record<string, string | undefined>): GithubAppSettings | undefined {

@@ -2,11 +2,14 @@ import { eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { newId } from "../../ids.ts";
-import { remediations } from "../../platform/db/schema/remediations.ts";
+import { type RemediationChange, remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
+import type { Workspace } from "../../platform/sandbox/sandbox.ts";
+import { checkRelativePath } from "../../platform/sandbox/workspace-paths.ts";
 import type { RepositoryRow } from "../repositories/index.ts";
 import { BUILTIN_TOOL_NAMES, committedWrites, runTask, takeSnapshot } from "../tasks/index.ts";
 import { remediationTools } from "./agent-tools.ts";
+import { checkOnBase, type ReproductionClaim } from "./reproduction.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, goalPrompt, type RunGoal, runGoal, systemPromptFor } from "./run-goal.ts";
 import {
@@ -55,6 +58,7 @@ export async function agentStep(args: {
   }
 
   const task = await ensureAgentTask({ deps, claim, run, goal, repo });
+  const baseCommit = run.baseCommit;
   const workspace = await services.sandbox.createWorkspace(
     await hostFor(services, repo).archive(repo, run.baseCommit),
   );
@@ -74,6 +78,15 @@ export async function agentStep(args: {
           goal,
           workspace,
           testCommand: repo.testCommand,
+          checkReproduction: async (claimed) =>
+            checkOnBase({
+              services,
+              repo,
+              baseCommit,
+              claim: claimed,
+              testFiles: await filesOf(workspace, claimed.tests),
+              problem: goal.kind === "fix" ? goal.problem : {},
+            }),
           onWrite: async (path) => {
             if (coding) return;
             coding = true;
@@ -106,7 +119,15 @@ export async function agentStep(args: {
       ));
     }
     const risk = assessRisk(proposal.files, proposal.diff, (path) => !proposal.created.includes(path));
-    const change = { summary: outcome.summary, files: proposal.files, diff: proposal.diff, risk };
+    const finished = await finishInput(deps, task.id);
+    const change: RemediationChange = {
+      summary: outcome.summary,
+      files: proposal.files,
+      diff: proposal.diff,
+      risk,
+      ...(finished.reproduction ? { reproduction: finished.reproduction } : {}),
+      ...(finished.noReproductionReason ? { noReproductionReason: finished.noReproductionReason } : {}),
+    };
     const paths = proposal.files.map((f) => f.path);
     if (risk.high) {
       const message = `The change needs a human's approval: ${risk.reasons.join("; ")}.`;
@@ -133,6 +154,44 @@ export async function agentStep(args: {
   } finally {
     await workspace.dispose();
   }
+}
+
+/** The contents of `paths` in the agent's working copy (null: not there, or unreadable). */
+async function filesOf(workspace: Workspace, paths: string[]): Promise<Map<string, string | null>> {
+  const files = new Map<string, string | null>();
+  for (const path of paths) {
+    const key = checkRelativePath(path);
+    files.set(key, await workspace.readFile(key).catch(() => null));
+  }
+  return files;
+}
+
+/** What the agent's committed `finish` call named: its reproduction, or why it has none. */
+async function finishInput(
+  deps: Deps,
+  taskId: string,
+): Promise<{ reproduction?: ReproductionClaim; noReproductionReason?: string }> {
+  const [row] = await deps.db
+    .select({ transcript: tasks.transcript })
+    .from(tasks)
+    .where(eq(tasks.id, taskId));
+  const call = row?.transcript.findLast((e) => e.type === "tool_call" && e.tool === "finish");
+  if (call?.type !== "tool_call") return {};
+  const input = call.input as { reproduction?: ReproductionClaim; noReproductionReason?: unknown };
+  const tests = input.reproduction?.tests;
+  return {
+    ...(Array.isArray(tests) && tests.length > 0 && tests.every((t) => typeof t === "string")
+      ? {
+          reproduction: {
+            tests,
+            ...(typeof input.reproduction?.name === "string" ? { name: input.reproduction.name } : {}),
+          },
+        }
+      : {}),
+    ...(typeof input.noReproductionReason === "string"
+      ? { noReproductionReason: input.noReproductionReason }
+      : {}),
+  };
 }
 
 function describeStep(calls: readonly { toolName: string; input: unknown }[]): string {

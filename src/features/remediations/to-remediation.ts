@@ -39,6 +39,8 @@ export function toRemediationSummary(baseUrl: string, row: RemediationRow): Reme
       ? { summary: row.change.summary, files: row.change.files.map((f) => f.path), risk: row.change.risk }
       : null,
     validation: row.validation,
+    verification: row.verification,
+    watch: row.watch,
     taskId: row.taskId,
     budgets: row.budgets,
     requestedBy: row.requestedBy,

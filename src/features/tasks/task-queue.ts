@@ -32,6 +32,7 @@ export const BUILTIN_TOOL_NAMES = [
   "read_file",
   "search_files",
   "write_file",
+  "check_reproduction",
   "run_tests",
 ];
 

@@ -222,6 +222,10 @@ describe("remediation pages", () => {
     expect(page).toContain(`href="/remediations/${id}/review">Review the fix</a>`);
     expect(page).toContain(`<code>patchbay/${id}</code>`);
     expect(page).toContain("Tests passed");
+    // How sure the run is: the failing run on the default branch, the passing one on the branch.
+    expect(page).toContain('data-verification="reproduced-and-fixed"');
+    expect(page).toContain("On the default branch (base commit and the test only)");
+    expect(page).toContain("<code>node --test &#39;test/order-id.test.js&#39;</code> exited <code>1</code>");
     expect(page).not.toContain("Cancel run");
     expect(page).toMatch(/<meta http-equiv="refresh" content="30">/);
     // The progress message naming the markup is text.
@@ -229,6 +233,7 @@ describe("remediation pages", () => {
     expect(page).not.toContain(hostile);
 
     const review = await browser.page(`/remediations/${id}/review`);
+    expect(review).toContain('data-verification="reproduced-and-fixed"');
     expect(review).toContain('<span class="add">+  return Number(id.slice(&quot;ORD-&quot;.length));</span>');
     expect(review).toContain('<span class="del">-  return Number(id.slice(3));</span>');
     expect(review).toContain("<code>src/order-id.js</code>");

@@ -6,8 +6,14 @@ import type { ProblemDelta } from "./group-occurrences.ts";
 
 // An occurrence newer than the resolution reopens a resolved problem as `regressed` (one more
 // revision, so a stale If-Match from before the regression is refused). Late data from before the
-// resolution only counts. Ignored problems stay ignored; counts and samples always move on.
-const regresses = "p.status = 'resolved' and excluded.last_seen > coalesce(p.resolved_at, '-infinity')";
+// resolution only counts. Ignored problems stay ignored; counts and samples always move on. A
+// problem whose fix was merged and is being watched is regressed by the watch instead
+// (remediations/watch-fix.ts: only occurrences from a newer service.version, or after the grace
+// period, count against the fix).
+const regresses = `p.status = 'resolved' and excluded.last_seen > coalesce(p.resolved_at, '-infinity')
+  and not exists (select 1 from remediations r
+                   where r.environment_id = p.environment_id and r.problem_id = p.id
+                     and r.status = 'merged' and r.watch->>'state' = 'watching')`;
 
 /**
  * Adds a batch's deltas to the environment's problems in one statement: new fingerprints become

@@ -41,6 +41,10 @@ export type RemediationChange = {
   /** Unified diff against the base commit, bounded. */
   diff: string;
   risk: { high: boolean; reasons: string[] };
+  /** The test(s) the agent named as reproducing the problem (its `finish`). */
+  reproduction?: { tests: string[]; name?: string | undefined };
+  /** Why the agent wrote no reproducing test (its `finish`). */
+  noReproductionReason?: string;
 };
 
 export type TestRun = {
@@ -48,6 +52,76 @@ export type TestRun = {
   timedOut: boolean;
   outputTail: string;
   durationMs: number;
+};
+
+/** One recorded test run of a verification (bounded output: the lines that say what failed). */
+export type VerificationRun = {
+  command: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  output: string;
+};
+
+export const verificationStates = [
+  "reproduced-and-fixed",
+  "fixed-without-reproduction",
+  "not-fixed",
+] as const;
+export type VerificationState = (typeof verificationStates)[number];
+
+/**
+ * How sure a run is of its fix, established by the run in the sandbox (never the model's word):
+ * the reproducing test failing on the default branch (`baseRun`: base commit plus only the test
+ * files), passing on the fix branch (`branchRun`), and the whole test command on the fix branch
+ * (`suiteRun`).
+ */
+export type RemediationVerification = {
+  state: VerificationState;
+  /** Why there is no reproduction, or why the fix does not hold; null when reproduced and fixed. */
+  reason: string | null;
+  reproduction: {
+    tests: string[];
+    name: string | null;
+    /** What in the base run's failure matched the problem. */
+    matched: string | null;
+    /** The unified diff of the test file(s) against the base. */
+    testDiff: string;
+  } | null;
+  baseRun: VerificationRun | null;
+  branchRun: VerificationRun | null;
+  suiteRun: VerificationRun | null;
+  verifiedAt: string;
+};
+
+export const watchStates = ["watching", "regressed", "fixed"] as const;
+export type WatchState = (typeof watchStates)[number];
+
+/** One occurrence of the problem's fingerprint after the merge. */
+export type WatchOccurrence = {
+  at: string;
+  traceId: string;
+  spanId: string;
+  serviceVersion: string | null;
+};
+
+/**
+ * The problem watched after the merge of a fix: `regressed` when its fingerprint occurs again
+ * (from a newer `service.version`, or after the grace period when telemetry has no version),
+ * `fixed` when the service kept sending traffic over the quiet window and it did not occur.
+ */
+export type RemediationWatch = {
+  state: WatchState;
+  mergedAt: string;
+  /** `service.version`s the service reported up to the merge: an occurrence from these is the old code. */
+  versionsAtMerge: string[];
+  /** Occurrences that count against the fix (newest first, at most 10). */
+  occurrences: WatchOccurrence[];
+  /** When the state last changed, and the evidence for it in one sentence. */
+  decidedAt: string | null;
+  evidence: string | null;
+  /** For `fixed`: the traffic seen over the window. */
+  traffic: { spans: number; firstAt: string | null; lastAt: string | null; versions: string[] } | null;
 };
 
 /**
@@ -89,6 +163,8 @@ export const remediations = pgTable(
     headCommit: text("head_commit"),
     change: jsonb("change").$type<RemediationChange>(),
     validation: jsonb("validation").$type<TestRun>(),
+    verification: jsonb("verification").$type<RemediationVerification>(),
+    watch: jsonb("watch").$type<RemediationWatch>(),
     prUrl: text("pr_url"),
     prNumber: integer("pr_number"),
     /** +1 on every transition that enqueues the next step; a job for another value is stale. */

@@ -91,6 +91,8 @@ td form { display: inline; }
 .badge.credential_missing, .badge.approval_stale { background: #fef3c7; color: #78350f; }
 .badge.approval_missing { background: #dbeafe; color: #1e3a8a; }
 .badge.no { background: #fee2e2; color: #7f1d1d; }
+.badge.ok { background: #dcfce7; color: #14532d; }
+.badge.warn { background: #fef3c7; color: #78350f; }
 .meters { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0 0 1.25rem; }
 .meter { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .6rem 1rem; }
 .meter strong { font-size: 1.25rem; }

@@ -22,6 +22,7 @@ import {
   statusBadge,
   statusExplanation,
   testResult,
+  verificationView,
 } from "./remediation-view.ts";
 import { githubInstallLink } from "./repository-create.ts";
 
@@ -81,6 +82,7 @@ async function reviewPage(c: Context<WebEnv>): Promise<Response> {
 
 <h2>Tests</h2>
 <div class="card">${testResult(review.validation)}</div>
+${verificationView(review.verification)}
 
 <h2>How to merge</h2>
 <div class="card">${mergeSection(review)}</div>

@@ -19,6 +19,8 @@ import {
   statusBadge,
   statusExplanation,
   testResult,
+  verificationView,
+  watchView,
   workingStatuses,
 } from "./remediation-view.ts";
 import { repositoryLocation } from "./repositories.ts";
@@ -58,6 +60,8 @@ const eventLabels: Record<string, string> = {
   approval_granted: "Approved",
   change_proposed: "Change proposed",
   tests_passed: "Tests passed",
+  regressed: "Regressed after merge",
+  fix_confirmed: "Closed as fixed",
   branch_pushed: "Branch written",
   review_opened: "Review opened",
   cancel_requested: "Cancellation requested",
@@ -140,13 +144,18 @@ async function runPage(c: Context<WebEnv>): Promise<Response> {
         body: html`<button type="submit" class="danger">Cancel run</button>`,
       }),
     )}
-    ${when(manage && run.problemId && endedStatuses.includes(run.status) && run.status !== "merged", () =>
-      postForm(c, {
-        action: startPath(org.id, current.id, run.problemId ?? ""),
-        label: "Start a new run",
-        busy: "Starting…",
-        body: html`<button type="submit" class="secondary">Start a new run for this problem</button>`,
-      }),
+    ${when(
+      manage &&
+        run.problemId &&
+        endedStatuses.includes(run.status) &&
+        (run.status !== "merged" || run.watch?.state === "regressed"),
+      () =>
+        postForm(c, {
+          action: startPath(org.id, current.id, run.problemId ?? ""),
+          label: "Start a new run",
+          busy: "Starting…",
+          body: html`<button type="submit" class="secondary">Start a new run for this problem</button>`,
+        }),
     )}
     <a href="${remediationsPath(org.id, current.id)}">All remediations</a>
   </div>
@@ -183,6 +192,8 @@ ${when(
 </div>`,
 )}
 ${when(run.validation, () => html`<h2>Tests</h2><div class="card">${testResult(run.validation)}</div>`)}
+${verificationView(run.verification)}
+${watchView(run.watch)}
 
 <h2>Progress</h2>
 ${timeline(run)}

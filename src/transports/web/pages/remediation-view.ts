@@ -138,3 +138,61 @@ export function testResult(validation: Remediation["validation"]): Html {
   } exit code <code>${validation.exitCode ?? "none"}</code> after ${seconds} s</p>
 ${when(validation.outputTail.trim() !== "", () => html`<details${passed ? nothing : html` open`}><summary>Output (the last lines)</summary><pre>${validation.outputTail}</pre></details>`)}`;
 }
+
+const verificationLabels: Record<string, string> = {
+  "reproduced-and-fixed": "Reproduced and fixed",
+  "fixed-without-reproduction": "Fixed without reproduction",
+  "not-fixed": "Not fixed",
+};
+
+/** One recorded test run of a verification: command, exit code, the failure lines. */
+const verificationRun = (title: string, r: NonNullable<Remediation["verification"]>["baseRun"]) =>
+  when(
+    r,
+    () => html`<h3>${title}</h3>
+<p><code>${r?.command}</code> exited <code>${r?.exitCode ?? "killed"}</code>${r?.timedOut ? " (timed out)" : ""}</p>
+${when((r?.output ?? "").trim() !== "", () => html`<details><summary>What it printed (the relevant lines)</summary><pre>${r?.output}</pre></details>`)}`,
+  );
+
+/**
+ * How sure the run is of its fix, as patchbay established it in the sandbox: the state, the
+ * reason when it has no reproduction, the failing run on the default branch, the passing run on
+ * the fix branch and the test's diff.
+ */
+export function verificationView(v: Remediation["verification"]): Html {
+  if (!v) return nothing;
+  const badge = v.state === "reproduced-and-fixed" ? "ok" : v.state === "not-fixed" ? "no" : "warn";
+  return html`<h2>Verification</h2>
+<div class="card verification">
+  <p><span class="badge ${badge}" data-verification="${v.state}">${verificationLabels[v.state] ?? v.state}</span>
+  ${v.reproduction?.matched ? html` Fails on the default branch with ${v.reproduction.matched}.` : nothing}</p>
+  ${when(v.reason, () => html`<p class="reason">${v.reason}</p>`)}
+  ${verificationRun("On the default branch (base commit and the test only)", v.baseRun)}
+  ${verificationRun("On the fix branch", v.branchRun)}
+  ${verificationRun("The whole test command on the fix branch", v.suiteRun)}
+  ${when(v.reproduction?.testDiff, () => html`<details><summary>The reproducing test (${(v.reproduction?.tests ?? []).join(", ")})</summary><pre>${v.reproduction?.testDiff}</pre></details>`)}
+</div>`;
+}
+
+/** After the merge: whether the fix held (regressed after merge, with the occurrences, or closed as fixed). */
+export function watchView(w: Remediation["watch"]): Html {
+  if (!w) return nothing;
+  const label =
+    w.state === "regressed" ? "Regressed after merge" : w.state === "fixed" ? "Closed as fixed" : "Watching";
+  const badge = w.state === "regressed" ? "no" : w.state === "fixed" ? "ok" : "warn";
+  return html`<h2>After the merge</h2>
+<div class="card watch">
+  <p><span class="badge ${badge}" data-watch="${w.state}">${label}</span> merged ${w.mergedAt}</p>
+  ${when(w.evidence, () => html`<p>${w.evidence}</p>`)}
+  ${when(
+    w.occurrences.length > 0,
+    () =>
+      html`<table><thead><tr><th>At</th><th>Trace</th><th>service.version</th></tr></thead><tbody>${join(
+        w.occurrences.map(
+          (o) =>
+            html`<tr><td>${o.at}</td><td><code>${o.traceId}</code></td><td>${o.serviceVersion ?? "—"}</td></tr>`,
+        ),
+      )}</tbody></table>`,
+  )}
+</div>`;
+}

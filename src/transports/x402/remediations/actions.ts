@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Deps } from "../../../deps.ts";
 import { operatorStepAction } from "../../../features/agent-onboarding/operator-steps.ts";
-import { pollRemediationAction } from "../../../features/agent-onboarding/problem-assumption.ts";
+import {
+  pollRemediationAction,
+  remediateAction,
+} from "../../../features/agent-onboarding/problem-assumption.ts";
 import {
   FREE_READ_HOW,
   type NextAction,
@@ -74,8 +77,34 @@ const pollAction = (deps: Deps, remediationId: string) =>
     `Poll every few seconds until \`prUrl\` appears or the run ends; free ${FREE_READ_HOW}.`,
   );
 
-/** What the agent does next for a run in `status`: a pending human step's link first. */
-export function remediationActions(deps: Deps, run: Remediation, steps: OperatorStep[]): NextAction[] {
+/**
+ * What the agent does next for a run in `status`: a pending human step's link first. A merged fix
+ * is watched: poll it until the watch decides; regressed after merge, a new remediation is offered.
+ */
+export function remediationActions(
+  deps: Deps,
+  run: Remediation,
+  steps: OperatorStep[],
+  problem?: { status: string } | null,
+): NextAction[] {
+  if (run.status === "merged" && run.watch?.state === "watching") {
+    return [
+      pollRemediationAction(
+        deps,
+        run.remediationId,
+        "The fix is merged and its problem is watched: poll to learn whether it regressed after merge or was closed as fixed.",
+      ),
+    ];
+  }
+  if (run.status === "merged" && run.watch?.state === "regressed" && run.problemId && problem) {
+    const again = remediateAction(
+      deps,
+      { id: run.problemId, status: problem.status, remediationId: run.id, remediationState: run.status },
+      run.environmentId,
+      `Regressed after merge: ${run.watch.evidence ?? "the problem occurred again"} Start a new remediation of the problem.`,
+    );
+    return again ? [again] : [];
+  }
   if (ENDED.includes(run.status)) return [];
   const human = operatorStepAction(deps, steps);
   if (human) return [human, pollAction(deps, run.remediationId)];
@@ -87,6 +116,15 @@ export function remediationActions(deps: Deps, run: Remediation, steps: Operator
         description: `A human must approve: ${run.approval.message} Give them this link and keep polling.`,
       }),
       pollAction(deps, run.remediationId),
+    ];
+  }
+  if (run.status === "awaiting-review" && run.verification) {
+    return [
+      pollRemediationAction(
+        deps,
+        run.remediationId,
+        `The pull request is ${run.verification.state}${run.verification.reason ? ` (${run.verification.reason})` : ""}: tell your operator, who reviews and merges it; poll to follow it (free ${FREE_READ_HOW}).`,
+      ),
     ];
   }
   return [pollAction(deps, run.remediationId)];

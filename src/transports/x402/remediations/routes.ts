@@ -123,7 +123,7 @@ export const remediationRoutes: X402Route[] = [
           threadApiUrl: threadApiUrl(ctx.deps, run.id),
           problem,
           operatorSteps,
-          next_actions: remediationActions(ctx.deps, run, operatorSteps),
+          next_actions: remediationActions(ctx.deps, run, operatorSteps, problem),
         },
         200,
         { "cache-control": "no-store" },
