@@ -7,6 +7,7 @@ import { markRunning, readyConnection } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
+import { webhookDeliveries } from "../../platform/db/schema/webhooks.ts";
 import { callSnapshotTool } from "../tasks/call-snapshot-tool.ts";
 import { SessionPool } from "../tasks/session-pool.ts";
 import type { Connection } from "./schemas.ts";
@@ -70,6 +71,20 @@ describe("connection health", () => {
     expect(ok.health.lastSuccessAt).not.toBeNull();
     expect(ok.health.consecutiveFailures).toBe(0);
 
+    // Subscribed: the condition's start goes to the outbox once, not once per failure.
+    await json(
+      owner.api.post(`/organizations/${owner.organizationId}/webhook-endpoints`, {
+        url: "https://hooks.example.com/patchbay",
+        eventTypes: ["connection.credential_rejected"],
+      }),
+      201,
+    );
+    const outbox = () =>
+      deps.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.organizationId, owner.organizationId));
+
     // The remote now refuses every request: the open session's calls fail with 401.
     server.setAuth({ kind: "bearer", token: "only-this" }, 401);
     const failed = await task.call(2);
@@ -82,6 +97,19 @@ describe("connection health", () => {
       lastSuccessAt: ok.health.lastSuccessAt,
     });
     expect(rejected.readiness).toBe("ready");
+    const events = await outbox();
+    expect(events).toHaveLength(1);
+    expect(events[0]?.payload).toMatchObject({
+      type: "connection.credential_rejected",
+      data: {
+        connectionId: connection.id,
+        environmentId: owner.environmentId,
+        alias: "kb",
+        rejectedAt: rejected.health.credentialRejectedAt,
+      },
+    });
+    expect(await task.call()).toMatchObject([{ error: "remote_auth_failed" }]);
+    expect(await outbox()).toHaveLength(1);
     const list = await json<{ items: Connection[] }>(
       owner.api.get(`/environments/${owner.environmentId}/mcp-connections`),
       200,
@@ -98,6 +126,10 @@ describe("connection health", () => {
       credentialRejectedAt: null,
       lastFailureCode: "remote_auth_failed",
     });
+    // A new rejection after the recovery is a new transition: a second event.
+    server.setAuth({ kind: "bearer", token: "only-this" }, 403);
+    expect(await task.call()).toMatchObject([{ error: "remote_auth_failed" }]);
+    expect(await outbox()).toHaveLength(2);
     expect(Date.parse(healed.health.lastSuccessAt ?? "")).toBeGreaterThan(
       Date.parse(rejected.health.lastFailureAt ?? ""),
     );

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/client.ts";
+import type { Logger } from "../../platform/logging/logger.ts";
 import type { WebhookEventType } from "./event-types.ts";
 
 /**
@@ -21,6 +22,22 @@ export async function emitWebhookEvent(
            ${event.at.toISOString()}::timestamptz, ${event.at.toISOString()}::timestamptz
       from webhook_endpoints e
      where e.organization_id = ${event.organizationId} and e.enabled and ${event.type}::text = any(e.event_types)`);
+}
+
+/**
+ * `emitWebhookEvent` that never fails the caller: inside a savepoint, so a failed insert rolls
+ * back alone and the caller's transaction commits its change without the event (logged).
+ */
+export async function emitWebhookEventBestEffort(
+  tx: Db,
+  logger: Logger,
+  event: Parameters<typeof emitWebhookEvent>[1],
+): Promise<void> {
+  try {
+    await tx.transaction((savepoint) => emitWebhookEvent(savepoint, event));
+  } catch (err) {
+    logger.warn({ err, eventType: event.type }, "a webhook event was not recorded");
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ export {
   webhookQueues,
 } from "./deliver.ts";
 export { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook } from "./deliveries.ts";
-export { emitWebhookEvent, webhookOutboxInsert } from "./emit.ts";
+export { emitWebhookEvent, emitWebhookEventBestEffort, webhookOutboxInsert } from "./emit.ts";
 export {
   createWebhookEndpoint,
   deleteWebhookEndpoint,

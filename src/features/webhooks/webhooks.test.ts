@@ -4,6 +4,14 @@ import { Webhook } from "standardwebhooks";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { client } from "../../../test/http.ts";
 import { startHttpsServer, type TestServer } from "../../../test/lib/egress-servers.ts";
+import {
+  createKey,
+  jsonAttributes,
+  jsonSpan,
+  jsonTraces,
+  nanosAgo,
+  sendJson,
+} from "../../../test/lib/telemetry.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
@@ -434,5 +442,55 @@ describe("webhook delivery", () => {
     expect(server.received).toHaveLength(0);
     const [row] = await deps.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
     expect(row?.failedDeliveriesInRow).toBe(1);
+  }, 60_000);
+
+  test("problems: a new fingerprint sends problem.new, a resolved problem seen again sends problem.regressed, once each", async ({
+    deps,
+    app,
+    owner,
+    egressPolicy,
+    testCa,
+  }) => {
+    await ensureWorker(deps);
+    const { url, server } = await receiver(egressPolicy, testCa);
+    const { secret, endpoint } = await createEndpoint(owner, url, ["problem.new", "problem.regressed"]);
+    const { key } = await createKey(owner);
+    const failing = (at: string) =>
+      jsonSpan({
+        status: { code: 2, message: "boom" },
+        events: [
+          {
+            name: "exception",
+            timeUnixNano: at,
+            attributes: jsonAttributes({
+              "exception.type": "OrderNotFound",
+              "exception.message": "order 5 does not exist",
+              "exception.stacktrace":
+                "OrderNotFound: order 5 does not exist\n    at loadOrder (orders.ts:3:9)",
+            }),
+          },
+        ],
+      });
+    await sendJson(app, "traces", key, jsonTraces([failing(nanosAgo(2))], "orders"));
+    await sendJson(app, "traces", key, jsonTraces([failing(nanosAgo(1))], "orders"));
+    await eventually(async () => (server.received.length >= 1 ? true : undefined), 15_000, "problem.new");
+    const first = verify(secret, server.received[0] as TestServer["received"][number]) as {
+      type: string;
+      data: { problemId: string; service: string };
+    };
+    expect(first).toMatchObject({ type: "problem.new", data: { service: "orders" } });
+    const path = `/environments/${owner.environmentId}/problems/${first.data.problemId}`;
+    await json(owner.api.patch(path, { status: "resolved" }, { revision: 1 }), 200);
+    await sendJson(app, "traces", key, jsonTraces([failing(nanosAgo(-1_000))], "orders"));
+    await sendJson(app, "traces", key, jsonTraces([failing(nanosAgo(-2_000))], "orders"));
+    await eventually(
+      async () => (server.received.length >= 2 ? true : undefined),
+      15_000,
+      "problem.regressed",
+    );
+    const second = verify(secret, server.received[1] as TestServer["received"][number]);
+    expect(second).toMatchObject({ type: "problem.regressed", data: { problemId: first.data.problemId } });
+    // More occurrences of an open or regressed problem emit nothing: two events in the outbox.
+    expect(await deliveries(owner, endpoint.id)).toHaveLength(2);
   }, 60_000);
 });
