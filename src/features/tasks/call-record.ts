@@ -159,8 +159,10 @@ const buildHealth = (db: Db) =>
     .with(
       ...healthCtes(
         db,
-        sql`select h.connection_id, h.at, false as ok, h.code
-              from unnest(${p("connectionIds")}::text[], ${p("ats")}::timestamptz[], ${p("codes")}::text[])
+        // Times travel as text: postgres-js would serialise a timestamptz[] parameter's elements
+        // as Dates, and they are ISO strings here.
+        sql`select h.connection_id, h.at::timestamptz as at, false as ok, h.code
+              from unnest(${p("connectionIds")}::text[], ${p("ats")}::text[], ${p("codes")}::text[])
                    as h(connection_id, at, code)`,
       ),
     )

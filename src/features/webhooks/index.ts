@@ -21,3 +21,4 @@ export {
 } from "./endpoints.ts";
 export { isWebhookEventType, type WebhookEventType, webhookEventTypes } from "./event-types.ts";
 export * from "./schemas.ts";
+export { rewrapWebhookSecrets } from "./signing-secret.ts";
