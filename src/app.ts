@@ -31,6 +31,7 @@ import { githubCallbacks } from "./transports/rest/source-hosting/callbacks.ts";
 import { registerGithubRoutes } from "./transports/rest/source-hosting/install-links.ts";
 import { registerTaskRoutes } from "./transports/rest/tasks/index.ts";
 import { registerTelemetryRoutes } from "./transports/rest/telemetry/index.ts";
+import { registerWebhookRoutes } from "./transports/rest/webhooks/index.ts";
 import { createWebRoutes } from "./transports/web/routes.ts";
 import { createX402Router } from "./transports/x402/router.ts";
 import { version } from "./version.ts";
@@ -48,6 +49,7 @@ export function createApiRoutes() {
   registerRepositoryRoutes(api);
   registerRemediationRoutes(api);
   registerGithubRoutes(api);
+  registerWebhookRoutes(api);
   return api;
 }
 

@@ -39,7 +39,10 @@ export type IdPrefix =
   | "cup"
   | "rep"
   | "oag"
-  | "cap";
+  | "cap"
+  | "whe"
+  | "whd"
+  | "msg";
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomToken()}`;
 

@@ -9,6 +9,7 @@ import { registerRemediationWorker } from "./features/remediations/run-step.ts";
 import { watchMergedFixes } from "./features/remediations/watch-fix.ts";
 import { registerTaskWorker } from "./features/tasks/task-queue.ts";
 import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts";
+import { registerWebhookWorker } from "./features/webhooks/index.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
 import type { Db } from "./platform/db/client.ts";
 import { createLogger } from "./platform/logging/logger.ts";
@@ -34,6 +35,7 @@ export async function runServer(config: Config): Promise<void> {
   const deps = await buildDeps(config, logger);
   await registerTaskWorker(deps);
   await registerRemediationWorker(deps);
+  const stopWebhookDispatch = await registerWebhookWorker(deps);
   // pg-boss creates its schema and queues at start; two instances doing so at once can deadlock
   // inside PostgreSQL, so start-up work is serialised under the same advisory lock as migrations.
   await deps.database.withStartupLock(() => deps.jobs.start());
@@ -91,6 +93,7 @@ export async function runServer(config: Config): Promise<void> {
     clearInterval(watch);
     // Stop accepting, let in-flight requests finish (bounded), then close the database.
     await drain({ settleMs: 250, timeoutMs: 10_000 });
+    stopWebhookDispatch();
     await deps.jobs.stop({ timeoutMs: 10_000 });
     await deps.telemetry.close();
     await deps.egress.close();

@@ -79,5 +79,7 @@ export const scopeDescriptions: Record<string, string> = {
   "publishable_keys:read": "List publishable telemetry keys",
   "publishable_keys:manage": "Create and revoke publishable telemetry keys",
   "telemetry:read": "Read telemetry",
+  "webhooks:read": "Read webhook endpoints and their delivery logs",
+  "webhooks:manage": "Create, change and delete webhook endpoints, rotate their secrets, redeliver",
   offline_access: "Stay signed in (a refresh token)",
 };

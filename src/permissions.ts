@@ -3,6 +3,8 @@
  * services, logs, traces and problems; `problems:manage` changes a problem's status. On `/mcp`,
  * `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
  * (src/transports/mcp/routes.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
+ * `webhooks:read`/`webhooks:manage` open the organisation's webhook endpoints and delivery logs
+ * (owners and admins only, like API keys).
  */
 export const permissions = [
   "environments:read",
@@ -21,6 +23,8 @@ export const permissions = [
   "repositories:manage",
   "remediations:read",
   "remediations:manage",
+  "webhooks:read",
+  "webhooks:manage",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
+import { eq } from "drizzle-orm";
 import { afterAll, vi } from "vitest";
 import { githubIntegration } from "../src/features/source-hosting/github/github-app.ts";
+import { emitWebhookEvent } from "../src/features/webhooks/index.ts";
+import { webhookDeliveries } from "../src/platform/db/schema/webhooks.ts";
 import { describe, expect, test } from "./fixtures.ts";
 import { loadOpenapiTypescript, OPENAPI_TYPESCRIPT, typeCheckAnswers } from "./lib/answer-types.ts";
 import { contractClient, type OpenApiDocument, operationsOf } from "./lib/contract-client.ts";
@@ -94,6 +97,15 @@ const COVERED = [
   "getRemediationReview",
   "createGithubInstallLink",
   "listGithubInstallationRepositories",
+  "listWebhookEndpoints",
+  "createWebhookEndpoint",
+  "getWebhookEndpoint",
+  "updateWebhookEndpoint",
+  "deleteWebhookEndpoint",
+  "rotateWebhookSecret",
+  "listWebhookDeliveries",
+  "getWebhookDelivery",
+  "redeliverWebhook",
 ];
 
 const UNKNOWN_UUID = "0b6f2c1e-8d4a-4f3b-9c2d-1e0f9a8b7c6d";
@@ -118,6 +130,48 @@ type Id = { id: string; revision: number };
 describe("every documented operation answers as docs/openapi.json says", () => {
   test("the document's operations are exactly the ones covered here", () => {
     expect([...operationsOf(doc).keys()].sort()).toEqual([...COVERED].sort());
+  });
+
+  test("webhook endpoints and their deliveries", async ({ deps, owner }) => {
+    const { api: all } = await harness(deps);
+    const api = all.as(owner.apiKey);
+    const org = { organizationId: owner.organizationId };
+    const body = { url: "https://hooks.example.com/patchbay", eventTypes: ["problem.new"] };
+    const { endpoint } = await api.send<{ endpoint: { id: string } }>("createWebhookEndpoint", 201, {
+      params: org,
+      body,
+    });
+    await api.send("createWebhookEndpoint", 400, { params: org, body: { ...body, eventTypes: ["nope"] } });
+    const one = { ...org, endpointId: endpoint.id };
+    await api.send("listWebhookEndpoints", 200, { params: org });
+    await api.send("listWebhookEndpoints", 404, { params: { organizationId: "org_other" } });
+    await api.send("getWebhookEndpoint", 200, { params: one });
+    await api.send("getWebhookEndpoint", 404, { params: { ...org, endpointId: "whe_unknown" } });
+    await api.send("updateWebhookEndpoint", 200, { params: one, body: { description: "pager" } });
+    await api.send("updateWebhookEndpoint", 400, { params: one, body: { url: "http://hooks.example.com/" } });
+    await api.send("rotateWebhookSecret", 200, { params: one });
+    await api.send("rotateWebhookSecret", 404, { params: { ...org, endpointId: "whe_unknown" } });
+    await emitWebhookEvent(deps.db, {
+      organizationId: owner.organizationId,
+      type: "problem.new",
+      at: new Date(),
+      data: { problemId: "prb_contract" },
+    });
+    const page = await api.send<{ items: { id: string }[] }>("listWebhookDeliveries", 200, { params: one });
+    await api.send("listWebhookDeliveries", 400, { params: one, query: { status: "lost" } });
+    const deliveryId = page.items[0]?.id ?? "";
+    await api.send("getWebhookDelivery", 200, { params: { ...one, deliveryId } });
+    await api.send("getWebhookDelivery", 404, { params: { ...one, deliveryId: "whd_unknown" } });
+    // No worker in this file: the delivery stays pending until marked finished here.
+    await api.send("redeliverWebhook", 409, { params: { ...one, deliveryId } });
+    await deps.db
+      .update(webhookDeliveries)
+      .set({ status: "failed", finishedAt: new Date() })
+      .where(eq(webhookDeliveries.id, deliveryId));
+    await api.send("redeliverWebhook", 201, { params: { ...one, deliveryId } });
+    await api.send("deleteWebhookEndpoint", 204, { params: one });
+    await api.send("deleteWebhookEndpoint", 404, { params: one });
+    expect(client?.mismatches.filter((m) => m.includes("Webhook"))).toEqual([]);
   });
 
   test("identity, environments, API keys, publishable keys", async ({ deps, owner }) => {

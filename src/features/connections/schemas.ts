@@ -28,6 +28,32 @@ export const ApprovedToolSchema = z
   })
   .openapi("McpApprovedTool");
 
+export const HealthSchema = z
+  .object({
+    lastSuccessAt: iso.nullable().openapi({
+      description: "When a task's call last reached the server (the tool answered, also with its own error).",
+    }),
+    lastFailureAt: iso.nullable().openapi({
+      description: "When a task's call last failed to reach the server, timed out, or was refused by it.",
+    }),
+    lastFailureCode: z.string().nullable().openapi({
+      description:
+        "That failure's error code (`remote_auth_failed`, `remote_unreachable`, `remote_timeout`, …).",
+      example: "remote_auth_failed",
+    }),
+    consecutiveFailures: z.number().int().min(0).openapi({ description: "Failures since the last success." }),
+    credentialRejected: z.boolean().openapi({
+      description:
+        "The server answered 401/403 to the latest call and nothing succeeded since. Cleared by a successful call or a new credential. Readiness does not change: it is derived from configuration only.",
+    }),
+    credentialRejectedAt: iso.nullable(),
+  })
+  .strict()
+  .openapi("McpConnectionHealth", {
+    description: "What tasks' calls saw of the server. Not part of `readiness`.",
+  });
+export type Health = z.infer<typeof HealthSchema>;
+
 export const ConnectionSchema = z
   .object({
     id: z.string().openapi({ example: "mcp_7c9e2b4d6f8h0k2m4p6r8t0v" }),
@@ -62,6 +88,7 @@ export const ConnectionSchema = z
         tools: z.array(ApprovedToolSchema),
       })
       .nullable(),
+    health: HealthSchema,
     createdAt: iso,
     updatedAt: iso,
   })
@@ -90,6 +117,14 @@ export const ConnectionSchema = z
         manifestHash: "sha256:9a3e…",
         stale: false,
         tools: [{ name: "search_runbooks", access: "read", attested: false }],
+      },
+      health: {
+        lastSuccessAt: "2026-11-22T11:00:00.000Z",
+        lastFailureAt: null,
+        lastFailureCode: null,
+        consecutiveFailures: 0,
+        credentialRejected: false,
+        credentialRejectedAt: null,
       },
       createdAt: "2026-11-22T10:00:00.000Z",
       updatedAt: "2026-11-22T10:05:00.000Z",

@@ -46,7 +46,13 @@ export async function setConnectionCredential(args: {
       plaintext: input.value,
     });
     const now = ctx.deps.clock();
-    const next = await bumpRevision(tx, current, { credentialVersion, credentialUpdatedAt: now }, now);
+    // A new credential is a fresh start for the rejection condition (it may be accepted now).
+    const next = await bumpRevision(
+      tx,
+      current,
+      { credentialVersion, credentialUpdatedAt: now, credentialRejectedAt: null },
+      now,
+    );
     await recordAudit(tx, ctx, {
       action: current.credentialUpdatedAt
         ? "mcp_connection.credential_rotated"

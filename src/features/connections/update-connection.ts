@@ -62,7 +62,8 @@ export async function updateConnection(args: {
         displayName: input.displayName ?? row.displayName,
         ...(endpoint ? { endpointUrl: endpoint.canonical, endpointOrigin: endpoint.origin } : {}),
         ...(input.auth ? { authKind: input.auth.kind, authHeaderName: headerName } : {}),
-        ...(configChanged ? { configVersion: row.configVersion + 1 } : {}),
+        // Another server or auth: what the old one rejected says nothing about the new one.
+        ...(configChanged ? { configVersion: row.configVersion + 1, credentialRejectedAt: null } : {}),
         ...(credentialDestroyed ? { credentialUpdatedAt: null } : {}),
       },
       ctx.deps.clock(),

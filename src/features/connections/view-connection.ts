@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { Db } from "../../platform/db/client.ts";
 import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
-import type { Connection, Readiness } from "./schemas.ts";
+import type { Connection, Health, Readiness } from "./schemas.ts";
 import { toolAccess } from "./tool-access.ts";
 
 type Row = typeof mcpConnections.$inferSelect;
@@ -83,8 +83,20 @@ export function toConnection(row: Row, discovery: DiscoveryRow | null | undefine
             })),
           }
         : null,
+    health: toHealth(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function toHealth(row: Row): Health {
+  return {
+    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
+    lastFailureAt: row.lastFailureAt?.toISOString() ?? null,
+    lastFailureCode: row.lastFailureCode,
+    consecutiveFailures: row.consecutiveFailures,
+    credentialRejected: row.credentialRejectedAt !== null,
+    credentialRejectedAt: row.credentialRejectedAt?.toISOString() ?? null,
   };
 }
 

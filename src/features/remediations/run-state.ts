@@ -9,6 +9,7 @@ import {
   terminalRemediationStatuses,
 } from "../../platform/db/schema/remediations.ts";
 import { REMEDIATION_QUEUE, RunTakenOver } from "../tasks/index.ts";
+import { emitWebhookEventBestEffort, type WebhookEventType } from "../webhooks/index.ts";
 
 export type RemediationRow = typeof remediations.$inferSelect;
 
@@ -168,7 +169,48 @@ async function move(
   if (!row) throw new LostClaim(id);
   await appendEvent(tx, deps, id, { ...event, status });
   if (workingStatuses.includes(status)) await enqueueStep(tx, deps, row);
+  await emitRunEvent(tx, deps, row);
   return row;
+}
+
+/** The statuses a person (or their pager) is told about, and the event each one is. */
+const notified: Partial<Record<RemediationStatus, WebhookEventType>> = {
+  "awaiting-approval": "operator_approval.requested",
+  "awaiting-review": "pull_request.awaiting_review",
+  failed: "remediation.failed",
+};
+
+/**
+ * The webhook event of a run that reached a status someone must hear about, into the outbox of
+ * the transaction that moved it: sent iff the move commits, never failing it (best-effort).
+ */
+async function emitRunEvent(tx: Db, deps: Deps, row: RemediationRow): Promise<void> {
+  const type = notified[row.status];
+  if (!type) return;
+  const base = {
+    organizationId: row.organizationId,
+    environmentId: row.environmentId,
+    remediationId: row.id,
+    problemId: row.problemId,
+    status: row.status,
+    url: `${deps.config.baseUrl}/orgs/${row.organizationId}/environments/${row.environmentId}/remediations/${row.id}`,
+  };
+  const data =
+    type === "operator_approval.requested"
+      ? {
+          ...base,
+          step: "approve_change",
+          approval: row.approval ? { kind: row.approval.kind, message: row.approval.message } : null,
+        }
+      : type === "pull_request.awaiting_review"
+        ? { ...base, step: "review_pull_request", pullRequestUrl: row.prUrl }
+        : { ...base, reasonCode: row.reasonCode, reason: row.reason };
+  await emitWebhookEventBestEffort(tx, deps.logger, {
+    organizationId: row.organizationId,
+    type,
+    data,
+    at: deps.clock(),
+  });
 }
 
 export async function enqueueStep(tx: Db, deps: Deps, row: RemediationRow): Promise<void> {

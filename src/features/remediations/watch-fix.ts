@@ -11,6 +11,7 @@ import {
 } from "../../platform/db/schema/remediations.ts";
 import { telemetryEntrySpans, telemetryResources } from "../../platform/db/schema/telemetry.ts";
 import { getTrace } from "../telemetry/index.ts";
+import { emitWebhookEventBestEffort } from "../webhooks/index.ts";
 import { appendEvent, type RemediationRow } from "./run-state.ts";
 
 const MAX_OCCURRENCES = 10;
@@ -18,23 +19,43 @@ const MAX_OCCURRENCES = 10;
 const SWEEP_BATCH = 100;
 
 /**
- * Where a regression is announced beyond the run's own event: the problem's webhook event
- * ("problem regressed") is fired from here once webhooks exist. Runs inside the transaction that
- * marks the problem regressed, so an announcement commits with the regression or not at all.
+ * Announces a problem that regressed after its fix was merged: the log line and the problem's
+ * webhook event (`problem.regressed`). Runs inside the transaction that marks the problem
+ * regressed, so an announcement commits with the regression or not at all; a failed event insert
+ * is rolled back alone and never undoes the regression.
  */
 export async function announceRegression(
-  _tx: Db,
-  deps: Deps,
-  regression: { run: RemediationRow; problemId: string; occurrences: WatchOccurrence[] },
+  tx: Db,
+  deps: Pick<Deps, "logger">,
+  regression: {
+    run: RemediationRow;
+    problem: Pick<
+      typeof problems.$inferSelect,
+      "id" | "organizationId" | "environmentId" | "title" | "serviceName" | "lastSeen" | "resolvedAt"
+    >;
+    occurrences: WatchOccurrence[];
+    at: Date;
+  },
 ): Promise<void> {
+  const { run, problem, occurrences, at } = regression;
   deps.logger.info(
-    {
-      remediationId: regression.run.id,
-      problemId: regression.problemId,
-      occurrences: regression.occurrences.length,
-    },
+    { remediationId: run.id, problemId: problem.id, occurrences: occurrences.length },
     "problem regressed after its fix was merged",
   );
+  await emitWebhookEventBestEffort(tx, deps.logger, {
+    organizationId: problem.organizationId,
+    type: "problem.regressed",
+    at,
+    data: {
+      organizationId: problem.organizationId,
+      environmentId: problem.environmentId,
+      problemId: problem.id,
+      title: problem.title,
+      service: problem.serviceName,
+      lastSeen: problem.lastSeen.toISOString(),
+      resolvedAt: problem.resolvedAt?.toISOString() ?? null,
+    },
+  });
 }
 
 /** The watch a fix starts with at its merge: the `service.version`s its service reported until then. */
@@ -124,7 +145,7 @@ export async function evaluateWatch(deps: Deps, run: RemediationRow): Promise<Re
         : ` after the grace period of ${settings.graceMs} ms`
     }; the latest at ${counted[0]?.at}.`;
     return decide(deps, run, { ...watch, state: "regressed", occurrences: counted }, evidence, async (tx) => {
-      await tx
+      const [problem] = await tx
         .update(problems)
         .set({
           status: "regressed",
@@ -132,8 +153,18 @@ export async function evaluateWatch(deps: Deps, run: RemediationRow): Promise<Re
           statusChangedAt: now,
           updatedAt: now,
         })
-        .where(and(eq(problems.id, run.problemId ?? ""), inArray(problems.status, ["open", "resolved"])));
-      await announceRegression(tx, deps, { run, problemId: run.problemId ?? "", occurrences: counted });
+        .where(and(eq(problems.id, run.problemId ?? ""), inArray(problems.status, ["open", "resolved"])))
+        .returning({
+          id: problems.id,
+          organizationId: problems.organizationId,
+          environmentId: problems.environmentId,
+          title: problems.title,
+          serviceName: problems.serviceName,
+          lastSeen: problems.lastSeen,
+          resolvedAt: problems.resolvedAt,
+        });
+      // Announced on the transition only: a problem already regressed was announced then.
+      if (problem) await announceRegression(tx, deps, { run, problem, occurrences: counted, at: now });
     });
   }
 

@@ -3,6 +3,7 @@ import { systemContext } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import type { QueueOptions } from "../../platform/queue/queue.ts";
+import { webhookQueues } from "../webhooks/index.ts";
 import { runTask } from "./run-task-lazily.ts";
 
 /** The job queue tasks run on (src/platform/queue). */
@@ -20,6 +21,8 @@ export const jobQueues: Record<string, QueueOptions> = {
   // One step of a remediation run (src/features/remediations/run-step.ts). "stately": at most
   // one queued and one active job per run (singletonKey = the run's id), on every instance.
   [REMEDIATION_QUEUE]: { policy: "stately", expireInSeconds: 60 * 60 + 5 * 60 },
+  // Webhook deliveries, one job per attempt (src/features/webhooks/deliver.ts).
+  ...webhookQueues,
 };
 
 /** Names the runtime's own tools take; snapshot tools never get them. */

@@ -3,6 +3,7 @@ import { type Config, loadConfig } from "../../config.ts";
 import { isAppError } from "../../errors.ts";
 import { bootstrapOrganization } from "../../features/organizations/bootstrap-organization.ts";
 import { setUserPassword } from "../../features/web-sessions/set-password.ts";
+import { rewrapWebhookSecrets } from "../../features/webhooks/index.ts";
 import { addVersionToKekFile, readKekSource } from "../../platform/vault/kek-source.ts";
 import { addKekVersion, parseKeyring } from "../../platform/vault/keyring.ts";
 import { loadKeyring } from "../../platform/vault/load-keyring.ts";
@@ -99,7 +100,19 @@ async function rotate(config: Config, json: boolean | undefined): Promise<string
     const run = async () => {
       // Read inside the lock: two rotations adding "v2" at once would each keep a different key.
       const keyring = parseKeyring(source.kind === "file" ? addVersionToKekFile(source.path) : source.raw);
-      return { activeVersion: keyring.activeVersion, ...(await rewrapAllCredentials(database.db, keyring)) };
+      const credentials = await rewrapAllCredentials(database.db, keyring);
+      // Webhook signing secrets are sealed the same way (features/webhooks/signing-secret.ts).
+      const webhooks = await rewrapWebhookSecrets(database.db, keyring);
+      if (webhooks.failed.length > 0) {
+        process.stderr.write(
+          `${webhooks.failed.length} webhook secret(s) could not be decrypted and keep their KEK version (${webhooks.failed.slice(0, 10).join(", ")}); rotate their secrets.\n`,
+        );
+      }
+      return {
+        activeVersion: keyring.activeVersion,
+        ...credentials,
+        webhookSecrets: { rewrapped: webhooks.rewrapped, alreadyCurrent: webhooks.alreadyCurrent },
+      };
     };
     // The file is rewritten under the start-up lock (PostgreSQL) or the data-dir lock (PGlite).
     return source.kind === "file" ? await database.withStartupLock(run) : await run();

@@ -9,6 +9,7 @@ import { addClientOptions } from "./profiles.ts";
 import { registerRepositoryCommands } from "./repository-commands.ts";
 import { jsonHelp, openSession, readPages, type SessionFlags } from "./session.ts";
 import { registerTaskCommands } from "./task-commands.ts";
+import { registerWebhookCommands } from "./webhook-commands.ts";
 
 export async function main(argv: string[]): Promise<void> {
   const program = new Command()
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<void> {
   registerMcpCommands(environment);
   registerRepositoryCommands(environment);
   registerTaskCommands(environment);
+  registerWebhookCommands(program);
 
   await program.parseAsync(argv).catch(exitFor);
 }

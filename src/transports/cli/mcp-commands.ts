@@ -348,14 +348,33 @@ function readinessText(readiness: Connection["readiness"], style: Style): string
   return readiness === "disabled" ? style.dim(readiness) : style.yellow(readiness);
 }
 
+/**
+ * What tasks' calls saw of the server (never part of readiness): the credential-rejected condition
+ * first, then a run of failures, then the last success. `short` for a table cell.
+ */
+function healthText(h: Connection["health"], style: Style, short = false): string {
+  if (h.credentialRejected) {
+    return style.yellow(
+      short ? "credential rejected" : `credential rejected since ${h.credentialRejectedAt}`,
+    );
+  }
+  if (h.consecutiveFailures > 0) {
+    const text = `${h.consecutiveFailures} failed in a row (${h.lastFailureCode ?? "?"})`;
+    return style.yellow(short ? text : `${text}, last at ${h.lastFailureAt}`);
+  }
+  if (h.lastSuccessAt) return style.green(short ? "ok" : `ok, last call ${h.lastSuccessAt}`);
+  return short ? "-" : "no calls yet";
+}
+
 function connectionTable(items: Connection[], style: Style): string {
   if (items.length === 0) return "No MCP connections in this environment.\n";
   return table(
-    ["ID", "ALIAS", "READINESS", "ENABLED", "REVISION", "NEXT STEP"],
+    ["ID", "ALIAS", "READINESS", "HEALTH", "ENABLED", "REVISION", "NEXT STEP"],
     items.map((c) => [
       c.id,
       c.alias,
       readinessText(c.readiness, style),
+      healthText(c.health, style, true),
       yesNo(c.enabled),
       String(c.revision),
       c.readiness === "ready" ? "" : c.nextStep,
@@ -407,6 +426,7 @@ function connectionBlock(c: Connection, style: Style): string {
     ["Credential", credential],
     ["Enabled", yesNo(c.enabled)],
     ["Readiness", readinessText(c.readiness, style)],
+    ["Health", healthText(c.health, style)],
     ["Next step", next],
     ["Revision", String(c.revision)],
     ["Discovery", discovery],

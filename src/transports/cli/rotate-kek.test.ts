@@ -65,7 +65,12 @@ describe("patchbay admin rotate-kek", () => {
   test("with the development file: adds a version atomically, re-wraps, and leaks no key", async () => {
     const before = fileKeyring();
     const { stdout, stderr } = await patchbay(["--json"]);
-    expect(JSON.parse(stdout)).toEqual({ activeVersion: 2, rewrapped: 1, alreadyCurrent: 0 });
+    expect(JSON.parse(stdout)).toEqual({
+      activeVersion: 2,
+      rewrapped: 1,
+      alreadyCurrent: 0,
+      webhookSecrets: { rewrapped: 0, alreadyCurrent: 0 },
+    });
 
     const after = fileKeyring();
     expect(after.endsWith(`,${before}`)).toBe(true);
@@ -89,7 +94,12 @@ describe("patchbay admin rotate-kek", () => {
     const file = fileKeyring();
     const kek = addKekVersion(file);
     const { stdout } = await patchbay(["--json"], { PATCHBAY_KEK: kek });
-    expect(JSON.parse(stdout)).toEqual({ activeVersion: 4, rewrapped: 1, alreadyCurrent: 0 });
+    expect(JSON.parse(stdout)).toEqual({
+      activeVersion: 4,
+      rewrapped: 1,
+      alreadyCurrent: 0,
+      webhookSecrets: { rewrapped: 0, alreadyCurrent: 0 },
+    });
     expect(fileKeyring()).toBe(file);
     for (const key of keysOf(kek)) expect(stdout).not.toContain(key);
     expect(await readWith(parseKeyring(kek.split(",")[0] ?? ""))).toBe(secret);

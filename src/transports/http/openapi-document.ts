@@ -41,6 +41,11 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
         description:
           "Runs of the task agent: a frozen snapshot of the environment's ready connections, a fail-closed gate before every call, single-attempt calls.",
       },
+      {
+        name: "Webhooks",
+        description:
+          "Organisation webhook endpoints (Standard Webhooks: signed, retried with exponential backoff, logged, redeliverable). Each event's body is under the document's `webhooks`. Owners and admins only.",
+      },
     ],
   });
   // OpenAPI 3.1 licences take an SPDX `identifier`; the generator's types predate it.

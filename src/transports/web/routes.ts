@@ -28,6 +28,7 @@ import { registerRepositoryCreatePages } from "./pages/repository-create.ts";
 import { registerServicePages } from "./pages/services.ts";
 import { registerTelemetryKeyPages } from "./pages/telemetry-keys.ts";
 import { registerTracePages } from "./pages/trace.ts";
+import { registerWebhookPages } from "./pages/webhooks.ts";
 import { securityHeaders } from "./security-headers.ts";
 import { requireSignIn, webSession } from "./session.ts";
 
@@ -87,6 +88,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerApprovalPages(web);
   registerCredentialUploadPages(web);
   registerApiKeyPages(web);
+  registerWebhookPages(web);
   registerConnectionListPage(web);
   registerConnectionCreatePages(web);
   registerConnectionActions(web);

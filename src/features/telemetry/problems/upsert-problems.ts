@@ -15,6 +15,34 @@ const regresses = `p.status = 'resolved' and excluded.last_seen > coalesce(p.res
                    where r.environment_id = p.environment_id and r.problem_id = p.id
                      and r.status = 'merged' and r.watch->>'state' = 'watching')`;
 
+const utc = (column: string) => `to_char(${column} at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The webhook outbox rows of this statement's new problems (`problem.new`) and of the ones it
+ * regressed (`problem.regressed`), one per subscribed enabled endpoint (features/webhooks/emit.ts):
+ * in the same statement, so an event exists iff its problem change commits, at the cost of one
+ * index probe per new or regressed problem.
+ */
+const problemEventsInsert = `
+  insert into webhook_deliveries (id, organization_id, endpoint_id, message_id, event_type, payload, next_attempt_at, created_at)
+  select 'whd_' || replace(gen_random_uuid()::text, '-', ''), e.organization_id, e.id,
+         'msg_' || replace(gen_random_uuid()::text, '-', ''), t.type,
+         jsonb_build_object('type', t.type, 'timestamp', ${utc("$4::timestamptz")}, 'data',
+           case when s.inserted
+             then jsonb_build_object('organizationId', s.organization_id, 'environmentId', s.environment_id,
+                    'problemId', s.id, 'title', s.title, 'service', s.service_name,
+                    'firstSeen', ${utc("s.first_seen")}, 'count', s.count)
+             else jsonb_build_object('organizationId', s.organization_id, 'environmentId', s.environment_id,
+                    'problemId', s.id, 'title', s.title, 'service', s.service_name,
+                    'lastSeen', ${utc("s.last_seen")}, 'resolvedAt', ${utc("s.resolved_at")})
+           end),
+         $4::timestamptz, $4::timestamptz
+    from upserted s
+   cross join lateral (select case when s.inserted then 'problem.new' else 'problem.regressed' end as type) t
+    join webhook_endpoints e
+      on e.organization_id = s.organization_id and e.enabled and t.type = any(e.event_types)
+   where s.inserted or s.regressed_now`;
+
 /**
  * Adds a batch's deltas to the environment's problems in one statement: new fingerprints become
  * `open` problems, known ones add their count, widen first/last seen, put their sample trace ids
@@ -47,7 +75,8 @@ export async function upsertProblems(
     sample_log_message: d.sampleLogMessage,
   }));
   await run.query(
-    `insert into problems as p (id, organization_id, environment_id, fingerprint, title, culprit,
+    `with upserted as (
+     insert into problems as p (id, organization_id, environment_id, fingerprint, title, culprit,
             service_name, exception_type, count, first_seen, last_seen, sample_trace_ids,
             sample_message, sample_stacktrace, log_count, sample_log_message, created_at, updated_at)
      select d.id, $1, $2::uuid, d.fingerprint, coalesce(d.title, ''), coalesce(d.culprit, ''),
@@ -84,7 +113,11 @@ export async function upsertProblems(
        status = case when ${regresses} then 'regressed' else p.status end,
        revision = case when ${regresses} then p.revision + 1 else p.revision end,
        status_changed_at = case when ${regresses} then excluded.updated_at else p.status_changed_at end,
-       updated_at = excluded.updated_at`,
+       updated_at = excluded.updated_at
+     returning p.id, p.organization_id, p.environment_id, p.title, p.service_name, p.count, p.first_seen,
+               p.last_seen, p.resolved_at, (p.xmax = 0) as inserted,
+               (p.status = 'regressed' and p.status_changed_at = $4::timestamptz) as regressed_now)
+     ${problemEventsInsert}`,
     [tenant.organizationId, tenant.environmentId, JSON.stringify(rows), now],
   );
 }

@@ -20,4 +20,5 @@ export * from "./tasks.ts";
 export * from "./telemetry.ts";
 export * from "./users.ts";
 export * from "./web-sessions.ts";
+export * from "./webhooks.ts";
 export * from "./x402-payments.ts";

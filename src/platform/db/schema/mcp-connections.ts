@@ -53,6 +53,20 @@ export const mcpConnections = pgTable(
      * tools whose annotations say so in the `read` access class (features/connections/tool-access.ts).
      */
     attestedReadTools: jsonb("attested_read_tools").$type<string[]>().notNull().default([]),
+    /**
+     * Health, written by the task runtime with the call record (features/tasks/call-record.ts):
+     * never part of readiness. A call counts as a success when the remote answered (also with a
+     * tool error), as a failure when it did not, timed out, or refused the request.
+     */
+    lastSuccessAt: millis("last_success_at"),
+    lastFailureAt: millis("last_failure_at"),
+    lastFailureCode: text("last_failure_code"),
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /**
+     * Set when the remote answered 401/403 (`remote_auth_failed`) after the last success, cleared
+     * by the next success or a new credential: one `connection.credential_rejected` event per set.
+     */
+    credentialRejectedAt: millis("credential_rejected_at"),
     createdAt: millis("created_at").notNull().defaultNow(),
     updatedAt: millis("updated_at").notNull().defaultNow(),
   },

@@ -11,7 +11,7 @@ import { errorSummary, type FieldErrors, inputField, notice, postForm } from "..
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { type ConnectionFormValues, endpointFields } from "./connection-form.ts";
-import { authSummary, connectionsPath, readinessBadge } from "./connection-view.ts";
+import { authSummary, connectionsPath, healthSummary, readinessBadge } from "./connection-view.ts";
 
 type ReviewedTool = NonNullable<ConnectionReview["discovery"]>["tools"][number];
 
@@ -53,6 +53,7 @@ function facts(conn: Connection): Html {
   <dt>Authentication</dt><dd>${authSummary(conn)}</dd>
   <dt>Credential</dt><dd>${credential}</dd>
   <dt>Enabled</dt><dd>${conn.enabled ? "Yes" : "No"}</dd>
+  <dt>Health</dt><dd>${healthSummary(conn, true)}</dd>
   <dt>Approved tools</dt><dd>${
     conn.approval
       ? `${conn.approval.toolCount} (${conn.approval.tools.filter((t) => t.access === "read").length} read, ${conn.approval.tools.filter((t) => t.access === "write").length} write), ${formatTime(conn.approval.approvedAt)}${conn.approval.stale ? " — stale: the endpoint or authentication changed since" : ""}`

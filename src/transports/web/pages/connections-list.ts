@@ -7,7 +7,7 @@ import type { WebEnv } from "../env.ts";
 import { notice } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { authSummary, connectionsPath, readinessBadge } from "./connection-view.ts";
+import { authSummary, connectionsPath, healthSummary, readinessBadge } from "./connection-view.ts";
 
 /** What counts against the environment's limits: ready connections and their approved tools. */
 function readyCounts(connections: readonly Connection[]): { connections: number; tools: number } {
@@ -37,6 +37,7 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
     <td><a href="${base}/${conn.id}">${conn.displayName}</a><br><code class="muted">${conn.alias}</code></td>
     <td>${conn.endpointOrigin}<br><span class="muted">${authSummary(conn)}</span></td>
     <td>${readinessBadge(conn.readiness)}</td>
+    <td>${healthSummary(conn)}</td>
     <td>${conn.nextStep}</td>
     <td>${conn.approval ? `${conn.approval.toolCount}${conn.approval.stale ? " (stale)" : ""}` : "—"}</td>
   </tr>`,
@@ -57,7 +58,7 @@ ${
   tools, approve the ones the agent may use, then enable it.</p></div>`
     : html`<table>
   <caption class="visually-hidden">Connections in ${current.name}</caption>
-  <thead><tr><th scope="col">Connection</th><th scope="col">Server</th><th scope="col">Readiness</th><th scope="col">Next step</th><th scope="col">Approved tools</th></tr></thead>
+  <thead><tr><th scope="col">Connection</th><th scope="col">Server</th><th scope="col">Readiness</th><th scope="col">Health</th><th scope="col">Next step</th><th scope="col">Approved tools</th></tr></thead>
   <tbody>${join(rows)}</tbody>
 </table>`
 }
