@@ -79,5 +79,6 @@ export const scopeDescriptions: Record<string, string> = {
   "publishable_keys:read": "List publishable telemetry keys",
   "publishable_keys:manage": "Create and revoke publishable telemetry keys",
   "telemetry:read": "Read telemetry",
+  "audit_log:read": "Read the organisation's audit trail (owners and admins)",
   offline_access: "Stay signed in (a refresh token)",
 };

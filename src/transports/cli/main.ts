@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { Environment } from "../../features/environments/schemas.ts";
 import { version } from "../../version.ts";
+import { registerAuditCommands } from "./audit-commands.ts";
 import { exitFor } from "./cli-error.ts";
 import { table } from "./format.ts";
 import { registerLoginCommands, registerProfileCommands, registerWhoamiCommand } from "./login-commands.ts";
@@ -54,6 +55,7 @@ export async function main(argv: string[]): Promise<void> {
   registerMcpCommands(environment);
   registerRepositoryCommands(environment);
   registerTaskCommands(environment);
+  registerAuditCommands(program);
 
   await program.parseAsync(argv).catch(exitFor);
 }

@@ -192,7 +192,7 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}, setting
 export async function readPages<T>(
   session: ReturnType<typeof openSession>,
   path: string,
-  query: { pageSize?: string; cursor?: string },
+  query: { pageSize?: string | undefined; cursor?: string | undefined; [filter: string]: string | undefined },
   all = false,
 ): Promise<Page<T>> {
   const read = async (cursor: string | undefined) =>

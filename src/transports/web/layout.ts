@@ -18,7 +18,12 @@ const environmentSectionNames = {
 } as const;
 export type EnvironmentSection = keyof typeof environmentSectionNames;
 export const environmentSections = Object.keys(environmentSectionNames) as EnvironmentSection[];
-const sectionNames = { ...environmentSectionNames, "api-keys": "API keys", members: "Members" } as const;
+const sectionNames = {
+  ...environmentSectionNames,
+  "api-keys": "API keys",
+  members: "Members",
+  audit: "Audit log",
+} as const;
 type Section = keyof typeof sectionNames;
 
 export type PageOptions = {
@@ -71,6 +76,8 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
         ...environmentSections.map((section) => ({ section, href: environmentHref(section) })),
         { section: "api-keys" as const, href: `${base}/api-keys` },
         { section: "members" as const, href: `${base}/members` },
+        // The trail is for owners and admins (the verb refuses members).
+        ...(org.role === "member" ? [] : [{ section: "audit" as const, href: `${base}/audit` }]),
       ]
     : [];
   // Switching environments keeps the section (a trace or problem belongs to one environment, so
