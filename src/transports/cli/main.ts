@@ -12,6 +12,12 @@ import { jsonHelp, openSession, readPages, type SessionFlags } from "./session.t
 import { registerTaskCommands } from "./task-commands.ts";
 
 export async function main(argv: string[]): Promise<void> {
+  const program = await buildProgram(argv);
+  await program.parseAsync(argv).catch(exitFor);
+}
+
+/** Every command, declared; `argv` only decides whether the admin group's commands are loaded. */
+export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command()
     .name("patchbay")
     .description("patchbay: observability and autonomous remediation")
@@ -56,8 +62,7 @@ export async function main(argv: string[]): Promise<void> {
   registerRepositoryCommands(environment);
   registerTaskCommands(environment);
   registerAuditCommands(program);
-
-  await program.parseAsync(argv).catch(exitFor);
+  return program;
 }
 
 /** `admin …` and `help …` (which may be `help admin`). */
