@@ -46,16 +46,7 @@ export function registerAuditCommands(program: Command): void {
     .option("--page-size <n>", "events per page, 1–200 (server default 50)")
     .option("--cursor <cursor>", "continue from a previous page's nextCursor")
     .option("--all", "follow nextCursor until the last page")
-    .option("--json", jsonHelp)
-    .addHelpText(
-      "after",
-      `
-Examples:
-  $ patchbay audit list
-  $ patchbay audit list --action mcp_connection.credential_rotated --from 2026-11-01T00:00:00Z
-  $ patchbay audit list --actor ops@example.com --channel cli --json
-  $ patchbay audit list --target mcp_3j5k7m9p1r3t5v7x9z1b3d5f --all`,
-    );
+    .option("--json", jsonHelp);
   addClientOptions(list).action(async (flags: AuditFlags) => {
     const raw = flags.pageSize;
     if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 200)) {

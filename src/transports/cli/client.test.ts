@@ -261,6 +261,27 @@ describe("patchbay environment mcp against a running server", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ code: "revision_conflict", currentRevision: 4 });
   });
 
+  test("get names the approver by email and lists the approved tools", async () => {
+    const run = await cli(mcp("get", conn.id));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Approval\s+2 tools \(2 read, 0 write\), \S+ by \S+@\S+$/m);
+    expect(run.stdout).not.toMatch(/by usr_/);
+    expect(run.stdout).toMatch(/^Approved tools\s+lookup\s+read$/m);
+    expect(run.stdout).toMatch(/^\s+search\s+read$/m);
+    expect(conn.approval?.approvedByEmail).toMatch(/@/);
+  });
+
+  test("deleting an enabled connection is refused before any preview, with the command to disable it", async () => {
+    const run = await cli(mcp("delete", conn.id, "--revision", "4", "--yes"));
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(`error: connection_enabled: ${conn.id} is enabled`);
+    expect(run.stderr).toContain(
+      `next step: patchbay environment mcp disable ${conn.id} --environment ${envId} --revision 4`,
+    );
+    expect(run.stdout + run.stderr).not.toContain("Deletion preview");
+    expect((await cliJson<Connection>(mcp("get", conn.id))).revision).toBe(4);
+  });
+
   test("disable → update → delete --yes (preview effects first)", async () => {
     const disabled = await cliJson<Connection>(mcp("disable", conn.id, "--revision", "4"));
     expect(disabled).toMatchObject({ enabled: false, readiness: "disabled", revision: 5 });

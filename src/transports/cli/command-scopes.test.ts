@@ -1,24 +1,16 @@
-import type { Command } from "commander";
 import { describe, expect, test } from "vitest";
 import { commandScopes, loginScopes } from "./command-scopes.ts";
+import { leafCommands } from "./help-examples.ts";
 import { buildProgram } from "./main.ts";
 
 /** Commands that never call the API with a login: the server itself, local files, the login. */
 const local = new Set(["serve", "admin", "login", "logout", "profile", "help"]);
 
-/** Each leaf command's path, e.g. `environment mcp list`. */
-function leaves(command: Command, prefix: string[] = []): string[][] {
-  return command.commands.flatMap((sub) => {
-    const path = [...prefix, sub.name()];
-    return sub.commands.length === 0 ? [path] : leaves(sub, path);
-  });
-}
-
 describe("the scopes patchbay login asks for", () => {
   test("cover every API command group, so a plain login runs each of them", async () => {
     const program = await buildProgram(["node", "patchbay"]);
     const groups = new Set<string>();
-    for (const path of leaves(program)) {
+    for (const path of leafCommands(program).map(([name]) => name.split(" "))) {
       if (local.has(path[0] ?? "")) continue;
       const group =
         path[0] === "environment" && path.length > 2 ? path.slice(0, 2).join(" ") : (path[0] ?? "");

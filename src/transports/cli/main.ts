@@ -4,6 +4,7 @@ import { version } from "../../version.ts";
 import { registerAuditCommands } from "./audit-commands.ts";
 import { exitFor } from "./cli-error.ts";
 import { table } from "./format.ts";
+import { addHelpExamples } from "./help-examples.ts";
 import { registerLoginCommands, registerProfileCommands, registerWhoamiCommand } from "./login-commands.ts";
 import { registerMcpCommands } from "./mcp-commands.ts";
 import { addClientOptions } from "./profiles.ts";
@@ -62,6 +63,7 @@ export async function buildProgram(argv: string[]): Promise<Command> {
   registerRepositoryCommands(environment);
   registerTaskCommands(environment);
   registerAuditCommands(program);
+  addHelpExamples(program);
   return program;
 }
 
