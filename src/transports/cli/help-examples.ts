@@ -24,6 +24,10 @@ export const helpExamples: Record<string, readonly string[]> = {
   ],
   "profile list": ["patchbay profile list", "patchbay profile list --json"],
   "profile remove": ["patchbay profile remove ci"],
+  "environment use": [
+    "patchbay environment use production",
+    "patchbay environment use staging --profile prod",
+  ],
   "environment list": [
     "patchbay environment list",
     "ENV=$(patchbay environment list --json | jq -r '.items[0].id')",

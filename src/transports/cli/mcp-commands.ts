@@ -29,7 +29,9 @@ type ConfigFlags = SessionFlags & {
 const connections: Resource = {
   group: "mcp",
   collection: "mcp-connections",
-  item: ["<connection-id>", "e.g. mcp_…"],
+  item: ["<connection-id>", "e.g. mcp_…, or the connection's alias"],
+  aliasField: "alias",
+  idPrefix: "mcp_",
 };
 const authKinds = ["none", "bearer", "api_key"] as const;
 const MAX_TOOLS_IN_HINT = 8;
