@@ -21,6 +21,7 @@ import { mountMcp } from "./transports/mcp/routes.ts";
 import { createOAuthRoutes } from "./transports/oauth/routes.ts";
 import { createOtlpRouter } from "./transports/otlp/otlp.ts";
 import { registerApiKeyRoutes } from "./transports/rest/api-keys/index.ts";
+import { registerAuditRoutes } from "./transports/rest/audit/index.ts";
 import { registerConnectionRoutes } from "./transports/rest/connections/index.ts";
 import { registerEnvironmentRoutes } from "./transports/rest/environments/index.ts";
 import { registerMeRoute } from "./transports/rest/me.ts";
@@ -50,6 +51,7 @@ export function createApiRoutes() {
   registerRemediationRoutes(api);
   registerGithubRoutes(api);
   registerWebhookRoutes(api);
+  registerAuditRoutes(api);
   return api;
 }
 

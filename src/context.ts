@@ -8,6 +8,14 @@ import type { Permission } from "./permissions.ts";
 import type { Db } from "./platform/db/client.ts";
 
 /**
+ * The doors a change comes through, as the audit trail names them. `cli` is REST called by the
+ * `patchbay` CLI, told by its `User-Agent: patchbay-cli/…` (docs/decisions.md): a label for
+ * people reading the trail, not a security boundary.
+ */
+export const channels = ["rest", "cli", "mcp", "web", "x402", "system"] as const;
+export type Channel = (typeof channels)[number];
+
+/**
  * What every verb receives: who is calling (resolved once by the transport), the services, and
  * the request's id for the audit trail and the log. Signing up is the one verb whose caller is
  * not yet an actor (a `Payer`).
@@ -15,6 +23,8 @@ import type { Db } from "./platform/db/client.ts";
 export type ServiceContext<A = Actor> = {
   deps: Deps;
   actor: A;
+  /** The door the request came through, for the audit trail. */
+  channel: Channel;
   requestId: string;
   idempotencyKey?: string | undefined;
 };
@@ -26,6 +36,7 @@ export const systemContext = (
 ): ServiceContext => ({
   deps,
   actor: systemActor(job.name, job.organizationId),
+  channel: "system",
   requestId: `job:${job.name}:${job.id}`,
 });
 

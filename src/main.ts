@@ -15,6 +15,7 @@ import type { Db } from "./platform/db/client.ts";
 import { createLogger } from "./platform/logging/logger.ts";
 import { devChainBanner } from "./platform/payments/payments.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
+import { cliCommand } from "./transports/cli/invocation.ts";
 import { drainable } from "./transports/http/drain.ts";
 import { paidRoutesBanner } from "./transports/x402/catalog.ts";
 import { sweepX402Payments } from "./transports/x402/payment-lock.ts";
@@ -49,7 +50,7 @@ export async function runServer(config: Config): Promise<void> {
   const port = typeof address === "object" && address ? address.port : config.port;
   const baseUrl = config.baseUrl.replace(`:${config.port}`, `:${port}`);
   logger.info({ baseUrl, database: deps.database.kind }, "patchbay is serving");
-  if (deps.demo) printDemoBanner(baseUrl, deps.demo);
+  printBanner(baseUrl, deps.demo);
   if (deps.payments.kind === "unavailable") {
     logger.info({ reason: deps.payments.reason }, "x402 payments unavailable: paid routes answer 503");
   }
@@ -106,23 +107,37 @@ export async function runServer(config: Config): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
-/** Printed once, on the first start of an empty database: the key is never shown again. */
-function printDemoBanner(baseUrl: string, demo: DemoTenant) {
+/**
+ * Printed on every start: where the service answers. The first start of an empty database adds
+ * the demo organisation's ids and one-time secrets (never shown again).
+ */
+function printBanner(baseUrl: string, demo: DemoTenant | undefined) {
+  const cli = cliCommand();
+  const first = demo
+    ? [
+        "  patchbay is ready (first run: a demo organisation was created)",
+        `  Base URL:        ${baseUrl}`,
+        `  Organisation:    ${demo.organizationId}`,
+        `  Environment:     ${demo.environmentId} (production)`,
+        `  Owner API key:   ${demo.apiKey}   (shown once — store it now)`,
+        `  Web UI:          ${baseUrl}/login`,
+        `  Owner sign-in:   ${demo.email} / ${demo.password}   (shown once; change it with`,
+        `                   ${cli} admin set-password --email ${demo.email})`,
+      ]
+    : [
+        "  patchbay is ready",
+        `  Base URL:        ${baseUrl}`,
+        `  Web UI:          ${baseUrl}/login`,
+        `  Set a password:  ${cli} admin set-password --email <email>`,
+      ];
   process.stdout.write(
     [
       "",
-      "  patchbay is ready (first run: a demo organisation was created)",
-      `  Base URL:        ${baseUrl}`,
-      `  Organisation:    ${demo.organizationId}`,
-      `  Environment:     ${demo.environmentId} (production)`,
-      `  Owner API key:   ${demo.apiKey}   (shown once — store it now)`,
-      `  Web UI:          ${baseUrl}/login`,
-      `  Owner sign-in:   ${demo.email} / ${demo.password}   (shown once; change it with`,
-      `                   patchbay admin set-password --email ${demo.email})`,
+      ...first,
       "",
-      `  CLI:             npx patchbay login --base-url ${baseUrl}   (approve in the browser)`,
+      `  CLI:             ${cli} login --base-url ${baseUrl}   (approve in the browser)`,
       `  MCP clients:     ${baseUrl}/mcp   (they sign in by themselves: OAuth 2.1)`,
-      `  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`,
+      ...(demo ? [`  Try: curl -H "Authorization: Bearer ${demo.apiKey}" ${baseUrl}/api/v1/me`] : []),
       `  API reference:   ${baseUrl}/api/v1/docs`,
       "",
     ].join("\n"),

@@ -81,5 +81,6 @@ export const scopeDescriptions: Record<string, string> = {
   "telemetry:read": "Read telemetry",
   "webhooks:read": "Read webhook endpoints and their delivery logs",
   "webhooks:manage": "Create, change and delete webhook endpoints, rotate their secrets, redeliver",
+  "audit_log:read": "Read the organisation's audit trail (owners and admins)",
   offline_access: "Stay signed in (a refresh token)",
 };

@@ -1,7 +1,8 @@
 /**
  * Every permission an API key (or, later, an OAuth scope) can carry. `telemetry:read` opens
  * services, logs, traces and problems; `problems:manage` changes a problem's status. On `/mcp`,
- * `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
+ * `audit_log:read` opens the organisation's audit trail (owners and admins only, whatever the key
+ * carries). `mcp_connections:read` opens the read tools and `mcp_connections:manage` all of them
  * (src/transports/mcp/routes.ts; the OAuth scopes patchbay.mcp.read/.write map onto the same).
  * `webhooks:read`/`webhooks:manage` open the organisation's webhook endpoints and delivery logs
  * (owners and admins only, like API keys).
@@ -25,6 +26,7 @@ export const permissions = [
   "remediations:manage",
   "webhooks:read",
   "webhooks:manage",
+  "audit_log:read",
 ] as const;
 
 export type Permission = (typeof permissions)[number];

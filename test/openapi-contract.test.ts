@@ -57,6 +57,7 @@ const COVERED = [
   "listApiKeys",
   "createApiKey",
   "revokeApiKey",
+  "listAuditEvents",
   "listPublishableKeys",
   "createPublishableKey",
   "revokePublishableKey",
@@ -206,6 +207,10 @@ describe("every documented operation answers as docs/openapi.json says", () => {
     await api.send("listApiKeys", 401, { key: "sk_live_not-a-key" });
     await api.send("revokeApiKey", 204, { params: { apiKeyId: created.apiKey.id } });
     await api.send("revokeApiKey", 404, { params: { apiKeyId: "key_unknown" } });
+    const org = { organizationId: owner.organizationId };
+    await api.send("listAuditEvents", 200, { params: org, query: { action: "api_key.revoked" } });
+    await api.send("listAuditEvents", 400, { params: org, query: { action: "api_key.exploded" } });
+    await api.send("listAuditEvents", 404, { params: { organizationId: "org_unknown" } });
 
     const pk = await api.send<{ publishableKey: { id: string } }>("createPublishableKey", 201, {
       params: env,

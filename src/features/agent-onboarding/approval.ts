@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
-import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { recordAuditAs } from "../../platform/audit/record-audit.ts";
 import { onboardingSessions } from "../../platform/db/schema/onboarding-sessions.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
@@ -74,10 +74,10 @@ export async function claimOrganization(args: {
     if (await isClaimed(tx, org.id)) throw alreadyClaimed();
     await tx.insert(memberships).values({ organizationId: org.id, userId: actor.userId, role: "owner" });
     // Not `recordAudit`: the claimant is no actor of the organisation yet; the row names the person.
-    await tx.insert(auditLog).values({
+    await recordAuditAs(tx, {
       organizationId: org.id,
-      actorType: "user",
-      actorId: actor.userId,
+      actor: { type: "user", userId: actor.userId },
+      channel: args.ctx.channel,
       action: "organization.claimed",
       targetType: "organization",
       targetId: org.id,

@@ -46,6 +46,7 @@ export async function startOnboarding(args: {
       action: "onboarding.started",
       targetType: "onboarding_session",
       targetId: row.id,
+      environmentId: environmentId,
       details: { environmentId },
     });
   });

@@ -57,6 +57,7 @@ export async function signUpWallet(args: {
         action: "organization.signed_up",
         targetType: "organization",
         targetId: organizationId,
+        environmentId: environmentId,
         details: { network: wallet.network, environmentId, publishableKeyId: keyId },
       });
     });

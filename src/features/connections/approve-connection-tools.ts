@@ -121,6 +121,7 @@ export async function approveConnectionTools(args: {
       action: "mcp_connection.tools_approved",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: {
         revision: next.revision,
         discoveryId: discovery.id,
@@ -135,6 +136,7 @@ export async function approveConnectionTools(args: {
         action: "mcp_connection.tools_attested_read_only",
         targetType: "mcp_connection",
         targetId: row.id,
+        environmentId: row.environmentId,
         details: { revision: next.revision, manifestHash, toolNames: attested },
       });
     }

@@ -58,6 +58,7 @@ export async function createConnection(args: {
       action: "mcp_connection.created",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: {
         environmentId: row.environmentId,
         alias: row.alias,

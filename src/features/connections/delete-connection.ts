@@ -47,6 +47,7 @@ export async function previewConnectionDeletion(args: {
       action: "mcp_connection.deletion_previewed",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { revision: row.revision, effects },
     });
     return { receipt, expiresAt: expiresAt.toISOString(), effects };
@@ -116,6 +117,7 @@ export async function deleteConnection(args: {
       action: "mcp_connection.deleted",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { revision: row.revision, alias: row.alias, approvedToolCount: row.approvedToolCount },
     });
   });

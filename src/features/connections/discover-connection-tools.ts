@@ -50,6 +50,7 @@ export async function discoverConnectionTools(args: {
       action: "mcp_connection.discovered",
       targetType: "mcp_connection",
       targetId: current.id,
+      environmentId: current.environmentId,
       details: { discoveryId: id, toolCount: listing.tools.length, manifestHash: listing.manifestHash },
     });
     return {

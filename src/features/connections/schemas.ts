@@ -82,6 +82,10 @@ export const ConnectionSchema = z
       .object({
         approvedAt: iso,
         approvedBy: z.string(),
+        approvedByEmail: z
+          .string()
+          .nullable()
+          .openapi({ description: "The approver's email; null once their account is gone." }),
         toolCount: z.number().int(),
         manifestHash: z.string(),
         stale: z.boolean(),
@@ -113,6 +117,7 @@ export const ConnectionSchema = z
       approval: {
         approvedAt: "2026-11-22T10:04:00.000Z",
         approvedBy: "usr_2a4c6e8g0j2l4n6q8s0u2w4y",
+        approvedByEmail: "ops@example.com",
         toolCount: 4,
         manifestHash: "sha256:9a3e…",
         stale: false,

@@ -59,6 +59,7 @@ export async function setConnectionCredential(args: {
         : "mcp_connection.credential_set",
       targetType: "mcp_connection",
       targetId: current.id,
+      environmentId: current.environmentId,
       details: { revision: next.revision, credentialVersion },
     });
     return viewConnection(tx, next);

@@ -50,6 +50,7 @@ export async function setConnectionEnabled(args: {
       action: input.enabled ? "mcp_connection.enabled" : "mcp_connection.disabled",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { revision: next.revision },
     });
     return viewConnection(tx, next);

@@ -72,6 +72,7 @@ export async function updateConnection(args: {
       action: "mcp_connection.updated",
       targetType: "mcp_connection",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: {
         revision: next.revision,
         changed: [

@@ -2,6 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { Db } from "../../platform/db/client.ts";
 import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
+import { users } from "../../platform/db/schema/users.ts";
 import type { Connection, Health, Readiness } from "./schemas.ts";
 import { toolAccess } from "./tool-access.ts";
 
@@ -42,7 +43,11 @@ const nextSteps: Record<Readiness, string> = {
 };
 
 /** The public view. Never the endpoint URL, the credential or any vault reference. */
-export function toConnection(row: Row, discovery: DiscoveryRow | null | undefined): Connection {
+export function toConnection(
+  row: Row,
+  discovery: DiscoveryRow | null | undefined,
+  approverEmail: string | null = null,
+): Connection {
   const readiness = deriveReadiness(row);
   return {
     id: row.id,
@@ -73,6 +78,7 @@ export function toConnection(row: Row, discovery: DiscoveryRow | null | undefine
         ? {
             approvedAt: row.approvedAt.toISOString(),
             approvedBy: row.approvedBy ?? "",
+            approvedByEmail: approverEmail,
             toolCount: row.approvedToolCount,
             manifestHash: row.approvedManifestHash,
             stale: approvalIsStale(row),
@@ -117,12 +123,29 @@ async function latestDiscoveries(db: Db, rows: Row[]): Promise<Map<string, Disco
   return new Map(discoveries.map((d) => [d.id, d]));
 }
 
-/** The public views, each with its latest discovery's summary. */
+/**
+ * The approvers' emails, by user id (one query for them all): people read who approved as an
+ * email, not an id.
+ */
+export async function approverEmails(db: Db, rows: Pick<Row, "approvedBy">[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.approvedBy ? [r.approvedBy] : [])))];
+  const found = ids.length
+    ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids))
+    : [];
+  return new Map(found.map((u) => [u.id, u.email]));
+}
+
+/** The public views, each with its latest discovery's summary and its approver's email. */
 export async function viewConnections(db: Db, rows: Row[]): Promise<Connection[]> {
+  // One after the other: `db` may be a transaction, whose connection runs one query at a time.
   const latest = await latestDiscoveries(db, rows);
-  return rows.map((row) => toConnection(row, latest.get(row.latestDiscoveryId ?? "")));
+  const emails = await approverEmails(db, rows);
+  return rows.map((row) =>
+    toConnection(row, latest.get(row.latestDiscoveryId ?? ""), emails.get(row.approvedBy ?? "") ?? null),
+  );
 }
 
 export async function viewConnection(db: Db, row: Row): Promise<Connection> {
-  return toConnection(row, (await latestDiscoveries(db, [row])).get(row.latestDiscoveryId ?? ""));
+  const discovery = (await latestDiscoveries(db, [row])).get(row.latestDiscoveryId ?? "");
+  return toConnection(row, discovery, (await approverEmails(db, [row])).get(row.approvedBy ?? "") ?? null);
 }

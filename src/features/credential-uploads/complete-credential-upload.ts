@@ -71,7 +71,7 @@ export async function completeCredentialUpload(args: {
     const member = await resolveWebActor(deps.db, user, row.organizationId);
     if (!member) throw new AppError("forbidden", "You are no longer a member of this organisation.");
     await setConnectionCredential({
-      ctx: { deps, actor: member.actor, requestId },
+      ctx: { deps, actor: member.actor, channel: "web", requestId },
       input: {
         environmentId: row.environmentId,
         connectionId: row.connectionId,

@@ -121,6 +121,7 @@ export async function prepareCredentialUpload(args: {
       action: "mcp_connection.credential_upload_prepared",
       targetType: "mcp_connection",
       targetId: connection.id,
+      environmentId: connection.environmentId,
       details: { requestId: id, revision: connection.revision },
     });
   });

@@ -29,6 +29,7 @@ export async function createEnvironment(args: {
       action: "environment.created",
       targetType: "environment",
       targetId: row.id,
+      environmentId: row.id,
       details: { name: row.name },
     });
     return toEnvironment(row);

@@ -40,6 +40,7 @@ export async function renameEnvironment(args: {
       action: "environment.renamed",
       targetType: "environment",
       targetId: row.id,
+      environmentId: row.id,
       details: { from: current.name, to: row.name, revision: row.revision },
     });
     return toEnvironment(row);

@@ -3,7 +3,7 @@ import { withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { auditLog } from "../../platform/db/schema/audit-log.ts";
+import { recordAuditAs } from "../../platform/audit/record-audit.ts";
 import { invitations } from "../../platform/db/schema/invitations.ts";
 import { memberships, users } from "../../platform/db/schema/users.ts";
 import {
@@ -99,10 +99,11 @@ export async function acceptInvitation(args: {
       .update(invitations)
       .set({ acceptedAt: now, acceptedBy: id })
       .where(eq(invitations.id, invitation.id));
-    await tx.insert(auditLog).values({
+    // Invitations are accepted on the web page their link opens.
+    await recordAuditAs(tx, {
       organizationId: invitation.organizationId,
-      actorType: "user",
-      actorId: id,
+      actor: { type: "user", userId: id },
+      channel: "web",
       action: "member.joined",
       targetType: "invitation",
       targetId: invitation.id,

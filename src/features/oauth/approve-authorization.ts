@@ -29,7 +29,8 @@ export async function approveAuthorization(args: {
   const { deps, input } = args;
   const resolved = await resolveWebActor(deps.db, input.user, input.organizationId);
   if (!resolved) throw new AppError("not_found", "There is no such organisation among yours.");
-  const ctx: ServiceContext = { deps, actor: resolved.actor, requestId: args.requestId };
+  // Consent is given on the web pages, whichever client asked for it.
+  const ctx: ServiceContext = { deps, actor: resolved.actor, channel: "web", requestId: args.requestId };
 
   const grant = new args.provider.Grant({ accountId: input.user.userId, clientId: input.request.clientId });
   if (input.request.oidcScopes.length > 0) grant.addOIDCScope(input.request.oidcScopes.join(" "));

@@ -18,11 +18,3 @@ export function cliClient() {
     redirect_uris: [],
   };
 }
-
-/** What the CLI asks for on login: the REST audience and the scopes its commands use. */
-export const cliScopes = [
-  "environments:read",
-  "mcp_connections:read",
-  "mcp_connections:manage",
-  "offline_access",
-] as const;

@@ -1,9 +1,9 @@
 import { withTransaction } from "../../context.ts";
 import { newId, newUuid, randomToken } from "../../ids.ts";
 import { permissions } from "../../permissions.ts";
+import { recordAuditAs } from "../../platform/audit/record-audit.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";
-import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { environments } from "../../platform/db/schema/environments.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { memberships, users } from "../../platform/db/schema/users.ts";
@@ -51,10 +51,10 @@ export async function bootstrapOrganization(args: {
       secretHash: key.hash,
       permissions: [...permissions],
     });
-    await tx.insert(auditLog).values({
+    await recordAuditAs(tx, {
       organizationId,
-      actorType: "system",
-      actorId: "bootstrap",
+      actor: { type: "system", id: "bootstrap" },
+      channel: "system",
       action: "organization.bootstrapped",
       targetType: "organization",
       targetId: organizationId,

@@ -52,6 +52,7 @@ export async function createPublishableKey(args: {
       action: "publishable_key.created",
       targetType: "publishable_key",
       targetId: row.id,
+      environmentId: env.id,
       details: { environmentId: env.id, name: row.name, prefix: row.prefix },
     });
     return { publishableKey: toPublishableKey(row), key: generated.key };

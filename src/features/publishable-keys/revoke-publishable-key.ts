@@ -29,6 +29,7 @@ export async function revokePublishableKey(args: {
       action: "publishable_key.revoked",
       targetType: "publishable_key",
       targetId: existing.id,
+      environmentId: env.id,
       details: { environmentId: env.id },
     });
   });

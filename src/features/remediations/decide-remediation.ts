@@ -59,6 +59,7 @@ export async function cancelRemediation(args: { ctx: ServiceContext; input: RunR
       action: "remediation.cancel_requested",
       targetType: "remediation",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { status: row.status },
     });
   });
@@ -98,6 +99,7 @@ export async function approveRemediation(args: { ctx: ServiceContext; input: Run
       action: "remediation.approved",
       targetType: "remediation",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { kind: row.approval.kind },
     });
   });

@@ -220,6 +220,7 @@ async function insertRun(
     action: "remediation.created",
     targetType: "remediation",
     targetId: row.id,
+    environmentId: run.environmentId,
     details: run.problemId
       ? { environmentId: run.environmentId, problemId: run.problemId }
       : {

@@ -113,6 +113,7 @@ export async function createRepository(args: {
       action: "repository.created",
       targetType: "repository",
       targetId: row.id,
+      environmentId: env.id,
       details: { environmentId: env.id, provider: row.provider, services: row.services },
     });
     await ctx.deps.remediation.resumeRunsAwaitingRepository(tx, {

@@ -40,6 +40,7 @@ export async function deleteRepository(args: {
       action: "repository.deleted",
       targetType: "repository",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { environmentId: row.environmentId, provider: row.provider },
     });
   });

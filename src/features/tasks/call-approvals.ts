@@ -217,6 +217,7 @@ export async function decideCallApproval(args: {
       action: state === "approved" ? "task.call_approved" : "task.call_rejected",
       targetType: "task",
       targetId: task.id,
+      environmentId: task.environmentId,
       details: {
         callApprovalId: decided.id,
         connectionId: decided.connectionId,

@@ -38,6 +38,7 @@ export async function cancelTask(args: {
       action: "task.cancel_requested",
       targetType: "task",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: { status: row.status },
     });
     return toTask(next);

@@ -59,6 +59,7 @@ export async function createTask(args: {
       action: "task.created",
       targetType: "task",
       targetId: row.id,
+      environmentId: row.environmentId,
       details: {
         environmentId: row.environmentId,
         connections: snapshot.connections.length,

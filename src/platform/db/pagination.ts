@@ -41,6 +41,15 @@ export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | 
   return sql`(${createdAt}, ${id}) > (${sql.param(cursor.createdAt, createdAt)}, ${cursor.id})`;
 }
 
+/**
+ * `WHERE (created_at, id) < (cursor)`: the same cursor for a list read newest first (the audit
+ * trail), where the next page holds what happened before the last item shown.
+ */
+export function beforeCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  return sql`(${createdAt}, ${id}) < (${sql.param(cursor.createdAt, createdAt)}, ${sql.param(cursor.id, id)})`;
+}
+
 /** A table listed a page at a time in creation order (every such table has these two columns). */
 type ListedTable = PgTable & { createdAt: PgColumn; id: PgColumn };
 

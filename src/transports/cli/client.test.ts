@@ -261,6 +261,27 @@ describe("patchbay environment mcp against a running server", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ code: "revision_conflict", currentRevision: 4 });
   });
 
+  test("get names the approver by email and lists the approved tools", async () => {
+    const run = await cli(mcp("get", conn.id));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Approval\s+2 tools \(2 read, 0 write\), \S+ by \S+@\S+$/m);
+    expect(run.stdout).not.toMatch(/by usr_/);
+    expect(run.stdout).toMatch(/^Approved tools\s+lookup\s+read$/m);
+    expect(run.stdout).toMatch(/^\s+search\s+read$/m);
+    expect(conn.approval?.approvedByEmail).toMatch(/@/);
+  });
+
+  test("deleting an enabled connection is refused before any preview, with the command to disable it", async () => {
+    const run = await cli(mcp("delete", conn.id, "--revision", "4", "--yes"));
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(`error: connection_enabled: ${conn.id} is enabled`);
+    expect(run.stderr).toContain(
+      `next step: patchbay environment mcp disable ${conn.id} --environment ${envId} --revision 4`,
+    );
+    expect(run.stdout + run.stderr).not.toContain("Deletion preview");
+    expect((await cliJson<Connection>(mcp("get", conn.id))).revision).toBe(4);
+  });
+
   test("disable → update → delete --yes (preview effects first)", async () => {
     const disabled = await cliJson<Connection>(mcp("disable", conn.id, "--revision", "4"));
     expect(disabled).toMatchObject({ enabled: false, readiness: "disabled", revision: 5 });
@@ -324,8 +345,9 @@ describe("patchbay environment mcp against a running server", () => {
         cli(mcp("list", "--base-url", "http://127.0.0.1:9")),
       ]);
     expect(noEnv.code).toBe(2);
-    expect(noEnv.stderr).toContain("error: usage: --environment <uuid> is required");
-    expect(badEnv.code).toBe(2);
+    expect(noEnv.stderr).toContain("error: usage: --environment <uuid or name> is required");
+    expect(badEnv.code).toBe(4); // a name, and no environment is called "prod"
+    expect(badEnv.stderr).toContain('error: not_found: there is no environment named "prod"');
     expect(wrongKey.code).toBe(3);
     expect(wrongKey.stderr).toContain("error: unauthorized:");
     expect(noKey.code).toBe(3);
@@ -364,6 +386,37 @@ describe("profiles and whoami", () => {
     expect(list.stdout).toMatch(/^default\s+http:\/\/127\.0\.0\.1:\d+\s+stored\s+-$/m);
     const missing = await cli(["whoami", "--profile", "staging"], { env: noKeyEnv });
     expect(missing.code).toBe(2);
+  });
+
+  test("environment use remembers an environment; names and aliases stand for ids; commands say where they acted", async () => {
+    const noKeyEnv = { PATCHBAY_API_KEY: undefined, PATCHBAY_BASE_URL: undefined };
+    const used = await cli(["environment", "use", "production"], { env: noKeyEnv });
+    expect(used.code, used.stderr).toBe(0);
+    expect(used.stdout).toContain(`Profile default now acts on environment production (${envId}).`);
+    const list = await cli(["environment", "mcp", "list", "--json"], { env: noKeyEnv });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toContain(`environment: production (${envId})`);
+    const aliases = (JSON.parse(list.stdout) as { items: Connection[] }).items;
+    expect(aliases.map((c) => c.alias)).toContain("status");
+    const status = aliases.find((c) => c.alias === "status");
+    // The alias stands for the id; --environment takes the name.
+    const byAlias = await cli(
+      ["environment", "mcp", "get", "status", "--environment", "production", "--json"],
+      {
+        env: noKeyEnv,
+      },
+    );
+    expect(byAlias.code, byAlias.stderr).toBe(0);
+    expect((JSON.parse(byAlias.stdout) as Connection).id).toBe(status?.id);
+    const byId = await cli(["environment", "use", envId], { env: noKeyEnv });
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain("environment production");
+    const unknown = await cli(["environment", "use", "nowhere"], { env: noKeyEnv });
+    expect(unknown.code).toBe(4);
+    const foreign = await cli(["environment", "use", "00000000-0000-4000-8000-000000000000"], {
+      env: noKeyEnv,
+    });
+    expect(foreign.code).toBe(4);
   });
 
   test("no secret ever appears in the CLI's output", () => {

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import type { Me } from "../../features/me/schemas.ts";
-import { CLI_CLIENT_ID, cliScopes, DEVICE_CODE_GRANT } from "../../features/oauth/cli-client.ts";
+import { CLI_CLIENT_ID, DEVICE_CODE_GRANT } from "../../features/oauth/cli-client.ts";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
+import { loginScopes } from "./command-scopes.ts";
 import { json, keyValue, styleFor, table } from "./format.ts";
 import {
   type DeviceAuthorization,
@@ -65,7 +66,7 @@ async function login(flags: { baseUrl?: string; profile?: string; browser?: bool
   const path = profilesPath();
   const baseUrl = baseUrlFor(flags.baseUrl, readProfiles(path).profiles[name]);
   const server = await discoverServer(baseUrl);
-  const form = { client_id: CLI_CLIENT_ID, scope: cliScopes.join(" "), resource: `${baseUrl}/api/v1` };
+  const form = { client_id: CLI_CLIENT_ID, scope: loginScopes.join(" "), resource: `${baseUrl}/api/v1` };
   const device = (await post(server.deviceAuthorizationEndpoint, baseUrl, form, [
     "device_code",
     "user_code",

@@ -179,6 +179,22 @@ describe("patchbay login against a running server", () => {
     const list = await cli(["environment", "mcp", "list", "--environment", environmentId, "--json"]);
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout).items.map((c: { alias: string }) => c.alias)).toEqual(["runbooks"]);
+
+    // One command of every other API group runs off the same plain login (no insufficient_scope).
+    for (const args of [
+      ["environment", "task", "list", "--environment", environmentId, "--json"],
+      ["environment", "repository", "list", "--environment", environmentId, "--json"],
+      ["audit", "list", "--action", "mcp_connection.created", "--json"],
+    ]) {
+      const ran = await cli(args);
+      expect(ran.code, `${args.join(" ")}: ${ran.stderr}`).toBe(0);
+      expect(JSON.parse(ran.stdout)).toHaveProperty("items");
+    }
+    const trail = await cli(["audit", "list", "--action", "mcp_connection.created", "--json"]);
+    expect(JSON.parse(trail.stdout).items[0]).toMatchObject({
+      channel: "cli",
+      actor: { type: "oauth_token", email: owner.email },
+    });
     await page.close();
   }, 120_000);
 

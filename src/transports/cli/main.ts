@@ -1,17 +1,32 @@
 import { Command } from "commander";
 import type { Environment } from "../../features/environments/schemas.ts";
 import { version } from "../../version.ts";
+import { registerAuditCommands } from "./audit-commands.ts";
 import { exitFor } from "./cli-error.ts";
 import { table } from "./format.ts";
+import { addHelpExamples } from "./help-examples.ts";
 import { registerLoginCommands, registerProfileCommands, registerWhoamiCommand } from "./login-commands.ts";
 import { registerMcpCommands } from "./mcp-commands.ts";
-import { addClientOptions } from "./profiles.ts";
+import {
+  addClientOptions,
+  type Profile,
+  profilesPath,
+  readProfiles,
+  withProfilesLock,
+  writeProfiles,
+} from "./profiles.ts";
 import { registerRepositoryCommands } from "./repository-commands.ts";
-import { jsonHelp, openSession, readPages, type SessionFlags } from "./session.ts";
+import { jsonHelp, openSession, readPages, resolveEnvironment, type SessionFlags } from "./session.ts";
 import { registerTaskCommands } from "./task-commands.ts";
 import { registerWebhookCommands } from "./webhook-commands.ts";
 
 export async function main(argv: string[]): Promise<void> {
+  const program = await buildProgram(argv);
+  await program.parseAsync(argv).catch(exitFor);
+}
+
+/** Every command, declared; `argv` only decides whether the admin group's commands are loaded. */
+export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command()
     .name("patchbay")
     .description("patchbay: observability and autonomous remediation")
@@ -51,13 +66,37 @@ export async function main(argv: string[]): Promise<void> {
     const rows = page.items.map((e) => [e.id, e.name, String(e.revision)]);
     session.show(page, rows.length === 0 ? "No environments.\n" : table(["ID", "NAME", "REVISION"], rows));
   });
+  const use = environment
+    .command("use")
+    .description("Remember an environment in the profile: environment commands then act on it by default")
+    .argument("<name-or-id>", "the environment's name or UUID");
+  addClientOptions(use).action(async (given: string, flags: SessionFlags) => {
+    const session = openSession(flags);
+    const chosen = await resolveEnvironment(session, given, "environment");
+    // A UUID given as is: read its name, which also proves it is one of the organisation's.
+    const env: Environment | { id: string; name: string } =
+      chosen.name === undefined
+        ? ((await session.request({ method: "GET", path: `/environments/${chosen.id}` })) as Environment)
+        : { id: chosen.id, name: chosen.name };
+    const { profile } = session.settings();
+    const path = profilesPath();
+    await withProfilesLock(path, async () => {
+      const { profiles } = readProfiles(path);
+      const current: Profile = profiles[profile] ?? {};
+      writeProfiles(path, {
+        profiles: { ...profiles, [profile]: { ...current, environment: { id: env.id, name: env.name } } },
+      });
+    });
+    session.print(`Profile ${profile} now acts on environment ${env.name} (${env.id}).\n`);
+  });
   registerProfileCommands(program);
   registerMcpCommands(environment);
   registerRepositoryCommands(environment);
   registerTaskCommands(environment);
   registerWebhookCommands(program);
-
-  await program.parseAsync(argv).catch(exitFor);
+  registerAuditCommands(program);
+  addHelpExamples(program);
+  return program;
 }
 
 /** `admin …` and `help …` (which may be `help admin`). */

@@ -29,7 +29,9 @@ type ConfigFlags = SessionFlags & {
 const connections: Resource = {
   group: "mcp",
   collection: "mcp-connections",
-  item: ["<connection-id>", "e.g. mcp_…"],
+  item: ["<connection-id>", "e.g. mcp_…, or the connection's alias"],
+  aliasField: "alias",
+  idPrefix: "mcp_",
 };
 const authKinds = ["none", "bearer", "api_key"] as const;
 const MAX_TOOLS_IN_HINT = 8;
@@ -266,6 +268,17 @@ export function registerMcpCommands(environment: Command): void {
       session.revision();
       // Refuse before previewing: a script without --yes must not half-run.
       requireTerminalOrYes(flags.yes);
+      // The API deletes only a disabled connection: say so, with the command, before any preview
+      // (a preview of a deletion that cannot happen would only mislead).
+      const current = (await session.request({ method: "GET", path: session.path() })) as Connection;
+      if (current.enabled) {
+        throw new CliError(
+          "connection_enabled",
+          `${id} is enabled; disable it before deleting it`,
+          exitCodes.conflict,
+          `patchbay environment mcp disable ${id} --environment ${session.environmentId} --revision ${current.revision}`,
+        );
+      }
       const key = session.idempotencyKey();
       // The preview is a different request, so it gets its own key derived from the reported one.
       const preview = (await session.request({
@@ -414,7 +427,7 @@ function connectionBlock(c: Connection, style: Style): string {
     : "none";
   const write = (c.approval?.tools ?? []).filter((t) => t.access === "write").map((t) => t.name);
   const approval = c.approval
-    ? `${c.approval.toolCount} tools (${c.approval.toolCount - write.length} read, ${write.length} write), ${c.approval.approvedAt} by ${c.approval.approvedBy}${c.approval.stale ? style.yellow(" (stale)") : ""}`
+    ? `${c.approval.toolCount} tools (${c.approval.toolCount - write.length} read, ${write.length} write), ${c.approval.approvedAt} by ${c.approval.approvedByEmail ?? c.approval.approvedBy}${c.approval.stale ? style.yellow(" (stale)") : ""}`
     : "none";
   return keyValue([
     ["ID", c.id],
@@ -431,10 +444,21 @@ function connectionBlock(c: Connection, style: Style): string {
     ["Revision", String(c.revision)],
     ["Discovery", discovery],
     ["Approval", approval],
-    ...(write.length ? [["Write tools", style.yellow(write.join(", "))] as [string, string]] : []),
+    ...(c.approval ? [["Approved tools", approvedTools(c.approval.tools, style)] as [string, string]] : []),
     ["Created", c.createdAt],
     ["Updated", c.updatedAt],
   ]);
+}
+
+/** One approved tool a line: its name and access (write in colour), attested read tools marked. */
+function approvedTools(tools: NonNullable<Connection["approval"]>["tools"], style: Style): string {
+  if (tools.length === 0) return "none";
+  return tools
+    .map((t) => {
+      const access = t.access === "write" ? style.yellow("write") : t.attested ? "read (attested)" : "read";
+      return `${t.name}  ${access}`;
+    })
+    .join("\n");
 }
 
 function discoveryText(d: Discovery, style: Style): string {

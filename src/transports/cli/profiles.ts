@@ -25,7 +25,14 @@ export type OAuthSession = {
  * One named connection target and its credential: an API key or a login (OAuth) session. The
  * credential is stored only here, in a file only the user can read.
  */
-export type Profile = { baseUrl?: string; apiKey?: string; oauth?: OAuthSession };
+export type Profile = {
+  baseUrl?: string;
+  apiKey?: string;
+  oauth?: OAuthSession;
+  /** `patchbay environment use`: the environment commands act on when --environment is not given. */
+  environment?: ProfileEnvironment;
+};
+export type ProfileEnvironment = { id: string; name: string };
 export type ProfileFile = { profiles: Record<string, Profile> };
 
 export const DEFAULT_PROFILE = "default";
@@ -71,7 +78,14 @@ export function readProfiles(path: string, warn: (line: string) => void = toStde
   for (const [name, value] of Object.entries(parsed.profiles)) {
     if (!isRecord(value)) continue;
     const oauth = parseSession(value.oauth);
-    profiles[name] = { ...strings(value, ["baseUrl", "apiKey"]), ...(oauth ? { oauth } : {}) };
+    const environment = isRecord(value.environment) ? strings(value.environment, ["id", "name"]) : {};
+    profiles[name] = {
+      ...strings(value, ["baseUrl", "apiKey"]),
+      ...(oauth ? { oauth } : {}),
+      ...(environment.id && environment.name
+        ? { environment: { id: environment.id, name: environment.name } }
+        : {}),
+    };
   }
   return { profiles };
 }
@@ -165,6 +179,8 @@ export type ClientSettings = {
   baseUrl: string;
   credential: { kind: "api_key"; key: string } | { kind: "oauth"; session: OAuthSession; path: string };
   profile: string;
+  /** The profile's remembered environment (`patchbay environment use`). */
+  environment?: ProfileEnvironment | undefined;
 };
 
 export function addClientOptions(command: Command): Command {
@@ -226,7 +242,7 @@ export function resolveSettings(
       `warning: sending ${credential.kind === "oauth" ? "an access token" : "the API key"} over plain http to ${url.host}; use https`,
     );
   }
-  return { baseUrl, credential, profile: name };
+  return { baseUrl, credential, profile: name, environment: profile?.environment };
 }
 
 /** An http(s) URL without a trailing slash; a path prefix (behind a proxy) is kept. */

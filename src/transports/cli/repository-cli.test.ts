@@ -101,7 +101,7 @@ describe("patchbay environment repository", () => {
       const noEnv = await cli(baseUrl, owner.apiKey, ["environment", "repository", "list"]);
       expect(noEnv.code).toBe(2);
       expect(noEnv.stderr).toContain(
-        "--environment <uuid> is required on every environment repository command",
+        "--environment <uuid or name> is required on every environment repository command",
       );
 
       const refused = await run("delete", body.id);

@@ -192,7 +192,7 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}, setting
 export async function readPages<T>(
   session: ReturnType<typeof openSession>,
   path: string,
-  query: { pageSize?: string; cursor?: string },
+  query: { pageSize?: string | undefined; cursor?: string | undefined; [filter: string]: string | undefined },
   all = false,
 ): Promise<Page<T>> {
   const read = async (cursor: string | undefined) =>
@@ -208,20 +208,62 @@ export async function readPages<T>(
 }
 
 /** An `environment <group>` collection (`/environments/<env>/<collection>`) and its items' argument. */
-export type Resource = { group: string; collection: string; item: [name: string, example: string] };
+export type Resource = {
+  group: string;
+  collection: string;
+  item: [name: string, example: string];
+  /** Items also named by this field (a connection's alias), when the argument lacks `idPrefix`. */
+  aliasField?: string;
+  idPrefix?: string;
+};
 
-function openEnvironmentSession(flags: SessionFlags, resource: Resource, id: string | undefined) {
-  const environmentId = flags.environment;
-  if (environmentId === undefined || environmentId === "") {
+/**
+ * The environment a command acts on: --environment (a UUID or a name), else the profile's
+ * (`patchbay environment use`). A name is looked up among the organisation's environments.
+ */
+export async function resolveEnvironment(
+  session: ReturnType<typeof openSession>,
+  flag: string | undefined,
+  groupHint: string,
+): Promise<{ id: string; name: string | undefined }> {
+  if (flag === undefined || flag === "") {
+    const remembered = session.settings().environment;
+    if (remembered) return remembered;
     throw usageError(
-      `--environment <uuid> is required on every environment ${resource.group} command`,
-      "find the environment's id with: patchbay environment list",
+      `--environment <uuid or name> is required on every ${groupHint} command (or remember one: patchbay environment use <name>)`,
+      "find the environment's id or name with: patchbay environment list",
     );
   }
-  if (!uuid.test(environmentId)) throw usageError(`--environment must be a UUID (got "${environmentId}")`);
-  const base = `/environments/${environmentId}/${resource.collection}${id ? `/${encodeURIComponent(id)}` : ""}`;
+  if (uuid.test(flag)) return { id: flag, name: undefined };
+  const page = await readPages<{ id: string; name: string }>(
+    session,
+    "/environments",
+    { pageSize: "200" },
+    true,
+  );
+  const found = page.items.find((e) => e.name === flag);
+  if (!found) {
+    throw new CliError(
+      "not_found",
+      `there is no environment named "${flag}" in your organisation`,
+      exitCodes.notFound,
+      "see them with: patchbay environment list",
+    );
+  }
+  return found;
+}
+
+async function openEnvironmentSession(flags: SessionFlags, resource: Resource, given: string | undefined) {
+  const probe = openSession(flags);
+  const environment = await resolveEnvironment(probe, flags.environment, `environment ${resource.group}`);
+  const environmentId = environment.id;
+  const collectionPath = `/environments/${environmentId}/${resource.collection}`;
+  const id = given === undefined ? undefined : await resolveItem(probe, resource, collectionPath, given);
+  // Said on stderr, so --json output stays the API's.
+  probe.info(`environment: ${environment.name ? `${environment.name} (${environmentId})` : environmentId}`);
+  const base = `${collectionPath}${id ? `/${encodeURIComponent(id)}` : ""}`;
   return {
-    ...openSession(flags, { environmentId, connectionId: id }),
+    ...openSession(flags, { environmentId, connectionId: id }, probe.settings()),
     environmentId,
     id,
     /** `/environments/<env>/<collection>[/<id>]` + suffix. */
@@ -229,7 +271,22 @@ function openEnvironmentSession(flags: SessionFlags, resource: Resource, id: str
   };
 }
 
-export type EnvironmentSession = ReturnType<typeof openEnvironmentSession>;
+/** An item's id; for connections an alias is accepted too and looked up in the environment. */
+async function resolveItem(
+  session: ReturnType<typeof openSession>,
+  resource: Resource,
+  collectionPath: string,
+  given: string,
+): Promise<string> {
+  const prefix = resource.idPrefix;
+  if (!resource.aliasField || (prefix !== undefined && given.startsWith(prefix))) return given;
+  const field = resource.aliasField;
+  const page = await readPages<Record<string, unknown>>(session, collectionPath, { pageSize: "200" }, true);
+  const found = page.items.find((item) => item[field] === given);
+  return typeof found?.id === "string" ? found.id : given;
+}
+
+export type EnvironmentSession = Awaited<ReturnType<typeof openEnvironmentSession>>;
 
 /** An option of a command: flags, help, and for a repeatable one its parser and initial value. */
 export type OptionSpec = [flags: string, description: string, parse?: typeof collect, initial?: string[]];
@@ -269,11 +326,16 @@ function addEnvironmentCommand<F extends SessionFlags>(
       .option("--idempotency-key <key>", idempotencyKeyHelp);
   }
   command
-    .option("--environment <uuid>", "the environment's UUID (required; patchbay environment list shows them)")
+    .option(
+      "--environment <uuid-or-name>",
+      "the environment's UUID or name (default: the profile's, from patchbay environment use)",
+    )
     .option("--json", jsonHelp);
   addClientOptions(command).action(() => {
     const flags = command.opts<F>();
-    return spec.run(openEnvironmentSession(flags, resource, spec.item ? command.args[0] : undefined), flags);
+    return openEnvironmentSession(flags, resource, spec.item ? command.args[0] : undefined).then((session) =>
+      spec.run(session, flags),
+    );
   });
 }
 
@@ -289,7 +351,7 @@ export function addEnvironmentGroup<T>(
 ) {
   const group = environment
     .command(resource.group)
-    .description(`${description} (--environment <uuid> on every command)`);
+    .description(`${description} (--environment <uuid-or-name>, or the profile's)`);
   const add = <F extends SessionFlags>(spec: CommandSpec<F>, parent = group) =>
     addEnvironmentCommand(parent, resource, spec);
   add<SessionFlags & { pageSize?: string; cursor?: string; all?: boolean }>({

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { MemberActor } from "../../actor.ts";
+import type { Channel } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { cachedApiKey, resolveApiKey } from "../../features/api-keys/resolve-api-key.ts";
@@ -10,6 +11,14 @@ import { problemResponse } from "./problem.ts";
 import { bearerChallenge } from "./protected-resource.ts";
 
 const bearer = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The door of an `/api/v1` request for the audit trail: the `patchbay` CLI announces itself in
+ * its User-Agent (`patchbay-cli/<version>`). Self-declared, so it only labels the row; who acted
+ * is the credential's (docs/decisions.md).
+ */
+const channelOf = (c: Context<AppEnv>): Channel =>
+  c.req.header("user-agent")?.startsWith("patchbay-cli/") ? "cli" : "rest";
 
 /**
  * Turns an `Authorization` header into an actor, or throws `unauthorized`. Shared by `/api/v1`
@@ -46,7 +55,7 @@ export const authenticate = (): MiddlewareHandler<AppEnv> => (c, next) => {
   const credential = header === undefined ? undefined : bearer.exec(header)?.[1];
   const actor = credential === undefined ? undefined : cachedApiKey(deps, credential);
   if (actor) {
-    c.set("ctx", { deps, actor, requestId: c.get("requestId") });
+    c.set("ctx", { deps, actor, channel: channelOf(c), requestId: c.get("requestId") });
     return next();
   }
   return authenticateSlowly(c, next, deps, header);
@@ -77,7 +86,7 @@ async function authenticateSlowly(
     );
     return problemResponse(c, error, { "www-authenticate": challenge });
   }
-  c.set("ctx", { deps, actor, requestId: c.get("requestId") });
+  c.set("ctx", { deps, actor, channel: channelOf(c), requestId: c.get("requestId") });
   await next();
   return undefined;
 }

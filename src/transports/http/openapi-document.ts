@@ -27,6 +27,11 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>, version: string) 
       { name: "Environments", description: "Environments of the caller's organisation." },
       { name: "API keys", description: "Secret API keys (shown once)." },
       {
+        name: "Audit",
+        description:
+          "The organisation's audit trail: every change, its actor, target, time and door. Owners and admins only; never secrets.",
+      },
+      {
         name: "Publishable keys",
         description:
           "Environment keys (`pk_…`, shown once) that only send telemetry (OTLP/HTTP on /v1/traces, /v1/logs, /v1/metrics; see docs/telemetry.md). Safe to embed in applications.",

@@ -61,7 +61,12 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
     // write, while the read verbs check `mcp_connections:read` exactly, so write access also
     // grants that one permission here; owner/admin and tenancy stay the verbs' checks.
     const permissions = new Set<Permission>(actor.permissions).add("mcp_connections:read");
-    const ctx = { deps: c.get("deps"), actor: { ...actor, permissions }, requestId: c.get("requestId") };
+    const ctx = {
+      deps: c.get("deps"),
+      actor: { ...actor, permissions },
+      channel: "mcp" as const,
+      requestId: c.get("requestId"),
+    };
     // The MCP SDK's server (and its JSON Schema conversion) loads with the first request.
     const { serveMcpRequest } = await import("./serve-request.ts");
     const response = await serveMcpRequest(c.req.raw, ctx);

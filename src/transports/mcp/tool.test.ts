@@ -17,7 +17,7 @@ import { ERROR_META_KEY } from "./tool-errors.ts";
 async function serve(deps: Deps, apiKey: string, tools: RegistrableTool[]) {
   const actor = await resolveApiKey(deps, apiKey);
   if (!actor) throw new Error("bootstrap key did not resolve");
-  const ctx: ServiceContext<MemberActor> = { deps, actor, requestId: "req_tooltest" };
+  const ctx: ServiceContext<MemberActor> = { deps, actor, channel: "mcp", requestId: "req_tooltest" };
   const server = new McpServer({ name: "t", version: "1" });
   for (const tool of tools) tool.register(server, ctx);
   const [a, b] = InMemoryTransport.createLinkedPair();

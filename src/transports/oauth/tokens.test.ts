@@ -232,7 +232,7 @@ describe("device-flow tokens on /api/v1", () => {
       permissions: new Set(permissions),
     };
     await removeMember({
-      ctx: { deps, actor: ownerActor, requestId: "req_t" },
+      ctx: { deps, actor: ownerActor, channel: "rest", requestId: "req_t" },
       input: { userId: stranger.userId },
     });
     expect((await app.request("/api/v1/me", bearer(tokens.access_token))).status).toBe(401);

@@ -26,7 +26,7 @@ async function enterOrganization(c: Context<WebEnv>, organizationId: string, not
   const resolved = await resolveWebActor(deps.db, user, organizationId);
   if (!resolved) throw notFound;
   c.set("org", resolved.organization);
-  c.set("ctx", { deps, actor: resolved.actor, requestId: c.get("requestId") });
+  c.set("ctx", { deps, actor: resolved.actor, channel: "web", requestId: c.get("requestId") });
 }
 
 /** The environment a page is about, plus the organisation's environments for the header's switcher. */

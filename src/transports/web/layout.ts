@@ -23,6 +23,7 @@ const sectionNames = {
   "api-keys": "API keys",
   members: "Members",
   webhooks: "Webhooks",
+  audit: "Audit log",
 } as const;
 type Section = keyof typeof sectionNames;
 
@@ -77,6 +78,8 @@ async function header(c: Context<WebEnv>, opts: PageOptions): Promise<Html> {
         { section: "api-keys" as const, href: `${base}/api-keys` },
         { section: "members" as const, href: `${base}/members` },
         { section: "webhooks" as const, href: `${base}/webhooks` },
+        // The trail is for owners and admins (the verb refuses members).
+        ...(org.role === "member" ? [] : [{ section: "audit" as const, href: `${base}/audit` }]),
       ]
     : [];
   // Switching environments keeps the section (a trace or problem belongs to one environment, so

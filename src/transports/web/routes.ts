@@ -9,6 +9,7 @@ import type { WebEnv } from "./env.ts";
 import { handleWebError } from "./error-page.ts";
 import { registerApiKeyPages } from "./pages/api-keys.ts";
 import { registerApprovalPages } from "./pages/approve.ts";
+import { registerAuditPages } from "./pages/audit.ts";
 import { registerCallApprovalPages } from "./pages/call-approval.ts";
 import { registerConnectionActions } from "./pages/connection-actions.ts";
 import { registerConnectionCreatePages } from "./pages/connection-form.ts";
@@ -89,6 +90,7 @@ export function createWebRoutes(): Hono<WebEnv> {
   registerCredentialUploadPages(web);
   registerApiKeyPages(web);
   registerWebhookPages(web);
+  registerAuditPages(web);
   registerConnectionListPage(web);
   registerConnectionCreatePages(web);
   registerConnectionActions(web);

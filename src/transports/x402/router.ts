@@ -29,7 +29,7 @@ export const x402Routes: readonly X402Route[] = [
 /** Resolves the route's caller once and hands the handler its context. */
 async function dispatch(c: Context<AppEnv>, route: X402Route): Promise<Response> {
   const deps = c.get("deps");
-  const ctx = { deps, requestId: c.get("requestId") };
+  const ctx = { deps, channel: "x402" as const, requestId: c.get("requestId") };
   switch (route.caller) {
     case "payer":
       return route.handle(c, { ...ctx, actor: payerOf(paymentOf(c)) });

@@ -7,7 +7,7 @@ import {
 } from "../../../context.ts";
 import type { Deps } from "../../../deps.ts";
 import { AppError } from "../../../errors.ts";
-import { auditLog } from "../../../platform/db/schema/audit-log.ts";
+import { recordAuditAs } from "../../../platform/audit/record-audit.ts";
 import { githubInstallations } from "../../../platform/db/schema/repositories.ts";
 import type { WebUser } from "../../web-sessions/index.ts";
 import { resolveWebActor } from "../../web-sessions/index.ts";
@@ -65,7 +65,7 @@ export async function completeGithubInstallation(args: {
       "This install link belongs to an organisation you do not manage in patchbay. Sign in as one of its owners or administrators, or install through your own organisation's link.",
     );
   }
-  requireOwnerOrAdmin({ deps, actor: member.actor, requestId: "github-callback" });
+  requireOwnerOrAdmin({ deps, actor: member.actor, channel: "web", requestId: "github-callback" });
   // Before anything is read or bound, and after the state: a forged link never spends a code.
   const installation = await github.installationOfUser({
     code: args.code,
@@ -105,10 +105,10 @@ export async function completeGithubInstallation(args: {
       installedBy: args.user.userId,
       createdAt: deps.clock(),
     });
-    await tx.insert(auditLog).values({
+    await recordAuditAs(tx, {
       organizationId: state.o,
-      actorType: "user",
-      actorId: args.user.userId,
+      actor: { type: "user", userId: args.user.userId },
+      channel: "web",
       action: "github_installation.linked",
       targetType: "github_installation",
       targetId: String(args.installationId),

@@ -63,6 +63,7 @@ export async function setProblemStatus(args: {
       action: "problem.status_changed",
       targetType: "problem",
       targetId: row.id,
+      environmentId: env.id,
       details: { environmentId: env.id, from: row.status, to: input.status, revision: updated.revision },
     });
     return toProblem({

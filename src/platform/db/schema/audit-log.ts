@@ -1,7 +1,12 @@
 import { bigserial, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { millis } from "./columns.ts";
 
-/** Append-only. Written in the same transaction as the change it describes; never holds secrets. */
+/**
+ * Append-only. Written in the same transaction as the change it describes; never holds secrets.
+ * `channel` is the door the change came through (rest, cli, mcp, web, x402, system; `unknown` on
+ * rows written before it was recorded); `actorUserId` the person behind a key, token or web
+ * session; `environmentId` the environment the target belongs to, for the trail's filters.
+ */
 export const auditLog = pgTable(
   "audit_log",
   {
@@ -9,6 +14,9 @@ export const auditLog = pgTable(
     organizationId: text("organization_id").notNull(),
     actorType: text("actor_type").notNull(),
     actorId: text("actor_id").notNull(),
+    actorUserId: text("actor_user_id"),
+    channel: text("channel").notNull().default("unknown"),
+    environmentId: text("environment_id"),
     action: text("action").notNull(),
     targetType: text("target_type").notNull(),
     targetId: text("target_id").notNull(),
@@ -17,5 +25,8 @@ export const auditLog = pgTable(
     details: jsonb("details").$type<Record<string, unknown>>(),
     createdAt: millis("created_at").notNull().defaultNow(),
   },
-  (t) => [index("audit_log_org_idx").on(t.organizationId, t.createdAt)],
+  (t) => [
+    index("audit_log_org_idx").on(t.organizationId, t.createdAt),
+    index("audit_log_org_env_idx").on(t.organizationId, t.environmentId, t.createdAt),
+  ],
 );

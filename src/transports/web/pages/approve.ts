@@ -46,7 +46,7 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     const token = c.req.query("token") ?? "";
     const user = c.get("webUser");
     if (!user) return c.redirect("/login", 303);
-    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    const ctx = { deps: c.get("deps"), actor: user, channel: "web" as const, requestId: c.get("requestId") };
     const link = await readApprovalLink({ ctx, input: { token } });
     const facts = html`<dl>
     <dt>Organisation</dt><dd>${link.organizationName} <code>${link.organizationId}</code></dd>
@@ -91,7 +91,7 @@ export function registerApprovalPages(web: Hono<WebEnv>): void {
     const user = c.get("webUser");
     if (!user) return c.redirect("/login", 303);
     const token = formString(form, "token");
-    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    const ctx = { deps: c.get("deps"), actor: user, channel: "web" as const, requestId: c.get("requestId") };
     await claimOrganization({ ctx, input: { token } });
     return c.redirect(`/approve?token=${encodeURIComponent(token)}`, 303);
   });

@@ -20,7 +20,7 @@ export function registerCredentialUploadPages(web: Hono<WebEnv>): void {
     const user = c.get("webUser");
     if (!user) throw new AppError("unauthorized", "Sign in first.");
     const token = c.req.query("token") ?? "";
-    const ctx = { deps: c.get("deps"), actor: user, requestId: c.get("requestId") };
+    const ctx = { deps: c.get("deps"), actor: user, channel: "web" as const, requestId: c.get("requestId") };
     const { row, connection } = await openCredentialUpload({ ctx, input: { token } });
     const kind =
       connection.authKind === "api_key"
@@ -62,7 +62,7 @@ export function registerCredentialUploadPages(web: Hono<WebEnv>): void {
       throw new AppError("invalid_request", "Enter the credential (at most 8,192 characters).");
     }
     const done = await completeCredentialUpload({
-      ctx: { deps: c.get("deps"), actor: user, requestId: c.get("requestId") },
+      ctx: { deps: c.get("deps"), actor: user, channel: "web" as const, requestId: c.get("requestId") },
       input: { token: formString(form, "token"), value },
     });
     return renderPage(c, {
