@@ -31,6 +31,7 @@ import { githubCallbacks } from "./transports/rest/source-hosting/callbacks.ts";
 import { registerGithubRoutes } from "./transports/rest/source-hosting/install-links.ts";
 import { registerTaskRoutes } from "./transports/rest/tasks/index.ts";
 import { registerTelemetryRoutes } from "./transports/rest/telemetry/index.ts";
+import { notFoundPage, wantsNotFoundPage } from "./transports/web/not-found.ts";
 import { createWebRoutes } from "./transports/web/routes.ts";
 import { createX402Router } from "./transports/x402/router.ts";
 import { version } from "./version.ts";
@@ -66,6 +67,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
         },
       );
     }
+    // A person who followed a bad link gets a page; API clients keep problem+json.
+    if (wantsNotFoundPage(c)) return notFoundPage(c);
     throw new AppError("not_found", "No such route.");
   });
   app.use("*", (c, next) => {
