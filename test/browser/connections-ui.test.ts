@@ -126,7 +126,7 @@ describe.skipIf(!haveChromium)(title, () => {
     ]);
     const row = page.locator("table tbody tr").first();
     expect(await row.innerText()).toContain("Ready");
-    expect(await row.innerText()).toContain("Start a new task in this environment.");
+    expect(await row.innerText()).toContain("Nothing to do: tasks started in this environment receive");
     await screenshot(page, "connections");
   }, 90_000);
 
@@ -200,7 +200,9 @@ describe.skipIf(!haveChromium)(title, () => {
     );
     expect(await page.getByLabel("Endpoint URL").inputValue()).toBe(`${server.origin}/elsewhere`);
 
-    await page.getByRole("button", { name: "Disable" }).click();
+    await page.getByRole("button", { name: "Disable…" }).click();
+    await page.getByRole("heading", { name: "Disable Inventory?" }).waitFor();
+    await page.getByRole("button", { name: "Disable connection" }).click();
     await page.waitForURL(/done=disabled/);
     await page.getByRole("button", { name: "Delete…" }).click();
     await page.getByRole("heading", { name: "Delete Inventory?" }).waitFor();

@@ -22,7 +22,7 @@ header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; pad
   background: #111827; color: #e5e7eb; }
 header.top a { color: #e5e7eb; }
 .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; letter-spacing: .02em; }
-header nav ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+header nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 header nav a { text-decoration: none; padding: .25rem 0; }
 header nav a[aria-current="page"] { border-bottom: 2px solid #93c5fd; }
 .account { margin-left: auto; display: flex; align-items: center; gap: .75rem; font-size: .9rem; }
@@ -38,7 +38,9 @@ button.link { background: none; border: 0; color: #93c5fd; padding: 0; font: inh
 .switcher li a { display: block; padding: .35rem .8rem; color: var(--fg); text-decoration: none; }
 .switcher li a:hover, .switcher li a:focus { background: var(--bg); }
 .switcher li a[aria-current="true"] { font-weight: 600; }
-main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; }
+main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: anywhere; }
+.table-scroll { overflow-x: auto; margin-bottom: 1rem; border-radius: 8px; }
+.table-scroll > table { margin: 0; }
 main.narrow, .narrow { max-width: 28rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
@@ -60,7 +62,7 @@ button, .button { display: inline-block; background: var(--accent); color: var(-
   border-radius: 6px; padding: .5rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
   text-decoration: none; }
 button.secondary, .button.secondary { background: #e5e9f0; color: var(--fg); }
-button.danger { background: var(--danger); }
+button.danger, .button.danger { background: var(--danger); color: #fff; }
 button[disabled] { opacity: .6; cursor: progress; }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
 .actions form { display: inline; }
@@ -157,6 +159,29 @@ svg.timing .bar.error { fill: var(--danger); }
 .exception p { margin: .2rem 0; }
 ul.traces { padding-left: 1.25rem; }
 ${spanIndents}
+/* Phones (from 360 px): the navigation wraps under the brand on a line of its own, tables
+   scroll in their box (table-scroll) or turn into cards (table.stack), forms take the width. */
+@media (max-width: 40rem) {
+  header.top { gap: .5rem .75rem; padding: .5rem 1rem; }
+  header nav { order: 5; flex-basis: 100%; }
+  header nav ul { gap: .15rem .9rem; font-size: .95rem; }
+  .account { margin-left: 0; flex-wrap: wrap; }
+  .account .who { overflow-wrap: anywhere; }
+  .switcher ul { min-width: 0; max-width: calc(100vw - 2rem); }
+  main { padding: 1rem; }
+  h1 { font-size: 1.35rem; }
+  th, td { padding: .5rem .55rem; }
+  .card { padding: 1rem; }
+  dl.facts { grid-template-columns: 1fr; gap: 0 0; }
+  dl.facts dd { margin-bottom: .5rem; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td, table.stack tbody th { display: block; width: 100%; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.stack tr:last-child { border-bottom: 0; }
+  table.stack td { border: 0; padding: .2rem .75rem; }
+  table.stack td[data-label]::before { content: attr(data-label); display: block; font-size: .75rem;
+    text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+}
 /* Remediation: run statuses, the progress timeline, diffs. */
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }

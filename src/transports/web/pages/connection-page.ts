@@ -11,7 +11,7 @@ import { errorSummary, type FieldErrors, inputField, notice, postForm } from "..
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { type ConnectionFormValues, endpointFields } from "./connection-form.ts";
-import { authSummary, connectionsPath, readinessBadge } from "./connection-view.ts";
+import { authSummary, connectionsPath, readinessBadge, webNextStep } from "./connection-view.ts";
 
 type ReviewedTool = NonNullable<ConnectionReview["discovery"]>["tools"][number];
 
@@ -201,7 +201,7 @@ export async function connectionPage(c: Context<WebEnv>, state: ConnectionPageSt
 ${notice(state.flash)}
 ${state.conflict ? conflictNotice(state.conflict.seen, conn.revision, base) : errorSummary(state.error, fields)}
 <div class="card">
-  <p><strong>Next step:</strong> ${conn.nextStep}</p>
+  <p><strong>Next step:</strong> ${webNextStep(conn, list)}</p>
   ${facts(conn)}
 </div>
 
@@ -241,7 +241,7 @@ ${postForm(c, {
     action: `${base}/enablement`,
     label: conn.enabled ? "Disable" : "Enable",
     body: html`${hidden("revision", conn.revision)}${hidden("enabled", conn.enabled ? "false" : "true")}
-    <button type="submit"${conn.enabled ? html` class="secondary"` : nothing}>${conn.enabled ? "Disable" : "Enable"}</button>`,
+    <button type="submit"${conn.enabled ? html` class="secondary"` : nothing}>${conn.enabled ? "Disable…" : "Enable"}</button>`,
   })}
 </div>
 
