@@ -39,7 +39,7 @@ button.link { background: none; border: 0; color: #93c5fd; padding: 0; font: inh
 .switcher li a:hover, .switcher li a:focus { background: var(--bg); }
 .switcher li a[aria-current="true"] { font-weight: 600; }
 main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: anywhere; }
-.table-scroll { overflow-x: auto; margin-bottom: 1rem; border-radius: 8px; }
+.table-scroll { position: relative; overflow-x: auto; margin-bottom: 1rem; border-radius: 8px; }
 .table-scroll > table { margin: 0; }
 main.narrow, .narrow { max-width: 28rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
@@ -77,12 +77,27 @@ table { width: 100%; border-collapse: collapse; background: var(--card); border:
   border-radius: 8px; overflow: hidden; }
 th, td { text-align: left; padding: .6rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top;
   overflow-wrap: break-word; }
-table.tools { table-layout: fixed; }
-table.tools .col-approve { width: 6.5rem; }
-table.tools .col-annotations { width: 13rem; }
-table.tools .col-approvable { width: 11rem; }
-table.tools .col-access { width: 12rem; }
-table.tools td { overflow-wrap: anywhere; }
+table.tools { table-layout: fixed; min-width: 20rem; }
+table.tools .col-approve { width: 5.5rem; }
+table.tools .col-access { width: 10rem; }
+table.tools td { overflow-wrap: anywhere; padding: .35rem .6rem; line-height: 1.35; }
+table.tools details.tool-more summary { display: flex; gap: .3rem; font-size: .875rem; color: var(--muted); }
+table.tools details.tool-more summary::before { content: "▸"; }
+table.tools details.tool-more[open] summary::before { content: "▾"; }
+table.tools details.tool-more summary::-webkit-details-marker { display: none; }
+table.tools .tool-desc { margin: 0; max-height: none; min-width: 0; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; }
+table.tools .hints { display: inline-flex; flex-wrap: wrap; gap: .25rem; margin-left: .4rem; vertical-align: middle; }
+table.tools details.tool-more pre { max-height: 14rem; }
+.tool-desc-full { white-space: pre-wrap; }
+table.tools .attest { display: flex; gap: .35rem; font-size: .8rem; line-height: 1.2; margin: .25rem 0 0; }
+.badge.hint { background: #eef1f5; color: #374151; font-weight: 500; }
+.badge.hint-ok { background: #dcfce7; color: #14532d; font-weight: 500; }
+.badge.hint-bad { background: #fee2e2; color: #7f1d1d; font-weight: 500; }
+@media (max-width: 40rem) {
+  table.tools .col-approve { width: 4.2rem; }
+  table.tools .col-access { width: 6.5rem; }
+}
 th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 tr:last-child td { border-bottom: 0; }
 td form { display: inline; }

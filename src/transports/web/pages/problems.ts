@@ -25,7 +25,7 @@ import {
   refusalMessage,
   selectField,
 } from "../forms.ts";
-import { dataTable, formatTime, type Html, html, join, nothing, when } from "../html.ts";
+import { dataTable, formatTime, type Html, html, join, nothing, tableScroll, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { environmentPath, filteredPage, mayManage, pager } from "./telemetry-view.ts";
 
@@ -179,7 +179,7 @@ ${
   problem.stackTrace
     ? html`${when(
         frames.length > 0,
-        () => html`<table class="frames">
+        () => tableScroll(html`<table class="frames">
   <caption class="visually-hidden">Frames, most recent call first</caption>
   <thead><tr><th scope="col">Function</th><th scope="col">File</th><th scope="col"><span class="visually-hidden">In app</span></th></tr></thead>
   <tbody>${join(
@@ -188,7 +188,7 @@ ${
         html`<tr${f.inApp ? nothing : html` class="muted"`}><td><code>${f.function || "(anonymous)"}</code></td><td><code>${f.file}</code></td><td>${f.inApp ? html`<span class="badge approval_missing">in app</span>` : nothing}</td></tr>`,
     ),
   )}</tbody>
-</table>`,
+</table>`),
       )}
 <details${frames.length === 0 ? html` open` : nothing}><summary>Raw stack trace</summary><pre>${problem.stackTrace}</pre></details>`
     : html`<p class="muted">No stack trace was recorded.</p>`
