@@ -276,7 +276,10 @@ describe.skipIf(!haveChromium)(title, () => {
             JSON.stringify([url, width, layout.scrollWidth]),
             await page.evaluate(() =>
               [...document.querySelectorAll("body *")]
-                .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest(".table-scroll"))
+                .filter(
+                  (e) =>
+                    e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest(".table-scroll"),
+                )
                 .slice(0, 8)
                 .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
             ),

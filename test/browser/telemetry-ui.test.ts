@@ -1,6 +1,6 @@
 import { test as base, describe, expect, newTenant } from "../fixtures.ts";
 import { readSnippet, runApplication } from "../lib/otel-app.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, screenshotOf, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -56,6 +56,22 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(await checkout.innerText()).toMatch(/4 requests/);
     expect(await checkout.innerText()).toMatch(/25 %/);
     await screenshot(page, "telemetry-services");
+    // Per service, requests, error rate and latency over the window, drawn from the same spans.
+    const charts = page.locator("section.service-charts", { hasText: "checkout" });
+    expect(await charts.locator('svg[role="img"]').count()).toBe(3);
+    expect(await charts.locator("svg title").allTextContents()).toEqual([
+      expect.stringMatching(/^Requests per /),
+      "Error rate",
+      "Latency p50 / p95 / p99",
+    ]);
+    expect(await charts.locator("svg desc").first().textContent()).toMatch(/^4 requests of checkout/);
+    expect(await charts.locator("rect.s-errors").count()).toBe(1);
+    expect(await charts.locator("rect.s-requests").count()).toBeGreaterThanOrEqual(1);
+    expect(await charts.locator("polyline.s-p99, circle.s-p99").count()).toBeGreaterThanOrEqual(1);
+    await charts.getByText("Figures as a table").click();
+    expect(await charts.locator("details.chart-data table").innerText()).toMatch(/\b1 \(25 %\)/);
+    await charts.getByText("Figures as a table").click();
+    await screenshotOf(charts, "chart-service");
 
     await page.getByRole("link", { name: "Logs", exact: true }).click();
     await page.locator("tr", { hasText: "reserving stock failed" }).waitFor();
@@ -76,9 +92,51 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(await page.locator("table.frames").innerText()).toContain("reserveStock");
     await page.getByRole("button", { name: "Start a remediation" }).waitFor();
     await screenshot(page, "telemetry-problem");
+    const occurrences = page.locator("figure#occurrences");
+    expect(await occurrences.locator('svg[role="img"] title').textContent()).toMatch(/^Occurrences per /);
+    expect(await occurrences.locator("svg desc").textContent()).toMatch(
+      /^1 occurrence recorded .* first seen .* last seen/,
+    );
+    expect(await occurrences.locator("rect.s-occurrences").count()).toBe(1);
+    expect(await occurrences.locator("line.m-first").count()).toBe(1);
+    expect(await occurrences.locator("line.m-last").count()).toBe(1);
+    await screenshotOf(occurrences, "chart-problem-occurrences");
 
     await page.getByRole("link", { name: traceId }).click();
     await page.waitForURL((url) => url.pathname.endsWith(`/traces/${traceId}`));
+    // The waterfall: a row per span, indented by depth, bars placed by start and sized by duration.
+    const waterfall = page.locator("figure.waterfall svg[role=img]");
+    expect(await waterfall.locator("title").textContent()).toBe(`Waterfall of trace ${traceId}`);
+    expect(await waterfall.locator("desc").textContent()).toContain("4 spans over");
+    expect(await waterfall.locator("text.w-name").allTextContents()).toEqual([
+      "POST /checkout",
+      "load cart",
+      "reserve stock",
+      "SELECT stock",
+    ]);
+    const bars = await waterfall
+      .locator("rect.w-bar")
+      .evaluateAll((all) =>
+        all.map((r) => ({ x: Number(r.getAttribute("x")), width: Number(r.getAttribute("width")) })),
+      );
+    const names = await waterfall
+      .locator("text.w-name")
+      .evaluateAll((all) => all.map((t) => Number(t.getAttribute("x"))));
+    expect(names[3]).toBeGreaterThan(names[2] ?? 0); // SELECT stock under reserve stock
+    expect(names[2]).toBeGreaterThan(names[0] ?? 0);
+    const [root, cart, reserve, query] = bars;
+    expect(root?.x).toBeLessThan(cart?.x ?? 0); // load cart starts 4 ms in
+    expect(reserve?.x).toBeLessThan(query?.x ?? 0);
+    expect((query?.x ?? 0) + (query?.width ?? 0)).toBeLessThanOrEqual(
+      (reserve?.x ?? 0) + (reserve?.width ?? 0) + 0.2,
+    );
+    expect(root?.width).toBeGreaterThan(reserve?.width ?? Number.POSITIVE_INFINITY);
+    expect(await waterfall.locator("text.w-time").nth(2).textContent()).toMatch(/^26 ms · 56 ms$/);
+    expect(await waterfall.locator("g.error text.w-name").allTextContents()).toEqual([
+      "POST /checkout",
+      "reserve stock",
+    ]);
+    await screenshotOf(page.locator("figure.waterfall"), "chart-trace-waterfall");
     const spans = page.locator("ol.spans > li");
     expect(await spans.count()).toBe(4);
     expect(await page.locator("summary.span-row").allInnerTexts()).toEqual([

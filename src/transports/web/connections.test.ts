@@ -165,7 +165,9 @@ describe("connection pages", () => {
     expect(page).toMatch(/name="toolNames" value="too_wordy" disabled/);
     // Access classes: a read-only annotated tool is read; one without annotations is write, with a
     // box to attest that it only reads.
-    expect(page).toMatch(/<strong>search_runbooks<\/strong>[\s\S]*?<span class="badge ready"[^>]*>Read<\/span>/);
+    expect(page).toMatch(
+      /<strong>search_runbooks<\/strong>[\s\S]*?<span class="badge ready"[^>]*>Read<\/span>/,
+    );
     expect(page).toMatch(/name="attestReadOnly" value="get_page">/);
     expect(page).not.toMatch(/name="attestReadOnly" value="search_runbooks"/);
     const discoveryId = /name="discoveryId" value="(dsc_[0-9a-z]+)"/.exec(page)?.[1] ?? "";

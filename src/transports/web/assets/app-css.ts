@@ -197,6 +197,58 @@ ${spanIndents}
   table.stack td[data-label]::before { content: attr(data-label); display: block; font-size: .75rem;
     text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 }
+/* The trace waterfall (trace.ts). */
+figure.waterfall { margin: 0 0 1rem; }
+.waterfall-box { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.waterfall-box svg { display: block; width: 100%; min-width: 40rem; height: auto; }
+.waterfall-box .grid { stroke: #e5e7eb; }
+.waterfall-box .tick { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
+.waterfall-box .stripe { fill: #f8f9fb; }
+.waterfall-box .w-name { fill: var(--fg); font-size: 12px; font-family: system-ui, sans-serif; }
+.waterfall-box .w-time { fill: var(--muted); font-size: 11px; font-family: ui-monospace, Menlo, Consolas, monospace; }
+.waterfall-box .w-bar { fill: var(--accent); }
+.waterfall-box .error .w-bar { fill: var(--danger); }
+.waterfall-box .error .w-name { fill: var(--danger); font-weight: 600; }
+.span-offset { font-size: .8rem; }
+@media (max-width: 40rem) {
+  .span-row, .span-head { grid-template-columns: minmax(0, 1fr) auto auto; gap: .5rem; }
+  .span-row .span-service, .span-row svg.timing, .span-head span:nth-child(2), .span-head span:nth-child(5) { display: none; }
+  .span-offset { display: block; }
+}
+/* Charts (charts.ts): SVG drawn on the server, coloured here. */
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem; }
+figure.chart { margin: 0; min-width: 0; }
+figure.chart figcaption { font-weight: 600; font-size: .9rem; margin-bottom: .25rem; }
+.chart-box svg { display: block; width: 100%; height: auto; }
+.chart-box .grid { stroke: #e5e7eb; stroke-width: 1; }
+.chart-box .tick { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
+.chart-box polyline { fill: none; stroke-width: 2; stroke-linejoin: round; }
+.chart-box .s-requests { fill: #93b4ea; stroke: #2454c5; }
+.chart-box rect.s-requests { stroke: none; }
+.chart-box .s-errors { fill: var(--danger); stroke: var(--danger); }
+.chart-box rect.s-errors { stroke: none; }
+.chart-box polyline.s-errors, .chart-box polyline.s-p50, .chart-box polyline.s-p95, .chart-box polyline.s-p99 { fill: none; }
+.chart-box .s-p50 { stroke: #2454c5; fill: #2454c5; }
+.chart-box .s-p95 { stroke: #9a6700; fill: #9a6700; }
+.chart-box .s-p99 { stroke: #b42318; fill: #b42318; stroke-dasharray: 4 2; }
+.chart-box .s-occurrences { fill: #b42318; }
+.chart-box .marker { stroke-width: 1.5; stroke-dasharray: 3 2; }
+.chart-box .marker-label { font-size: 10px; font-family: system-ui, sans-serif; }
+.chart-box .m-first { stroke: #1a7f37; fill: #1a7f37; }
+.chart-box .m-last { stroke: #6d28d9; fill: #6d28d9; }
+ul.legend { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; margin: .3rem 0 0; padding: 0;
+  font-size: .8rem; color: var(--muted); }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem;
+  vertical-align: -1px; }
+.swatch.s-requests { background: #93b4ea; }
+.swatch.s-errors, .swatch.s-occurrences { background: var(--danger); }
+.swatch.s-p50 { background: #2454c5; }
+.swatch.s-p95 { background: #9a6700; }
+.swatch.s-p99 { background: #b42318; }
+.swatch.m-first { background: #1a7f37; }
+.swatch.m-last { background: #6d28d9; }
+details.chart-data { margin-top: .4rem; font-size: .85rem; }
+.service-charts h3 { margin: 0 0 .75rem; font-size: 1.05rem; }
 /* Remediation: run statuses, the progress timeline, diffs. */
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }

@@ -77,9 +77,13 @@ function annotations(tool: ToolDefinition): Html {
     const known = hintBadges[key];
     if (known) {
       const badge = value === true ? known.true : value === false ? known.false : undefined;
-      return badge ? [html`<span class="badge ${badge[1]}" title="${key}: ${String(value)}">${badge[0]}</span>`] : [];
+      return badge
+        ? [html`<span class="badge ${badge[1]}" title="${key}: ${String(value)}">${badge[0]}</span>`]
+        : [];
     }
-    return [html`<span class="badge hint" title="${key}: ${JSON.stringify(value)}">${key.replace(/Hint$/, "")}</span>`];
+    return [
+      html`<span class="badge hint" title="${key}: ${JSON.stringify(value)}">${key.replace(/Hint$/, "")}</span>`,
+    ];
   });
   return badges.length > 0 ? html`<span class="hints">${join(badges)}</span>` : nothing;
 }
