@@ -9,7 +9,7 @@ import { type GitRepo, makeGitRepo } from "../lib/git-repo.ts";
 import { echoTool } from "../lib/mcp-servers.ts";
 import { runApplication } from "../lib/otel-app.ts";
 import { fixtureFiles, registerFixtureRepo } from "../lib/remediation.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, screenshotOf, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -192,7 +192,7 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(tableHeight).toBeLessThan(13 * 72);
     await tools.locator("tbody tr").nth(1).locator("summary").click();
     expect(await tools.locator("tbody tr").nth(1).locator("pre").first().innerText()).toContain('"space"');
-    await screenshot(page, "connection-tools");
+    await screenshotOf(tools, "connection-tools");
 
     const keyResponse = await owner.api.post(`/environments/${owner.environmentId}/publishable-keys`, {
       name: "checkout",
