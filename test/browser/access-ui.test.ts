@@ -199,7 +199,10 @@ describe.skipIf(!haveChromium)(title, () => {
     await page.goto(`/orgs/${owner.organizationId}/api-keys`);
     expect(await page.content()).not.toContain(secret);
     // Revoking asks first.
-    await page.locator("tr", { hasText: "CI deploys" }).getByRole("link", { name: /^Revoke/ }).click();
+    await page
+      .locator("tr", { hasText: "CI deploys" })
+      .getByRole("link", { name: /^Revoke/ })
+      .click();
     await page.getByRole("heading", { name: "Revoke CI deploys?" }).waitFor();
     await page.getByRole("button", { name: "Revoke key" }).click();
     await page.waitForURL(/done=revoked/);
