@@ -33,6 +33,7 @@ import { registerGithubRoutes } from "./transports/rest/source-hosting/install-l
 import { registerTaskRoutes } from "./transports/rest/tasks/index.ts";
 import { registerTelemetryRoutes } from "./transports/rest/telemetry/index.ts";
 import { registerWebhookRoutes } from "./transports/rest/webhooks/index.ts";
+import { notFoundPage, wantsNotFoundPage } from "./transports/web/not-found.ts";
 import { createWebRoutes } from "./transports/web/routes.ts";
 import { createX402Router } from "./transports/x402/router.ts";
 import { version } from "./version.ts";
@@ -70,6 +71,8 @@ export function createApp(deps: Deps): Hono<AppEnv> {
         },
       );
     }
+    // A person who followed a bad link gets a page; API clients keep problem+json.
+    if (wantsNotFoundPage(c)) return notFoundPage(c);
     throw new AppError("not_found", "No such route.");
   });
   app.use("*", (c, next) => {

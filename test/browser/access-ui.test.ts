@@ -198,7 +198,13 @@ describe.skipIf(!haveChromium)(title, () => {
     });
     await page.goto(`/orgs/${owner.organizationId}/api-keys`);
     expect(await page.content()).not.toContain(secret);
-    await page.locator("tr", { hasText: "CI deploys" }).getByRole("button", { name: "Revoke" }).click();
+    // Revoking asks first.
+    await page
+      .locator("tr", { hasText: "CI deploys" })
+      .getByRole("link", { name: /^Revoke/ })
+      .click();
+    await page.getByRole("heading", { name: "Revoke CI deploys?" }).waitFor();
+    await page.getByRole("button", { name: "Revoke key" }).click();
     await page.waitForURL(/done=revoked/);
     expect(await page.locator("tr", { hasText: "CI deploys" }).innerText()).toContain("Revoked");
     const after = await fetch(`${web.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${secret}` } });

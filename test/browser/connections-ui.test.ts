@@ -102,9 +102,13 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(await rows.count()).toBe(3);
     expect(await page.getByLabel("search_runbooks — Search runbooks").isEnabled()).toBe(true);
     expect(await page.getByLabel("too_wordy").isDisabled()).toBe(true);
-    expect(await rows.filter({ hasText: "too_wordy" }).innerText()).toMatch(/No\s+description/);
-    expect(await rows.filter({ hasText: "search_runbooks" }).innerText()).toContain("readOnlyHint: true");
-    await rows.filter({ hasText: "get_page" }).getByText("Input schema").click();
+    expect(await rows.filter({ hasText: "too_wordy" }).innerText()).toMatch(/Not approvable: /);
+    expect(await rows.filter({ hasText: "search_runbooks" }).locator(".badge").allInnerTexts()).toEqual([
+      "read-only",
+      "closed world",
+      "Read",
+    ]);
+    await rows.filter({ hasText: "get_page" }).locator("summary").click();
     expect(await rows.filter({ hasText: "get_page" }).locator("pre").first().innerText()).toContain(
       '"type": "object"',
     );
@@ -126,7 +130,7 @@ describe.skipIf(!haveChromium)(title, () => {
     ]);
     const row = page.locator("table tbody tr").first();
     expect(await row.innerText()).toContain("Ready");
-    expect(await row.innerText()).toContain("Start a new task in this environment.");
+    expect(await row.innerText()).toContain("Nothing to do: tasks started in this environment receive");
     await screenshot(page, "connections");
   }, 90_000);
 
@@ -200,7 +204,9 @@ describe.skipIf(!haveChromium)(title, () => {
     );
     expect(await page.getByLabel("Endpoint URL").inputValue()).toBe(`${server.origin}/elsewhere`);
 
-    await page.getByRole("button", { name: "Disable" }).click();
+    await page.getByRole("button", { name: "Disable…" }).click();
+    await page.getByRole("heading", { name: "Disable Inventory?" }).waitFor();
+    await page.getByRole("button", { name: "Disable connection" }).click();
     await page.waitForURL(/done=disabled/);
     await page.getByRole("button", { name: "Delete…" }).click();
     await page.getByRole("heading", { name: "Delete Inventory?" }).waitFor();

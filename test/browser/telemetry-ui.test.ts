@@ -1,12 +1,6 @@
-import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import { SeverityNumber } from "@opentelemetry/api-logs";
-import { OTLPLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { LoggerProvider, SimpleLogRecordProcessor } from "@opentelemetry/sdk-logs";
-import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { test as base, describe, expect, newTenant } from "../fixtures.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { readSnippet, runApplication } from "../lib/otel-app.ts";
+import { haveChromium, screenshot, screenshotOf, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -28,117 +22,6 @@ const test = base.extend<{ web: WebUi }>({
 const title = haveChromium
   ? "telemetry pages in Chromium"
   : "telemetry pages in Chromium (skipped: no /usr/bin/chromium)";
-
-class StockError extends Error {
-  override name = "StockError";
-}
-
-/** A real exception with a real stack, as an instrumented application records it. */
-function reserveStock(sku: number): never {
-  throw new StockError(`no stock left for sku ${sku}`);
-}
-
-/** The settings a person copies from the keys page: endpoint and Authorization header. */
-function readSnippet(snippet: string): { endpoint: string; authorization: string } {
-  const endpoint = /OTEL_EXPORTER_OTLP_ENDPOINT=(\S+)/.exec(snippet)?.[1] ?? "";
-  const authorization =
-    /OTEL_EXPORTER_OTLP_HEADERS="authorization=(Bearer pk_[A-Za-z0-9]+)"/.exec(snippet)?.[1] ?? "";
-  return { endpoint, authorization };
-}
-
-/**
- * A checkout application instrumented with the SDK: a server span with a cart lookup, a stock
- * reservation that throws (recorded as an exception event) with a database query under it, and
- * log records in the request's context. A second service answers a few requests.
- */
-async function runApplication(endpoint: string, authorization: string): Promise<string> {
-  const headers = { authorization };
-  const tracerProvider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ "service.name": "checkout", "service.version": "1.4.2" }),
-    spanProcessors: [
-      new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers })),
-    ],
-  });
-  const loggerProvider = new LoggerProvider({
-    resource: resourceFromAttributes({ "service.name": "checkout" }),
-    processors: [
-      new SimpleLogRecordProcessor({
-        exporter: new OTLPLogExporter({ url: `${endpoint}/v1/logs`, headers }),
-      }),
-    ],
-  });
-  const tracer = tracerProvider.getTracer("checkout", "1.4.2");
-  const logger = loggerProvider.getLogger("checkout");
-  const t0 = Date.now() - 5_000;
-  const at = (ms: number) => new Date(t0 + ms);
-  const inside = (span: Span) => trace.setSpan(context.active(), span);
-
-  const root = tracer.startSpan("POST /checkout", {
-    kind: 1,
-    startTime: at(0),
-    attributes: {
-      "http.request.method": "POST",
-      "http.route": "/checkout",
-      "http.response.status_code": 500,
-    },
-  });
-  logger.emit({
-    severityNumber: SeverityNumber.INFO,
-    severityText: "INFO",
-    body: "checkout started for cart 7",
-    context: inside(root),
-    timestamp: at(1),
-  });
-  const cart = tracer.startSpan("load cart", { kind: 2, startTime: at(4) }, inside(root));
-  cart.setAttribute("db.system", "postgresql");
-  cart.end(at(22));
-  const reserve = tracer.startSpan("reserve stock", { startTime: at(26) }, inside(root));
-  const query = tracer.startSpan(
-    "SELECT stock",
-    { kind: 2, startTime: at(30), attributes: { "db.query.text": "select qty from stock where sku = $1" } },
-    inside(reserve),
-  );
-  query.end(at(71));
-  try {
-    reserveStock(41);
-  } catch (error) {
-    reserve.recordException(error as Error, at(78));
-    reserve.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-  }
-  logger.emit({
-    severityNumber: SeverityNumber.WARN,
-    severityText: "WARN",
-    body: "reserving stock failed; answering 500",
-    attributes: { "cart.id": 7, sku: 41 },
-    context: inside(reserve),
-    timestamp: at(80),
-  });
-  reserve.end(at(82));
-  root.setStatus({ code: SpanStatusCode.ERROR });
-  root.end(at(96));
-
-  for (let i = 0; i < 3; i++) {
-    const span = tracer.startSpan("GET /health", { kind: 1, startTime: at(200 + i * 100) });
-    span.end(at(203 + i * 100 + i));
-  }
-  // Another service of the application, healthy.
-  const billingProvider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ "service.name": "billing" }),
-    spanProcessors: [
-      new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${endpoint}/v1/traces`, headers })),
-    ],
-  });
-  const billing = billingProvider.getTracer("billing");
-  for (let i = 0; i < 6; i++) {
-    billing.startSpan("POST /invoices", { kind: 1, startTime: at(300 + i * 50) }).end(at(318 + i * 53));
-  }
-  await billingProvider.shutdown();
-  await tracerProvider.forceFlush();
-  await loggerProvider.forceFlush();
-  await tracerProvider.shutdown();
-  await loggerProvider.shutdown();
-  return root.spanContext().traceId;
-}
 
 describe.skipIf(!haveChromium)(title, () => {
   test("create a key, send OTLP with the SDK, then read services, logs, the problem and its trace", async ({
@@ -173,6 +56,22 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(await checkout.innerText()).toMatch(/4 requests/);
     expect(await checkout.innerText()).toMatch(/25 %/);
     await screenshot(page, "telemetry-services");
+    // Per service, requests, error rate and latency over the window, drawn from the same spans.
+    const charts = page.locator("section.service-charts", { hasText: "checkout" });
+    expect(await charts.locator('svg[role="img"]').count()).toBe(3);
+    expect(await charts.locator("svg title").allTextContents()).toEqual([
+      expect.stringMatching(/^Requests per /),
+      "Error rate",
+      "Latency p50 / p95 / p99",
+    ]);
+    expect(await charts.locator("svg desc").first().textContent()).toMatch(/^4 requests of checkout/);
+    expect(await charts.locator("rect.s-errors").count()).toBe(1);
+    expect(await charts.locator("rect.s-requests").count()).toBeGreaterThanOrEqual(1);
+    expect(await charts.locator("polyline.s-p99, circle.s-p99").count()).toBeGreaterThanOrEqual(1);
+    await charts.getByText("Figures as a table").click();
+    expect(await charts.locator("details.chart-data table").innerText()).toMatch(/\b1 \(25 %\)/);
+    await charts.getByText("Figures as a table").click();
+    await screenshotOf(charts, "chart-service");
 
     await page.getByRole("link", { name: "Logs", exact: true }).click();
     await page.locator("tr", { hasText: "reserving stock failed" }).waitFor();
@@ -193,9 +92,51 @@ describe.skipIf(!haveChromium)(title, () => {
     expect(await page.locator("table.frames").innerText()).toContain("reserveStock");
     await page.getByRole("button", { name: "Start a remediation" }).waitFor();
     await screenshot(page, "telemetry-problem");
+    const occurrences = page.locator("figure#occurrences");
+    expect(await occurrences.locator('svg[role="img"] title').textContent()).toMatch(/^Occurrences per /);
+    expect(await occurrences.locator("svg desc").textContent()).toMatch(
+      /^1 occurrence recorded .* first seen .* last seen/,
+    );
+    expect(await occurrences.locator("rect.s-occurrences").count()).toBe(1);
+    expect(await occurrences.locator("line.m-first").count()).toBe(1);
+    expect(await occurrences.locator("line.m-last").count()).toBe(1);
+    await screenshotOf(occurrences, "chart-problem-occurrences");
 
     await page.getByRole("link", { name: traceId }).click();
     await page.waitForURL((url) => url.pathname.endsWith(`/traces/${traceId}`));
+    // The waterfall: a row per span, indented by depth, bars placed by start and sized by duration.
+    const waterfall = page.locator("figure.waterfall svg[role=img]");
+    expect(await waterfall.locator("title").textContent()).toBe(`Waterfall of trace ${traceId}`);
+    expect(await waterfall.locator("desc").textContent()).toContain("4 spans over");
+    expect(await waterfall.locator("text.w-name").allTextContents()).toEqual([
+      "POST /checkout",
+      "load cart",
+      "reserve stock",
+      "SELECT stock",
+    ]);
+    const bars = await waterfall
+      .locator("rect.w-bar")
+      .evaluateAll((all) =>
+        all.map((r) => ({ x: Number(r.getAttribute("x")), width: Number(r.getAttribute("width")) })),
+      );
+    const names = await waterfall
+      .locator("text.w-name")
+      .evaluateAll((all) => all.map((t) => Number(t.getAttribute("x"))));
+    expect(names[3]).toBeGreaterThan(names[2] ?? 0); // SELECT stock under reserve stock
+    expect(names[2]).toBeGreaterThan(names[0] ?? 0);
+    const [root, cart, reserve, query] = bars;
+    expect(root?.x).toBeLessThan(cart?.x ?? 0); // load cart starts 4 ms in
+    expect(reserve?.x).toBeLessThan(query?.x ?? 0);
+    expect((query?.x ?? 0) + (query?.width ?? 0)).toBeLessThanOrEqual(
+      (reserve?.x ?? 0) + (reserve?.width ?? 0) + 0.2,
+    );
+    expect(root?.width).toBeGreaterThan(reserve?.width ?? Number.POSITIVE_INFINITY);
+    expect(await waterfall.locator("text.w-time").nth(2).textContent()).toMatch(/^26 ms · 56 ms$/);
+    expect(await waterfall.locator("g.error text.w-name").allTextContents()).toEqual([
+      "POST /checkout",
+      "reserve stock",
+    ]);
+    await screenshotOf(page.locator("figure.waterfall"), "chart-trace-waterfall");
     const spans = page.locator("ol.spans > li");
     expect(await spans.count()).toBe(4);
     expect(await page.locator("summary.span-row").allInnerTexts()).toEqual([

@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { createApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
 
@@ -75,4 +75,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!dir) return;
   await mkdir(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+/** A screenshot of one part of a page (a chart), for docs/screenshots/; small files. */
+export async function screenshotOf(locator: Locator, name: string): Promise<void> {
+  const dir = process.env.PATCHBAY_SCREENSHOTS;
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  await locator.screenshot({ path: join(dir, `${name}.png`) });
 }

@@ -9,7 +9,12 @@ import { type ResourceRef, resourceTouches, upsertResources } from "./storage/re
 import { batchWrites } from "./storage/span-batches.ts";
 import { copyNewSpans, copySpans, encodeSpanRows, type SpanRows } from "./storage/span-chunks.ts";
 import { type SqlRunner, telemetryDatabase } from "./storage/sql-runner.ts";
-import { querySearchLogs, queryServiceHealth, queryTraceSpans } from "./storage/store-reads.ts";
+import {
+  querySearchLogs,
+  queryServiceHealth,
+  queryServiceSeries,
+  queryTraceSpans,
+} from "./storage/store-reads.ts";
 import { encodeRecords } from "./storage/stored-spans.ts";
 import { sweepTelemetry } from "./sweep-telemetry.ts";
 import type { TelemetryTenant } from "./telemetry-records.ts";
@@ -176,6 +181,7 @@ export function createPostgresTelemetryStore(args: {
     prepareMetricPoints: (tenant, records, requestKey) =>
       records.length === 0 ? nothing : prepareRequest(tenant, metricCopy(tenant, records), [], requestKey),
     serviceHealth: (environmentId, query) => queryServiceHealth(db, environmentId, query),
+    serviceSeries: (environmentId, query) => queryServiceSeries(db, environmentId, query),
     searchLogs: (environmentId, search) => querySearchLogs(db, environmentId, search),
     traceSpans: (environmentId, traceId, limit) => queryTraceSpans(db, environmentId, traceId, limit),
     sweep: (cutoff) => sweepTelemetry(db, cutoff, 0),

@@ -53,6 +53,8 @@ export type TelemetryStore = {
   ): PreparedWrite;
   /** Entry-span statistics per service over a window, and when each service was last seen. */
   serviceHealth(environmentId: string, query: ServiceHealthQuery): Promise<ServiceHealthRow[]>;
+  /** The same figures per time bucket, for the named services (charts). */
+  serviceSeries(environmentId: string, query: ServiceSeriesQuery): Promise<ServiceSeriesRow[]>;
   /** Log records, newest first, after the keyset position `before` when given. */
   searchLogs(environmentId: string, query: LogSearch): Promise<StoredLog[]>;
   /** The spans of one trace, earliest first, at most `limit`. */
@@ -75,6 +77,26 @@ export type ServiceHealthQuery = {
   /** Services after this name (keyset), at most `limit`. */
   after?: string | undefined;
   limit: number;
+};
+
+export type ServiceSeriesQuery = {
+  services: readonly string[];
+  /** Window bounds, ISO 8601; buckets start at `from`. */
+  from: string;
+  to: string;
+  bucketSeconds: number;
+};
+
+/** One bucket of one service; buckets without entry spans are absent. */
+export type ServiceSeriesRow = {
+  serviceName: string;
+  /** Start of the bucket, ISO 8601. */
+  bucket: string;
+  requests: number;
+  errors: number;
+  p50Ns: number;
+  p95Ns: number;
+  p99Ns: number;
 };
 
 export type ServiceHealthRow = {

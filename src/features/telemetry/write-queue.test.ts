@@ -64,6 +64,7 @@ function gatedStore(fail = false) {
     prepareLogs: () => ({ write: async () => {} }),
     prepareMetricPoints: () => ({ write: async () => {} }),
     serviceHealth: async () => [],
+    serviceSeries: async () => [],
     searchLogs: async () => [],
     traceSpans: async () => [],
     sweep: async () => ({

@@ -28,6 +28,44 @@ async function create(browser: WebClient, list: string, fields: Record<string, s
 const revisionOf = (page: string): string => /name="revision" value="(\d+)"/.exec(page)?.[1] ?? "";
 
 describe("connection pages", () => {
+  test("create names every error at once in people's words, and the display name defaults to the alias", async ({
+    app,
+    deps,
+  }) => {
+    const { browser, list } = await ownerBrowser(app, deps, "c-errors@example.com");
+    await browser.page(`${list}/new`);
+    const bad = await browser.post(`${list}/new`, {
+      displayName: "  ",
+      alias: "",
+      endpointUrl: "https://user:pw@mcp.example.com/mcp",
+      authKind: "api_key",
+      headerName: "",
+    });
+    expect(bad.status).toBe(400);
+    const page = await bad.text();
+    // Alias, endpoint and header name together, on the first submit; no validator jargon.
+    expect(page).toContain('id="f-alias-error">must be 1–40 lowercase letters');
+    expect(page).toContain('id="f-endpointUrl-error">credentials in the URL are not allowed</p>');
+    expect(page).toContain('id="f-headerName-error">Enter a value.</p>');
+    expect(page).not.toMatch(/Too small|expected string|Invalid input/);
+    expect(page).not.toContain('id="f-displayName-error"');
+    const summary = /<div class="alert error"[\s\S]*?<\/div>/.exec(page)?.[0] ?? "";
+    expect(summary).toContain('href="#f-alias"');
+    expect(summary).toContain('href="#f-endpointUrl"');
+    expect(summary).toContain('href="#f-headerName"');
+
+    // An empty display name is the alias, as `patchbay environment mcp create` has it.
+    const path = await create(browser, list, {
+      displayName: "",
+      alias: "runbooks",
+      endpointUrl: "https://mcp.example.com/mcp",
+      authKind: "none",
+    });
+    const created = await browser.page(path);
+    expect(created).toContain("<title>runbooks · patchbay</title>");
+    expect(created).toContain("No authentication");
+  });
+
   test("create shows the API's validation messages next to the fields", async ({ app, deps }) => {
     const { browser, list } = await ownerBrowser(app, deps, "c1@example.com");
     await browser.page(`${list}/new`);
@@ -49,8 +87,8 @@ describe("connection pages", () => {
       endpointUrl: "http://mcp.example.com/mcp?x=1",
       authKind: "none",
     });
-    expect(url.status).toBe(422);
-    expect(await url.text()).toMatch(/id="f-endpointUrl-error">endpointUrl: /);
+    expect(url.status).toBe(400);
+    expect(await url.text()).toContain('id="f-endpointUrl-error">must start with https://</p>');
     const header = await browser.post(`${list}/new`, {
       displayName: "Runbooks",
       alias: "runbooks",
@@ -98,7 +136,7 @@ describe("connection pages", () => {
     });
     let page = await browser.page(`${path}?done=created`);
     expect(page).toContain("Credential missing");
-    expect(page).toContain("Attach or replace the credential.");
+    expect(page).toContain("Attach a credential</a>.");
 
     const wrong = await browser.post(`${path}/credential`, {
       revision: revisionOf(page),
@@ -122,11 +160,14 @@ describe("connection pages", () => {
     page = await browser.page(`${path}?done=discovered`);
     expect(page).toContain("3 tools found");
     expect(page).toMatch(/<strong>search_runbooks<\/strong> — Search runbooks/);
-    expect(page).toContain("readOnlyHint: true");
+    // Annotations are badges; the raw hints are in the tool's details.
+    expect(page).toMatch(/<span class="badge hint-ok" title="readOnlyHint: true">read-only<\/span>/);
     expect(page).toMatch(/name="toolNames" value="too_wordy" disabled/);
     // Access classes: a read-only annotated tool is read; one without annotations is write, with a
     // box to attest that it only reads.
-    expect(page).toMatch(/<strong>search_runbooks<\/strong>[\s\S]*?<span class="badge ready">Read<\/span>/);
+    expect(page).toMatch(
+      /<strong>search_runbooks<\/strong>[\s\S]*?<span class="badge ready"[^>]*>Read<\/span>/,
+    );
     expect(page).toMatch(/name="attestReadOnly" value="get_page">/);
     expect(page).not.toMatch(/name="attestReadOnly" value="search_runbooks"/);
     const discoveryId = /name="discoveryId" value="(dsc_[0-9a-z]+)"/.exec(page)?.[1] ?? "";
@@ -232,7 +273,16 @@ describe("connection pages", () => {
     expect(blockedPage).toContain("Disable the connection before changing its endpoint or authentication.");
     expect(blockedPage).toContain(`value="${server.origin}/other"`); // the form keeps what was typed
 
-    await browser.post(`${path}/enablement`, { revision: revisionOf(page), enabled: "false" });
+    // Disabling asks first: the first post answers the confirmation and changes nothing.
+    const asked = await browser.post(`${path}/enablement`, { revision: revisionOf(page), enabled: "false" });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain("Disable One?");
+    expect(await browser.page(path)).toContain("Enabled: new tasks");
+    await browser.post(`${path}/enablement`, {
+      revision: revisionOf(page),
+      enabled: "false",
+      confirmed: "yes",
+    });
     page = await browser.page(path);
     const preview = await browser.post(`${path}/deletion-preview`, { revision: revisionOf(page) });
     expect(preview.status).toBe(200);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ZodType } from "zod";
+import type { ZodType, z } from "zod";
 import { AppError, isAppError } from "../../errors.ts";
 import { parseFormBody } from "../http/form-body.ts";
 import { csrfToken } from "./csrf.ts";
@@ -225,6 +225,46 @@ export const refusalState = (
 });
 
 /**
+ * A validator's issue in the words of a form: "Enter a value." rather than zod's "Too small:
+ * expected string to have >=1 characters". Messages a schema words itself (a regex's or a
+ * refinement's) are kept; they are written for people already.
+ */
+export function humanMessage(issue: z.core.$ZodIssue): string {
+  const ownWords = (message: string) => !/^(Too (small|big)|Invalid |Expected |Unrecognized )/i.test(message);
+  switch (issue.code) {
+    case "too_small":
+      if (issue.origin === "string") {
+        return Number(issue.minimum) <= 1 ? "Enter a value." : `Use at least ${issue.minimum} characters.`;
+      }
+      if (issue.origin === "array" || issue.origin === "set") {
+        return Number(issue.minimum) <= 1 ? "Choose at least one." : `Choose at least ${issue.minimum}.`;
+      }
+      return `Use ${issue.minimum} or more.`;
+    case "too_big":
+      if (issue.origin === "string") return `Use at most ${issue.maximum} characters.`;
+      if (issue.origin === "array" || issue.origin === "set") return `Choose at most ${issue.maximum}.`;
+      return `Use ${issue.maximum} or less.`;
+    case "invalid_type":
+      return issue.input === undefined || issue.input === "" ? "Enter a value." : "Enter a valid value.";
+    case "invalid_value":
+      return issue.values.length > 0 && issue.values.length <= 6
+        ? `Choose one of: ${issue.values.map(String).join(", ")}.`
+        : "Choose one of the options.";
+    case "invalid_union":
+      return "Choose one of the options.";
+    case "invalid_format":
+      if (ownWords(issue.message)) return issue.message;
+      if (issue.format === "email") return "Enter an email address, like name@example.com.";
+      if (issue.format === "url") return "Enter a full URL, like https://example.com/path.";
+      return "Enter a value in the expected format.";
+    case "unrecognized_keys":
+      return `Not expected here: ${issue.keys.join(", ")}.`;
+    default:
+      return ownWords(issue.message) ? issue.message : "Enter a valid value.";
+  }
+}
+
+/**
  * Validates a form's values with the same zod schema the REST route uses, failing the same way
  * (`invalid_request` with `errors: [{ path, message }]`), so the UI shows the API's messages.
  */
@@ -233,11 +273,45 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown): T {
   if (result.success) return result.data;
   const errors = result.error.issues.slice(0, 20).map((issue) => ({
     path: issue.path.map(String).join("."),
-    message: issue.message,
+    message: humanMessage(issue),
   }));
   const first = errors[0];
   const message = first ? `${first.path || "The form"}: ${first.message}` : "Invalid form.";
   throw new AppError("invalid_request", message, { errors });
+}
+
+/**
+ * Runs every check of a form and refuses with all their field errors at once, so a person sees
+ * every problem on the first submit rather than one after another. A check refuses by throwing
+ * an `invalid_request` (parseWith, fieldError) or a code named in `codeFields` (e.g. the endpoint
+ * URL's `invalid_endpoint_url` → endpointUrl); anything else is rethrown as it is.
+ */
+export function checkAll<T extends readonly unknown[]>(
+  checks: { [K in keyof T]: () => T[K] },
+  codeFields: Record<string, string> = {},
+): T {
+  const errors: { path: string; message: string }[] = [];
+  const results = checks.map((check) => {
+    try {
+      return check();
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const field = codeFields[error.code];
+      if (field) {
+        errors.push({ path: field, message: error.message.replace(/^[A-Za-z.]+: /, "") });
+        return undefined;
+      }
+      const listed = error.details?.errors;
+      if (error.code !== "invalid_request" || !Array.isArray(listed)) throw error;
+      errors.push(...(listed as { path: string; message: string }[]));
+      return undefined;
+    }
+  });
+  if (errors.length > 0) {
+    const first = errors[0];
+    throw new AppError("invalid_request", `${first?.path || "The form"}: ${first?.message}`, { errors });
+  }
+  return results as unknown as T;
 }
 
 /** The form body (already parsed and cached by verifyCsrf). */

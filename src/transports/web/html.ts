@@ -31,9 +31,15 @@ export function dataTable(o: {
   empty?: Html;
 }): Html {
   if (o.rows.length === 0 && o.empty) return o.empty;
-  return html`<table${o.className ? html` class="${o.className}"` : nothing}>
+  return tableScroll(html`<table${o.className ? html` class="${o.className}"` : nothing}>
   ${when(o.caption, () => html`<caption class="visually-hidden">${o.caption}</caption>`)}
   <thead><tr>${join(o.headers.map((h) => html`<th scope="col">${h}</th>`))}</tr></thead>
   <tbody>${join(o.rows)}</tbody>
-</table>`;
+</table>`);
 }
+
+/**
+ * A table that is wider than a phone scrolls inside its own box, never the page. The box is
+ * focusable so a keyboard can scroll it too.
+ */
+export const tableScroll = (table: Html): Html => html`<div class="table-scroll" tabindex="0">${table}</div>`;

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "../../../../test/fixtures.ts";
+import { describe, expect, newTenant, type Tenant, test } from "../../../../test/fixtures.ts";
 import { client, problem } from "../../../../test/http.ts";
 import {
   createKey,
@@ -14,6 +14,11 @@ import {
   post,
   sendJson,
 } from "../../../../test/lib/telemetry.ts";
+import type { MemberActor } from "../../../actor.ts";
+import type { ServiceContext } from "../../../context.ts";
+import type { Deps } from "../../../deps.ts";
+import { isAppError } from "../../../errors.ts";
+import { getServiceSeries } from "./get-service-series.ts";
 import { hasTelemetry } from "./has-telemetry.ts";
 import type { LogPage, ServiceHealthPage, Trace } from "./schemas.ts";
 
@@ -91,6 +96,77 @@ describe("service health", () => {
     const bad = await owner.api.get(`/environments/${owner.environmentId}/services?window=2y`);
     expect(bad.status).toBe(400);
     expect(await problem(bad)).toMatchObject({ code: "invalid_request" });
+  });
+});
+
+/** A telemetry reader of `tenant`'s organisation, as the web UI's session actor would be. */
+const readerOf = (deps: Deps, tenant: Tenant): ServiceContext<MemberActor> => ({
+  deps,
+  requestId: "test",
+  channel: "web",
+  actor: {
+    type: "web_session",
+    id: "wss_test",
+    organizationId: tenant.organizationId,
+    userId: tenant.userId,
+    role: "member",
+    permissions: new Set(["telemetry:read", "environments:read"]),
+  },
+});
+
+describe("service series", () => {
+  test("requests, errors and percentiles per bucket of the window, for the named services of the caller's environment only", async ({
+    app,
+    deps,
+    owner,
+  }) => {
+    const { key } = await createKey(owner);
+    // 55 and 5 minutes ago sit mid-bucket (buckets of 2 minutes from the window's start).
+    const early = [10, 20, 30].map((ms, i) =>
+      timed(55 * 60_000 + i * 1000, ms, { kind: 2, status: { code: i === 0 ? 2 : 0 } }),
+    );
+    const late = [100, 300].map((ms, i) => timed(5 * 60_000 + i * 1000, ms, { kind: 2 }));
+    const root = early[1] as { traceId: string; spanId: string };
+    const child = timed(55 * 60_000, 1, { kind: 1, traceId: root.traceId, parentSpanId: root.spanId });
+    await sendJson(app, "traces", key, jsonTraces([...early, ...late, child], "checkout"));
+    // Another organisation's checkout, busier: never in the owner's series.
+    const other = await newTenant(deps, app);
+    const { key: otherKey } = await createKey(other);
+    await sendJson(
+      app,
+      "traces",
+      otherKey,
+      jsonTraces(
+        Array.from({ length: 7 }, () => timed(50 * 60_000, 5, { kind: 2 })),
+        "checkout",
+      ),
+    );
+
+    const series = await getServiceSeries({
+      ctx: readerOf(deps, owner),
+      input: { environmentId: owner.environmentId, window: "1h", services: ["checkout", "nothing-here"] },
+    });
+    expect(series.bucketSeconds).toBe(120);
+    expect(Date.parse(series.to) - Date.parse(series.from)).toBe(3600_000);
+    const [checkout, nothing] = series.services;
+    expect(nothing).toEqual({ service: "nothing-here", points: [] });
+    expect(checkout?.points).toHaveLength(2);
+    const [first, second] = checkout?.points ?? [];
+    expect(first).toMatchObject({ requests: 3, errors: 1, latencyMs: { p50: 20 } });
+    expect(first?.errorRate).toBeCloseTo(1 / 3);
+    expect(second).toMatchObject({ requests: 2, errors: 0, errorRate: 0, latencyMs: { p50: 200, p99: 298 } });
+    // Buckets are aligned to the window's start and in order.
+    for (const p of checkout?.points ?? []) {
+      expect((Date.parse(p.start) - Date.parse(series.from)) % 120_000).toBe(0);
+    }
+    expect(Date.parse(first?.start ?? "")).toBeLessThan(Date.parse(second?.start ?? ""));
+
+    // Another organisation's reader cannot read this environment (404, as everywhere).
+    const refused = await getServiceSeries({
+      ctx: readerOf(deps, other),
+      input: { environmentId: owner.environmentId, window: "1h", services: ["checkout"] },
+    }).catch((error: unknown) => error);
+    expect(isAppError(refused) && refused.code).toBe("not_found");
   });
 });
 

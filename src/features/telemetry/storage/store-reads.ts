@@ -7,6 +7,8 @@ import type {
   LogSearch,
   ServiceHealthQuery,
   ServiceHealthRow,
+  ServiceSeriesQuery,
+  ServiceSeriesRow,
   StoredLog,
   StoredSpan,
 } from "../telemetry-store.ts";
@@ -89,6 +91,48 @@ export async function queryServiceHealth(
     p50Ns: numOrNull(row.p50),
     p95Ns: numOrNull(row.p95),
     p99Ns: numOrNull(row.p99),
+  }));
+}
+
+/**
+ * Entry-span figures of the named services per time bucket, in one statement: `date_bin` puts
+ * each span in its bucket (aligned to the window's start), the percentiles are per bucket. The
+ * same covering (environment, service, time, duration, status) index as service health serves
+ * it: one range scan per service over the window, no heap reads.
+ */
+export async function queryServiceSeries(
+  db: Db,
+  environmentId: string,
+  query: ServiceSeriesQuery,
+): Promise<ServiceSeriesRow[]> {
+  if (query.services.length === 0) return [];
+  const names = sql.join(
+    query.services.map((name) => sql`${name}`),
+    sql`, `,
+  );
+  const stride = `${Math.max(1, Math.round(query.bucketSeconds))} seconds`;
+  const result = await db.execute(sql`
+    select service_name,
+           ${isoText(sql`date_bin(${stride}::interval, start_time, ${query.from}::timestamptz)`)} as bucket,
+           count(*)::float8 as requests,
+           (count(*) filter (where status_code = 2))::float8 as errors,
+           percentile_cont(0.5) within group (order by duration_ns) as p50,
+           percentile_cont(0.95) within group (order by duration_ns) as p95,
+           percentile_cont(0.99) within group (order by duration_ns) as p99
+      from telemetry_entry_spans
+     where environment_id = ${environmentId}
+       and service_name in (${names})
+       and start_time >= ${query.from}::timestamptz and start_time < ${query.to}::timestamptz
+     group by service_name, 2
+     order by service_name, 2`);
+  return rowsOf(result).map((row) => ({
+    serviceName: String(row.service_name),
+    bucket: String(row.bucket),
+    requests: num(row.requests),
+    errors: num(row.errors),
+    p50Ns: num(row.p50),
+    p95Ns: num(row.p95),
+    p99Ns: num(row.p99),
   }));
 }
 

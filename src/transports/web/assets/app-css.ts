@@ -22,7 +22,7 @@ header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; pad
   background: #111827; color: #e5e7eb; }
 header.top a { color: #e5e7eb; }
 .brand { font-weight: 700; font-size: 1.1rem; text-decoration: none; letter-spacing: .02em; }
-header nav ul { display: flex; gap: 1rem; list-style: none; margin: 0; padding: 0; }
+header nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; margin: 0; padding: 0; }
 header nav a { text-decoration: none; padding: .25rem 0; }
 header nav a[aria-current="page"] { border-bottom: 2px solid #93c5fd; }
 .account { margin-left: auto; display: flex; align-items: center; gap: .75rem; font-size: .9rem; }
@@ -38,7 +38,9 @@ button.link { background: none; border: 0; color: #93c5fd; padding: 0; font: inh
 .switcher li a { display: block; padding: .35rem .8rem; color: var(--fg); text-decoration: none; }
 .switcher li a:hover, .switcher li a:focus { background: var(--bg); }
 .switcher li a[aria-current="true"] { font-weight: 600; }
-main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; }
+main { max-width: 64rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: anywhere; }
+.table-scroll { position: relative; overflow-x: auto; margin-bottom: 1rem; border-radius: 8px; }
+.table-scroll > table { margin: 0; }
 main.narrow, .narrow { max-width: 28rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
@@ -60,7 +62,7 @@ button, .button { display: inline-block; background: var(--accent); color: var(-
   border-radius: 6px; padding: .5rem 1rem; font: inherit; font-weight: 600; cursor: pointer;
   text-decoration: none; }
 button.secondary, .button.secondary { background: #e5e9f0; color: var(--fg); }
-button.danger { background: var(--danger); }
+button.danger, .button.danger { background: var(--danger); color: #fff; }
 button[disabled] { opacity: .6; cursor: progress; }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
 .actions form { display: inline; }
@@ -75,12 +77,27 @@ table { width: 100%; border-collapse: collapse; background: var(--card); border:
   border-radius: 8px; overflow: hidden; }
 th, td { text-align: left; padding: .6rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top;
   overflow-wrap: break-word; }
-table.tools { table-layout: fixed; }
-table.tools .col-approve { width: 6.5rem; }
-table.tools .col-annotations { width: 13rem; }
-table.tools .col-approvable { width: 11rem; }
-table.tools .col-access { width: 12rem; }
-table.tools td { overflow-wrap: anywhere; }
+table.tools { table-layout: fixed; min-width: 20rem; }
+table.tools .col-approve { width: 5.5rem; }
+table.tools .col-access { width: 10rem; }
+table.tools td { overflow-wrap: anywhere; padding: .35rem .6rem; line-height: 1.35; }
+table.tools details.tool-more summary { display: flex; gap: .3rem; font-size: .875rem; color: var(--muted); }
+table.tools details.tool-more summary::before { content: "▸"; }
+table.tools details.tool-more[open] summary::before { content: "▾"; }
+table.tools details.tool-more summary::-webkit-details-marker { display: none; }
+table.tools .tool-desc { margin: 0; max-height: none; min-width: 0; white-space: nowrap; overflow: hidden;
+  text-overflow: ellipsis; }
+table.tools .hints { display: inline-flex; flex-wrap: wrap; gap: .25rem; margin-left: .4rem; vertical-align: middle; }
+table.tools details.tool-more pre { max-height: 14rem; }
+.tool-desc-full { white-space: pre-wrap; }
+table.tools .attest { display: flex; gap: .35rem; font-size: .8rem; line-height: 1.2; margin: .25rem 0 0; }
+.badge.hint { background: #eef1f5; color: #374151; font-weight: 500; }
+.badge.hint-ok { background: #dcfce7; color: #14532d; font-weight: 500; }
+.badge.hint-bad { background: #fee2e2; color: #7f1d1d; font-weight: 500; }
+@media (max-width: 40rem) {
+  table.tools .col-approve { width: 4.2rem; }
+  table.tools .col-access { width: 6.5rem; }
+}
 th { background: #eef1f5; font-size: .85rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
 tr:last-child td { border-bottom: 0; }
 td form { display: inline; }
@@ -159,6 +176,81 @@ svg.timing .bar.error { fill: var(--danger); }
 .exception p { margin: .2rem 0; }
 ul.traces { padding-left: 1.25rem; }
 ${spanIndents}
+/* Phones (from 360 px): the navigation wraps under the brand on a line of its own, tables
+   scroll in their box (table-scroll) or turn into cards (table.stack), forms take the width. */
+@media (max-width: 40rem) {
+  header.top { gap: .5rem .75rem; padding: .5rem 1rem; }
+  header nav { order: 5; flex-basis: 100%; }
+  header nav ul { gap: .15rem .9rem; font-size: .95rem; }
+  .account { margin-left: 0; flex-wrap: wrap; }
+  .account .who { overflow-wrap: anywhere; }
+  .switcher ul { min-width: 0; max-width: calc(100vw - 2rem); }
+  main { padding: 1rem; }
+  h1 { font-size: 1.35rem; }
+  th, td { padding: .5rem .55rem; }
+  .card { padding: 1rem; }
+  dl.facts { grid-template-columns: 1fr; gap: 0 0; }
+  dl.facts dd { margin-bottom: .5rem; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td, table.stack tbody th { display: block; width: 100%; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.stack tr:last-child { border-bottom: 0; }
+  table.stack td { border: 0; padding: .2rem .75rem; }
+  table.stack td[data-label]::before { content: attr(data-label); display: block; font-size: .75rem;
+    text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+}
+/* The trace waterfall (trace.ts). */
+figure.waterfall { margin: 0 0 1rem; }
+.waterfall-box { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+.waterfall-box svg { display: block; width: 100%; min-width: 40rem; height: auto; }
+.waterfall-box .grid { stroke: #e5e7eb; }
+.waterfall-box .tick { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
+.waterfall-box .stripe { fill: #f8f9fb; }
+.waterfall-box .w-name { fill: var(--fg); font-size: 12px; font-family: system-ui, sans-serif; }
+.waterfall-box .w-time { fill: var(--muted); font-size: 11px; font-family: ui-monospace, Menlo, Consolas, monospace; }
+.waterfall-box .w-bar { fill: var(--accent); }
+.waterfall-box .error .w-bar { fill: var(--danger); }
+.waterfall-box .error .w-name { fill: var(--danger); font-weight: 600; }
+.span-offset { font-size: .8rem; }
+@media (max-width: 40rem) {
+  .span-row, .span-head { grid-template-columns: minmax(0, 1fr) auto auto; gap: .5rem; }
+  .span-row .span-service, .span-row svg.timing, .span-head span:nth-child(2), .span-head span:nth-child(5) { display: none; }
+  .span-offset { display: block; }
+}
+/* Charts (charts.ts): SVG drawn on the server, coloured here. */
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: 1rem; }
+figure.chart { margin: 0; min-width: 0; }
+figure.chart figcaption { font-weight: 600; font-size: .9rem; margin-bottom: .25rem; }
+.chart-box svg { display: block; width: 100%; height: auto; }
+.chart-box .grid { stroke: #e5e7eb; stroke-width: 1; }
+.chart-box .tick { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
+.chart-box polyline { fill: none; stroke-width: 2; stroke-linejoin: round; }
+.chart-box .s-requests { fill: #93b4ea; stroke: #2454c5; }
+.chart-box rect.s-requests { stroke: none; }
+.chart-box .s-errors { fill: var(--danger); stroke: var(--danger); }
+.chart-box rect.s-errors { stroke: none; }
+.chart-box polyline.s-errors, .chart-box polyline.s-p50, .chart-box polyline.s-p95, .chart-box polyline.s-p99 { fill: none; }
+.chart-box .s-p50 { stroke: #2454c5; fill: #2454c5; }
+.chart-box .s-p95 { stroke: #9a6700; fill: #9a6700; }
+.chart-box .s-p99 { stroke: #b42318; fill: #b42318; stroke-dasharray: 4 2; }
+.chart-box .s-occurrences { fill: #b42318; }
+.chart-box .marker { stroke-width: 1.5; stroke-dasharray: 3 2; }
+.chart-box .marker-label { font-size: 10px; font-family: system-ui, sans-serif; }
+.chart-box .m-first { stroke: #1a7f37; fill: #1a7f37; }
+.chart-box .m-last { stroke: #6d28d9; fill: #6d28d9; }
+ul.legend { display: flex; flex-wrap: wrap; gap: .2rem 1rem; list-style: none; margin: .3rem 0 0; padding: 0;
+  font-size: .8rem; color: var(--muted); }
+.swatch { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .3rem;
+  vertical-align: -1px; }
+.swatch.s-requests { background: #93b4ea; }
+.swatch.s-errors, .swatch.s-occurrences { background: var(--danger); }
+.swatch.s-p50 { background: #2454c5; }
+.swatch.s-p95 { background: #9a6700; }
+.swatch.s-p99 { background: #b42318; }
+.swatch.m-first { background: #1a7f37; }
+.swatch.m-last { background: #6d28d9; }
+details.chart-data { margin-top: .4rem; font-size: .85rem; }
+.service-charts h3 { margin: 0 0 .75rem; font-size: 1.05rem; }
 /* Remediation: run statuses, the progress timeline, diffs. */
 .badge.working { background: #dbeafe; color: #1e3a8a; }
 .badge.waiting { background: #fef3c7; color: #78350f; }

@@ -1,5 +1,6 @@
 import type { Context, Hono } from "hono";
-import { isAppError } from "../../../errors.ts";
+import { requirePermission } from "../../../context.ts";
+import { AppError, isAppError } from "../../../errors.ts";
 import { createApiKey } from "../../../features/api-keys/create-api-key.ts";
 import { listApiKeys } from "../../../features/api-keys/list-api-keys.ts";
 import { revokeApiKey } from "../../../features/api-keys/revoke-api-key.ts";
@@ -9,6 +10,7 @@ import { apiOnlyPermissions, type Permission, permissions } from "../../../permi
 import { allPages } from "../all-pages.ts";
 import type { WebEnv } from "../env.ts";
 import {
+  checkAll,
   checkboxGroup,
   errorSummary,
   type FormState,
@@ -23,7 +25,7 @@ import {
   refusalState,
 } from "../forms.ts";
 import { dataTable, formatTime, type Html, hiddenText, html, join, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 
 /**
  * What the UI's key dialog offers: every permission except the MCP connection ones, which
@@ -57,10 +59,7 @@ async function keysPage(c: Context<WebEnv>, state: KeysState = {}): Promise<Resp
     <td>${
       k.revokedAt
         ? html`<span class="badge disabled">Revoked</span>`
-        : postForm(c, {
-            action: `${base}/${k.id}/revoke`,
-            body: html`<button type="submit" class="secondary">Revoke<span class="visually-hidden"> ${k.name}</span></button>`,
-          })
+        : html`<a class="button secondary" href="${base}/${k.id}/revoke">Revoke…<span class="visually-hidden"> ${k.name}</span></a>`
     }</td>
   </tr>`,
   );
@@ -116,13 +115,19 @@ export function registerApiKeyPages(web: Hono<WebEnv>): void {
     const chosen = formStrings(form, "permissions");
     try {
       const refused = chosen.filter((p) => !(offeredPermissions as readonly string[]).includes(p));
-      if (refused.length > 0) {
-        throw fieldError(
-          "permissions",
-          `Not offered here: ${refused.join(", ")}. Grant them through the API.`,
-        );
-      }
-      if (chosen.length === 0) throw fieldError("permissions", "Choose at least one permission.");
+      // Every error at once: the name's and the permissions'.
+      checkAll([
+        () => parseWith(CreateApiKeyBody.pick({ name: true }), { name }),
+        () => {
+          if (refused.length > 0) {
+            throw fieldError(
+              "permissions",
+              `Not offered here: ${refused.join(", ")}. Grant them through the API.`,
+            );
+          }
+          if (chosen.length === 0) throw fieldError("permissions", "Choose at least one permission.");
+        },
+      ]);
       const input = parseWith(CreateApiKeyBody, { name, permissions: chosen });
       const { apiKey, secret } = await createApiKey({ ctx: c.get("ctx"), input });
       return keysPage(c, { status: 201, created: { name: apiKey.name, secret } });
@@ -130,6 +135,29 @@ export function registerApiKeyPages(web: Hono<WebEnv>): void {
       if (!isAppError(error) || error.code !== "invalid_request") throw error;
       return keysPage(c, { ...refusalState(error), form: { name, permissions: chosen } });
     }
+  });
+
+  // Revoking stops every client using the key at once: a page asks first, as for telemetry keys.
+  web.get(`${base}/:apiKeyId/revoke`, async (c) => {
+    const ctx = c.get("ctx");
+    requirePermission(ctx, "api_keys:manage");
+    const list = `/orgs/${c.get("org").id}/api-keys`;
+    const apiKeyId = c.req.param("apiKeyId");
+    const key = (await allPages((cursor) => listApiKeys({ ctx, input: { pageSize: 200, cursor } }))).find(
+      (k) => k.id === apiKeyId,
+    );
+    if (!key) throw new AppError("not_found", `API key ${apiKeyId} was not found.`);
+    if (key.revokedAt) return c.redirect(list, 303);
+    return confirmPage(c, {
+      title: `Revoke ${key.name}?`,
+      section: "api-keys",
+      text: html`<p>Every client using <strong>${key.name}</strong> (<code>${key.prefix}…</code>) is refused from its next
+  request on. A revoked key cannot be restored; create a new one instead.</p>`,
+      action: `${list}/${key.id}/revoke`,
+      label: "Confirm revocation",
+      button: html`<button type="submit" class="danger">Revoke key</button>`,
+      cancel: list,
+    });
   });
 
   web.post(`${base}/:apiKeyId/revoke`, async (c) => {

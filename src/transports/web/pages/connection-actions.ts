@@ -13,12 +13,21 @@ import { setConnectionCredential } from "../../../features/connections/set-conne
 import { setConnectionEnabled } from "../../../features/connections/set-connection-enabled.ts";
 import { updateConnection } from "../../../features/connections/update-connection.ts";
 import type { WebEnv } from "../env.ts";
-import { fieldError, formString, formStrings, parseWith, readForm, refusalState } from "../forms.ts";
+import {
+  checkAll,
+  fieldError,
+  formString,
+  formStrings,
+  parseWith,
+  readForm,
+  refusalState,
+} from "../forms.ts";
 import { formatTime, html } from "../html.ts";
 import { confirmPage } from "../layout.ts";
 import {
   authFromForm,
   type ConnectionFormValues,
+  checkEndpoint,
   connectionCodeFields,
   connectionFieldErrors,
   readConnectionForm,
@@ -116,6 +125,24 @@ export function registerConnectionActions(web: Hono<WebEnv>): void {
   web.post(`${connectionBase}/enablement`, (c) =>
     connectionAction(c, async ({ ref, revision, form }) => {
       const enabled = formString(form, "enabled") === "true";
+      // Disabling fails the running tasks' next calls to it: a page asks first (the same
+      // revision is posted back, so a change in between is still a conflict).
+      if (!enabled && formString(form, "confirmed") !== "yes") {
+        const conn = await getConnection({ ctx: c.get("ctx"), input: ref });
+        const page = `${connectionsPath(c.get("org").id, ref.environmentId)}/${ref.connectionId}`;
+        return confirmPage(c, {
+          title: `Disable ${conn.displayName}?`,
+          section: "connections",
+          text: html`<p>New tasks in this environment stop receiving the tools of <strong>${conn.displayName}</strong>
+  (<code>${conn.alias}</code>); running tasks fail at their next call to it. Its credential and approval are kept, so
+  enabling it again is one step.</p>`,
+          action: `${page}/enablement`,
+          label: "Confirm disabling",
+          button: html`<input type="hidden" name="revision" value="${revision}"><input type="hidden" name="enabled" value="false"><input type="hidden" name="confirmed" value="yes">
+      <button type="submit" class="danger">Disable connection</button>`,
+          cancel: `${page}#enablement`,
+        });
+      }
       await setConnectionEnabled({ ctx: c.get("ctx"), input: { ...ref, revision, enabled } });
       return enabled ? "enabled" : "disabled";
     }),
@@ -126,11 +153,18 @@ export function registerConnectionActions(web: Hono<WebEnv>): void {
       c,
       async ({ ref, revision, form }) => {
         const values = readConnectionForm(form);
-        const body = parseWith(UpdateConnectionBody, {
-          displayName: values.displayName,
-          ...(values.endpointUrl ? { endpointUrl: values.endpointUrl } : {}),
-          auth: authFromForm(values),
-        });
+        const [body] = checkAll(
+          [
+            () =>
+              parseWith(UpdateConnectionBody, {
+                displayName: values.displayName,
+                ...(values.endpointUrl ? { endpointUrl: values.endpointUrl } : {}),
+                auth: authFromForm(values),
+              }),
+            () => checkEndpoint(c, values.endpointUrl),
+          ],
+          connectionCodeFields,
+        );
         await updateConnection({ ctx: c.get("ctx"), input: { ...ref, revision, ...body } });
         return "updated";
       },

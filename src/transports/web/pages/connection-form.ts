@@ -3,8 +3,10 @@ import { requireOwnerOrAdmin } from "../../../context.ts";
 import { isAppError } from "../../../errors.ts";
 import { createConnection } from "../../../features/connections/create-connection.ts";
 import { type AuthInputValue, CreateConnectionBody } from "../../../features/connections/schemas.ts";
+import { validateEndpointUrl } from "../../../platform/egress/endpoint-url.ts";
 import type { WebEnv } from "../env.ts";
 import {
+  checkAll,
   errorSummary,
   type FieldErrors,
   type FormState,
@@ -56,6 +58,14 @@ export function connectionFieldErrors(errors: FieldErrors): FieldErrors {
     out[field] ??= message;
   }
   return out;
+}
+
+/**
+ * The endpoint URL's own rules (the verb checks them again), so a bad URL is flagged together
+ * with the form's other errors instead of after they are fixed. Empty is the schema's to refuse.
+ */
+export function checkEndpoint(c: Context<WebEnv>, endpointUrl: string): void {
+  if (endpointUrl) validateEndpointUrl(endpointUrl, c.get("deps").config.egress);
 }
 
 export const connectionCodeFields = {
@@ -116,7 +126,7 @@ function createPage(c: Context<WebEnv>, state: FormState & { values?: Partial<Co
 <div class="card">
 ${postForm(c, {
   action: `${base}/new`,
-  body: html`${inputField({ name: "displayName", label: "Display name", value: values.displayName ?? "", error: fields.displayName, required: true, placeholder: "Runbooks" })}
+  body: html`${inputField({ name: "displayName", label: "Display name", value: values.displayName ?? "", error: fields.displayName, placeholder: "Runbooks", hint: "How people see it. Leave empty to use the alias." })}
   ${inputField({ name: "alias", label: "Alias", value: values.alias ?? "", error: fields.alias, required: true, placeholder: "runbooks", hint: "1–40 lowercase letters, digits, - or _. The agent sees tools as alias + tool name; it cannot be changed later.", autocomplete: "off" })}
   ${endpointFields(values, fields, { endpointHint: "Public HTTPS on port 443, without query, fragment or credentials.", endpointRequired: true })}
   <div class="actions"><button type="submit">Create connection</button> <a class="button secondary" href="${base}">Cancel</a></div>`,
@@ -138,12 +148,22 @@ export function registerConnectionCreatePages(web: Hono<WebEnv>): void {
     const values = readConnectionForm(await readForm(c));
     const environmentId = c.get("environment").current.id;
     try {
-      const body = parseWith(CreateConnectionBody, {
-        alias: values.alias,
-        displayName: values.displayName,
-        endpointUrl: values.endpointUrl,
-        auth: authFromForm(values),
-      });
+      // As the CLI: the display name defaults to the alias. With no alias either, "-" keeps the
+      // display name from repeating the alias's error.
+      const displayName = values.displayName.trim() || values.alias || "-";
+      const [body] = checkAll(
+        [
+          () =>
+            parseWith(CreateConnectionBody, {
+              alias: values.alias,
+              displayName,
+              endpointUrl: values.endpointUrl,
+              auth: authFromForm(values),
+            }),
+          () => checkEndpoint(c, values.endpointUrl),
+        ],
+        connectionCodeFields,
+      );
       const created = await createConnection({ ctx: c.get("ctx"), input: { environmentId, ...body } });
       return c.redirect(`${connectionsPath(c.get("org").id, environmentId)}/${created.id}?done=created`, 303);
     } catch (error) {

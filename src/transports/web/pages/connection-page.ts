@@ -8,10 +8,16 @@ import type { Connection } from "../../../features/connections/schemas.ts";
 import type { ToolDefinition } from "../../../platform/db/schema/mcp-connections.ts";
 import type { WebEnv } from "../env.ts";
 import { errorSummary, type FieldErrors, inputField, notice, postForm } from "../forms.ts";
-import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
+import { formatTime, type Html, html, join, nothing, tableScroll, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import { type ConnectionFormValues, endpointFields } from "./connection-form.ts";
-import { authSummary, connectionsPath, healthSummary, readinessBadge } from "./connection-view.ts";
+import {
+  authSummary,
+  connectionsPath,
+  healthSummary,
+  readinessBadge,
+  webNextStep,
+} from "./connection-view.ts";
 
 type ReviewedTool = NonNullable<ConnectionReview["discovery"]>["tools"][number];
 
@@ -64,18 +70,45 @@ function facts(conn: Connection): Html {
 </dl>`;
 }
 
+/** MCP tool annotations (hints the server gives) as short badges; unknown ones by their name. */
+const hintBadges: Record<string, { true?: [string, string]; false?: [string, string] }> = {
+  readOnlyHint: { true: ["read-only", "hint-ok"] },
+  destructiveHint: { true: ["destructive", "hint-bad"], false: ["non-destructive", "hint"] },
+  idempotentHint: { true: ["idempotent", "hint"] },
+  openWorldHint: { true: ["open world", "hint"], false: ["closed world", "hint"] },
+};
+
 function annotations(tool: ToolDefinition): Html {
-  const entries = Object.entries(tool.annotations ?? {});
-  if (entries.length === 0) return html`<span class="muted">none</span>`;
-  return join(entries.map(([k, v]) => html`<code>${k}: ${JSON.stringify(v)}</code><br>`));
+  const badges = Object.entries(tool.annotations ?? {}).flatMap(([key, value]) => {
+    if (key === "title") return [];
+    const known = hintBadges[key];
+    if (known) {
+      const badge = value === true ? known.true : value === false ? known.false : undefined;
+      return badge
+        ? [html`<span class="badge ${badge[1]}" title="${key}: ${String(value)}">${badge[0]}</span>`]
+        : [];
+    }
+    return [
+      html`<span class="badge hint" title="${key}: ${JSON.stringify(value)}">${key.replace(/Hint$/, "")}</span>`,
+    ];
+  });
+  return badges.length > 0 ? html`<span class="hints">${join(badges)}</span>` : nothing;
 }
 
-function schemas(tool: ToolDefinition): Html {
-  return html`<details><summary>Input schema</summary><pre>${JSON.stringify(tool.inputSchema, null, 2)}</pre></details>${when(
+/**
+ * The description and schemas, on demand: the description's first line is the disclosure's
+ * summary, so a 13-tool server stays a screen or two tall.
+ */
+function toolDetails(tool: ToolDefinition): Html {
+  const first = tool.description?.split("\n", 1)[0]?.trim() || "Input schema";
+  return html`<details class="tool-more"><summary><span class="tool-desc">${first}</span><span class="visually-hidden"> — details of ${tool.name}</span></summary>
+  ${when(tool.description, () => html`<p class="tool-desc-full">${tool.description}</p>`)}
+  <p class="muted">Input schema</p><pre>${JSON.stringify(tool.inputSchema, null, 2)}</pre>${when(
     tool.outputSchema,
-    () =>
-      html`<details><summary>Output schema</summary><pre>${JSON.stringify(tool.outputSchema, null, 2)}</pre></details>`,
-  )}`;
+    () => html`<p class="muted">Output schema</p><pre>${JSON.stringify(tool.outputSchema, null, 2)}</pre>`,
+  )}
+  ${when(Object.keys(tool.annotations ?? {}).length > 0, () => html`<p class="muted">Annotations</p><pre>${JSON.stringify(tool.annotations, null, 2)}</pre>`)}
+</details>`;
 }
 
 /**
@@ -84,13 +117,13 @@ function schemas(tool: ToolDefinition): Html {
  */
 function accessCell(tool: ReviewedTool, index: number, attested: boolean, canApprove: boolean): Html {
   if (tool.access === "read") {
-    return html`<span class="badge ready">Read</span><br><span class="muted">the agent calls it on its own</span>`;
+    return html`<span class="badge ready" title="the agent calls it on its own">Read</span>`;
   }
   const id = `attest-${index}`;
-  return html`<span class="badge no">Write</span><br><span class="muted">every call waits for an owner or admin</span>
-  <br><input type="checkbox" id="${id}" name="attestReadOnly" value="${tool.name}"${attested ? html` checked` : nothing}${
+  return html`<span class="badge no" title="every call waits for an owner or admin">Write</span>
+<span class="check attest"><input type="checkbox" id="${id}" name="attestReadOnly" value="${tool.name}"${attested ? html` checked` : nothing}${
     tool.approvable && canApprove ? nothing : html` disabled`
-  }> <label for="${id}">I attest it only reads</label>`;
+  }> <label for="${id}">Attest it only reads</label></span>`;
 }
 
 function toolRow(
@@ -106,10 +139,9 @@ function toolRow(
     tool.approvable && canApprove ? nothing : html` disabled`
   }></td>
   <td><label for="${id}"><strong>${tool.name}</strong>${when(tool.title, () => html` — ${tool.title}`)}</label>
-    ${when(tool.description, () => html`<p class="tool-desc">${tool.description}</p>`)}${schemas(tool)}</td>
-  <td>${annotations(tool)}</td>
+    ${annotations(tool)}${when(!tool.approvable, () => html`<p class="field-error">Not approvable: ${tool.reason ?? "refused"}</p>`)}
+    ${toolDetails(tool)}</td>
   <td>${accessCell(tool, index, state.attested, canApprove)}</td>
-  <td>${tool.approvable ? html`<span class="badge ready">Yes</span>` : html`<span class="badge no">No</span><br><span class="muted">${tool.reason ?? "not approvable"}</span>`}</td>
 </tr>`;
 }
 
@@ -152,10 +184,10 @@ ${postForm(c, {
   label: "Approve tools",
   body: html`${hidden("revision", conn.revision)}${hidden("discoveryId", discovery.id)}
   ${when(state.fields?.toolNames, () => html`<p class="field-error" id="f-toolNames-error">${state.fields?.toolNames}</p>`)}
-  <table class="tools" id="f-toolNames">
+  ${tableScroll(html`<table class="tools" id="f-toolNames">
     <caption class="visually-hidden">Discovered tools</caption>
-    <colgroup><col class="col-approve"><col><col class="col-annotations"><col class="col-access"><col class="col-approvable"></colgroup>
-    <thead><tr><th scope="col">Approve</th><th scope="col">Tool</th><th scope="col">Annotations</th><th scope="col">Access</th><th scope="col">Approvable</th></tr></thead>
+    <colgroup><col class="col-approve"><col><col class="col-access"></colgroup>
+    <thead><tr><th scope="col">Approve</th><th scope="col">Tool</th><th scope="col">Access</th></tr></thead>
     <tbody>${join(
       discovery.tools.map((t, i) =>
         toolRow(
@@ -166,7 +198,7 @@ ${postForm(c, {
         ),
       ),
     )}</tbody>
-  </table>
+  </table>`)}
   <div class="actions"><button type="submit"${review.discoveryCurrent ? nothing : html` disabled`}>Approve selected tools</button></div>`,
 })}`;
 }
@@ -202,7 +234,7 @@ export async function connectionPage(c: Context<WebEnv>, state: ConnectionPageSt
 ${notice(state.flash)}
 ${state.conflict ? conflictNotice(state.conflict.seen, conn.revision, base) : errorSummary(state.error, fields)}
 <div class="card">
-  <p><strong>Next step:</strong> ${conn.nextStep}</p>
+  <p><strong>Next step:</strong> ${webNextStep(conn, list)}</p>
   ${facts(conn)}
 </div>
 
@@ -242,7 +274,7 @@ ${postForm(c, {
     action: `${base}/enablement`,
     label: conn.enabled ? "Disable" : "Enable",
     body: html`${hidden("revision", conn.revision)}${hidden("enabled", conn.enabled ? "false" : "true")}
-    <button type="submit"${conn.enabled ? html` class="secondary"` : nothing}>${conn.enabled ? "Disable" : "Enable"}</button>`,
+    <button type="submit"${conn.enabled ? html` class="secondary"` : nothing}>${conn.enabled ? "Disable…" : "Enable"}</button>`,
   })}
 </div>
 

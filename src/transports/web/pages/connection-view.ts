@@ -13,7 +13,11 @@ const readinessLabels: Record<Readiness, string> = {
 export const readinessBadge = (readiness: Readiness): Html =>
   html`<span class="badge ${readiness}">${readinessLabels[readiness]}</span>`;
 
-export const authLabels = { none: "None", bearer: "Bearer token", api_key: "API-key header" } as const;
+export const authLabels = {
+  none: "No authentication",
+  bearer: "Bearer token",
+  api_key: "API-key header",
+} as const;
 
 export function authSummary(connection: Connection): string {
   return connection.auth.kind === "api_key"
@@ -49,4 +53,29 @@ export function healthSummary(conn: Connection, long = false): Html {
     }`;
   }
   return html`<span class="muted">No calls yet</span>`;
+}
+
+/**
+ * The next step as this UI offers it, with a link to the section of the connection's page that
+ * does it. The API's `nextStep` is the specification's wording ("Start a new task…", "Attach or
+ * replace the credential."); the UI starts no tasks and knows whether a credential was ever set.
+ */
+export function webNextStep(conn: Connection, base?: string): Html {
+  const to = (section: string, text: string): Html =>
+    base ? html`<a href="${base}/${conn.id}#${section}">${text}</a>` : html`${text}`;
+  switch (conn.readiness) {
+    case "ready":
+      return html`Nothing to do: tasks started in this environment receive its approved tools (tasks are started
+  through the API, <code>POST /api/v1/environments/${conn.environmentId}/tasks</code>).`;
+    case "credential_missing":
+      return conn.auth.credentialUpdatedAt
+        ? html`${to("credential", "Set a new credential")}: the previous one no longer applies.`
+        : html`${to("credential", "Attach a credential")}.`;
+    case "approval_missing":
+      return html`${to("tools", "Discover its tools")} and approve the ones the agent may use.`;
+    case "approval_stale":
+      return html`${to("tools", "Discover again")} and approve the current tools.`;
+    case "disabled":
+      return html`${to("enablement", "Enable it")} after reviewing the approved tools.`;
+  }
 }

@@ -7,7 +7,13 @@ import type { WebEnv } from "../env.ts";
 import { notice } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { authSummary, connectionsPath, healthSummary, readinessBadge } from "./connection-view.ts";
+import {
+  authSummary,
+  connectionsPath,
+  healthSummary,
+  readinessBadge,
+  webNextStep,
+} from "./connection-view.ts";
 
 /** What counts against the environment's limits: ready connections and their approved tools. */
 function readyCounts(connections: readonly Connection[]): { connections: number; tools: number } {
@@ -34,12 +40,12 @@ async function listPage(c: Context<WebEnv>): Promise<Response> {
   const counts = readyCounts(connections);
   const rows = connections.map(
     (conn) => html`<tr>
-    <td><a href="${base}/${conn.id}">${conn.displayName}</a><br><code class="muted">${conn.alias}</code></td>
-    <td>${conn.endpointOrigin}<br><span class="muted">${authSummary(conn)}</span></td>
-    <td>${readinessBadge(conn.readiness)}</td>
-    <td>${healthSummary(conn)}</td>
-    <td>${conn.nextStep}</td>
-    <td>${conn.approval ? `${conn.approval.toolCount}${conn.approval.stale ? " (stale)" : ""}` : "—"}</td>
+    <td data-label="Connection"><a href="${base}/${conn.id}">${conn.displayName}</a><br><code class="muted">${conn.alias}</code></td>
+    <td data-label="Server">${conn.endpointOrigin}<br><span class="muted">${authSummary(conn)}</span></td>
+    <td data-label="Readiness">${readinessBadge(conn.readiness)}</td>
+    <td data-label="Health">${healthSummary(conn)}</td>
+    <td data-label="Next step">${webNextStep(conn, base)}</td>
+    <td data-label="Approved tools">${conn.approval ? `${conn.approval.toolCount}${conn.approval.stale ? " (stale)" : ""}` : "—"}</td>
   </tr>`,
   );
   return renderPage(c, {
@@ -56,7 +62,7 @@ ${
   connections.length === 0
     ? html`<div class="card"><p>No connections in this environment yet. Create one, set its credential, discover its
   tools, approve the ones the agent may use, then enable it.</p></div>`
-    : html`<table>
+    : html`<table class="stack">
   <caption class="visually-hidden">Connections in ${current.name}</caption>
   <thead><tr><th scope="col">Connection</th><th scope="col">Server</th><th scope="col">Readiness</th><th scope="col">Health</th><th scope="col">Next step</th><th scope="col">Approved tools</th></tr></thead>
   <tbody>${join(rows)}</tbody>

@@ -73,13 +73,7 @@ async function membersPage(c: Context<WebEnv>, state: MembersState = {}): Promis
   );
   const invitationRows = invitations.map(
     (i) =>
-      html`<tr><td>${i.email}</td><td>${roleNames[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td>${postForm(
-        c,
-        {
-          action: `${base}/invitations/${i.id}/revoke`,
-          body: html`<button type="submit" class="secondary">Withdraw<span class="visually-hidden"> the invitation of ${i.email}</span></button>`,
-        },
-      )}</td></tr>`,
+      html`<tr><td>${i.email}</td><td>${roleNames[i.role]}</td><td>${formatTime(i.expiresAt)}</td><td><a href="${base}/invitations/${i.id}/revoke">Withdraw…<span class="visually-hidden"> the invitation of ${i.email}</span></a></td></tr>`,
   );
   const body: Html = html`
 ${notice(state.flash)}
@@ -185,6 +179,24 @@ export function registerMemberPages(web: Hono<WebEnv>): void {
       return c.redirect(`/orgs/${c.get("org").id}/members?done=removed`, 303);
     }),
   );
+
+  web.get(`${base}/invitations/:invitationId/revoke`, async (c) => {
+    const org = c.get("org");
+    const invitationId = c.req.param("invitationId");
+    const invitation = (await listInvitations({ ctx: c.get("ctx") })).find((i) => i.id === invitationId);
+    if (!invitation)
+      throw new AppError("not_found", "There is no such open invitation in this organisation.");
+    return confirmPage(c, {
+      title: `Withdraw the invitation of ${invitation.email}?`,
+      section: "members",
+      text: html`<p>The link sent to ${invitation.email} (${roleNames[invitation.role]}) stops working at once. You can invite
+  them again later; they then need the new link.</p>`,
+      action: `/orgs/${org.id}/invitations/${invitation.id}/revoke`,
+      label: "Confirm withdrawal",
+      button: html`<button type="submit" class="danger">Withdraw invitation</button>`,
+      cancel: `/orgs/${org.id}/members`,
+    });
+  });
 
   web.post(`${base}/invitations/:invitationId/revoke`, (c) =>
     withRefusal(c, async () => {

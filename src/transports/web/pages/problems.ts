@@ -4,6 +4,10 @@ import { AppError, isAppError } from "../../../errors.ts";
 import { getProblem } from "../../../features/telemetry/problems/get-problem.ts";
 import { listProblems } from "../../../features/telemetry/problems/list-problems.ts";
 import {
+  getOccurrenceSeries,
+  type OccurrenceSeries,
+} from "../../../features/telemetry/problems/occurrence-series.ts";
+import {
   type Problem,
   ProblemListQuerySchema,
   ProblemParams,
@@ -12,6 +16,7 @@ import {
 } from "../../../features/telemetry/problems/schemas.ts";
 import { setProblemStatus } from "../../../features/telemetry/problems/set-problem-status.ts";
 import { type ProblemStatus, problemStatuses } from "../../../platform/db/schema/problems.ts";
+import { bucketValues, timeChart } from "../charts.ts";
 import type { WebEnv } from "../env.ts";
 import {
   errorSummary,
@@ -25,9 +30,9 @@ import {
   refusalMessage,
   selectField,
 } from "../forms.ts";
-import { dataTable, formatTime, type Html, html, join, nothing, when } from "../html.ts";
+import { dataTable, formatTime, type Html, html, join, nothing, tableScroll, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
-import { environmentPath, filteredPage, mayManage, pager } from "./telemetry-view.ts";
+import { environmentPath, filteredPage, formatDuration, mayManage, pager, plural } from "./telemetry-view.ts";
 
 const statusLabels: Record<ProblemStatus, string> = {
   open: "Open",
@@ -147,10 +152,52 @@ function remediationForm(c: Context<WebEnv>, problem: Problem): Html {
 </div>`;
 }
 
+/** Occurrences per bucket from the first occurrence to now, first and last seen marked. */
+function occurrenceChart(o: OccurrenceSeries): Html {
+  const from = Date.parse(o.from);
+  const to = Date.parse(o.to);
+  const bucketMs = o.bucketSeconds * 1000;
+  const buckets = Math.ceil((to - from) / bucketMs);
+  const total = o.buckets.reduce((n, b) => n + b.count, 0);
+  const peak = o.buckets.reduce<(typeof o.buckets)[number] | undefined>(
+    (p, b) => (!p || b.count > p.count ? b : p),
+    undefined,
+  );
+  return timeChart({
+    id: "occurrences",
+    title: `Occurrences per ${formatDuration(bucketMs)}`,
+    description: `${plural(total, "occurrence", "occurrences")} recorded from failing spans between ${formatTime(o.from)} and ${formatTime(o.to)}; first seen ${formatTime(o.firstSeen)}, last seen ${formatTime(o.lastSeen)}${peak ? `; most (${peak.count}) in the ${formatDuration(bucketMs)} from ${formatTime(peak.start)}` : ""}.`,
+    from,
+    to,
+    kind: "bars",
+    series: [
+      {
+        label: "Occurrences",
+        className: "s-occurrences",
+        values: bucketValues(o.buckets, from, bucketMs, buckets, (b) => b.count),
+      },
+    ],
+    format: (v) => (v >= 10 ? String(Math.round(v)) : String(Number(v.toFixed(1)))),
+    markers: [
+      { at: Date.parse(o.firstSeen), label: "first seen", className: "m-first" },
+      { at: Date.parse(o.lastSeen), label: "last seen", className: "m-last" },
+    ],
+    table: dataTable({
+      caption: "Occurrences per period",
+      headers: ["From", "Occurrences"],
+      rows: o.buckets.map(
+        (b) => html`<tr><td>${formatTime(b.start)}</td><td class="num">${b.count}</td></tr>`,
+      ),
+      empty: html`<p class="muted">No occurrence was recorded from a span in this period.</p>`,
+    }),
+  });
+}
+
 async function problemPage(c: Context<WebEnv>, state: FormState = {}): Promise<Response> {
   const { problemId } = parseWith(ProblemParams, { problemId: c.req.param("problemId") });
   const environmentId = c.get("environment").current.id;
   const problem = await getProblem({ ctx: c.get("ctx"), input: { environmentId, problemId } });
+  const occurrences = await getOccurrenceSeries({ ctx: c.get("ctx"), input: { environmentId, problemId } });
   const manage = mayManage(c);
   const frames = problem.frames;
   const body = html`${notice(state.flash)}${errorSummary(state.error)}
@@ -172,14 +219,15 @@ async function problemPage(c: Context<WebEnv>, state: FormState = {}): Promise<R
 </dl>
 ${manage ? statusForm(c, problem) : html`<p class="muted">Only an owner or administrator can change the status.</p>`}
 </div>
+<h2>Occurrences over time</h2>
+<div class="card">${occurrenceChart(occurrences)}</div>
 ${when(problem.sampleMessage, () => html`<h2>Latest message</h2><pre class="log-body">${problem.sampleMessage}</pre>`)}
 ${when(problem.sampleLogMessage, () => html`<h2>Latest error log</h2><pre class="log-body">${problem.sampleLogMessage}</pre>`)}
 <h2>Stack trace</h2>
 ${
   problem.stackTrace
-    ? html`${when(
-        frames.length > 0,
-        () => html`<table class="frames">
+    ? html`${when(frames.length > 0, () =>
+        tableScroll(html`<table class="frames">
   <caption class="visually-hidden">Frames, most recent call first</caption>
   <thead><tr><th scope="col">Function</th><th scope="col">File</th><th scope="col"><span class="visually-hidden">In app</span></th></tr></thead>
   <tbody>${join(
@@ -188,7 +236,7 @@ ${
         html`<tr${f.inApp ? nothing : html` class="muted"`}><td><code>${f.function || "(anonymous)"}</code></td><td><code>${f.file}</code></td><td>${f.inApp ? html`<span class="badge approval_missing">in app</span>` : nothing}</td></tr>`,
     ),
   )}</tbody>
-</table>`,
+</table>`),
       )}
 <details${frames.length === 0 ? html` open` : nothing}><summary>Raw stack trace</summary><pre>${problem.stackTrace}</pre></details>`
     : html`<p class="muted">No stack trace was recorded.</p>`

@@ -14,7 +14,7 @@ import type {
 import type { WebEnv } from "../env.ts";
 import { postForm } from "../forms.ts";
 import { type Html, html, join, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 import {
   renderDiff,
   repositoriesPath,
@@ -164,12 +164,7 @@ async function approvalPage(c: Context<WebEnv>): Promise<Response> {
       body: html`<button type="submit">Approve</button>`,
     }),
   )}
-  ${postForm(c, {
-    action: `${runPath(run.id)}/rejection`,
-    label: highRisk ? "Reject the change" : "Cancel the run",
-    busy: "Cancelling…",
-    body: html`<button type="submit" class="danger">${highRisk ? "Reject and cancel the run" : "Cancel the run"}</button>`,
-  })}
+  <a class="button danger" href="${runPath(run.id)}/rejection">${highRisk ? "Reject and cancel the run…" : "Cancel the run…"}</a>
   <a href="${runPath(run.id)}">Back to the run</a>
 </div>`;
   return renderPage(c, {
@@ -194,6 +189,26 @@ export function registerRemediationReviewPages(web: Hono<WebEnv>): void {
     await verb({ ctx: c.get("ctx"), input: { environmentId, remediationId } });
     return c.redirect(`${runPath(remediationId)}?done=${done}`, 303);
   };
+  // Rejecting cancels the run: a page asks first, as for every destructive action.
+  web.get("/remediations/:remediationId/rejection", async (c) => {
+    const { current } = c.get("environment");
+    const remediationId = c.req.param("remediationId") ?? "";
+    const run = await getRemediation({
+      ctx: c.get("ctx"),
+      input: { environmentId: current.id, remediationId },
+    });
+    if (run.status !== "awaiting-approval") return c.redirect(runPath(run.id), 303);
+    return confirmPage(c, {
+      title: "Reject and cancel this remediation?",
+      section: "remediations",
+      text: html`<p>Run <code>${run.id}</code> is cancelled and proposes nothing. You can start a new run on the problem
+  later.</p>`,
+      action: `${runPath(run.id)}/rejection`,
+      label: "Confirm rejection",
+      button: html`<button type="submit" class="danger">Reject and cancel the run</button>`,
+      cancel: `${runPath(run.id)}/approval`,
+    });
+  });
   web.post("/remediations/:remediationId/approval", act(approveRemediation, "approved"));
   web.post("/remediations/:remediationId/rejection", act(cancelRemediation, "rejected"));
 }

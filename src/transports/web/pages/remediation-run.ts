@@ -9,7 +9,7 @@ import type { Repository } from "../../../features/repositories/schemas.ts";
 import type { WebEnv } from "../env.ts";
 import { notice, postForm } from "../forms.ts";
 import { formatTime, type Html, html, join, nothing, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 import {
   endedStatuses,
   remediationsPath,
@@ -136,13 +136,9 @@ async function runPage(c: Context<WebEnv>): Promise<Response> {
   ${when(review, () => html`<p><a class="button" href="${review ?? ""}">${repo?.provider === "github" ? "Open the pull request" : "Review the fix"}</a>${when(run.prUrl && repo?.provider === "github", () => html` <a href="${runPath(run.id)}/review">Diff and test result here</a>`)}</p>`)}
   ${when(workingStatuses.includes(run.status), () => html`<p class="muted" role="status">This page refreshes itself every few seconds while the run works.</p>`)}
   <div class="actions">
-    ${when(manage && cancellable(run), () =>
-      postForm(c, {
-        action: `${runPath(run.id)}/cancel`,
-        label: "Cancel the run",
-        busy: "Cancelling…",
-        body: html`<button type="submit" class="danger">Cancel run</button>`,
-      }),
+    ${when(
+      manage && cancellable(run),
+      () => html`<a class="button danger" href="${runPath(run.id)}/cancel">Cancel run…</a>`,
     )}
     ${when(
       manage &&
@@ -203,6 +199,27 @@ ${run.events.length >= 200 ? html`<p class="muted">The latest 200 events are sho
 
 export function registerRemediationRunPages(web: Hono<WebEnv>): void {
   web.get("/remediations/:remediationId", runPage);
+  // Cancelling throws away the run's work: a page asks first.
+  web.get("/remediations/:remediationId/cancel", async (c) => {
+    const { current } = c.get("environment");
+    const remediationId = c.req.param("remediationId") ?? "";
+    const run = await getRemediation({
+      ctx: c.get("ctx"),
+      input: { environmentId: current.id, remediationId },
+    });
+    if (!cancellable(run)) return c.redirect(runPath(run.id), 303);
+    return confirmPage(c, {
+      title: "Cancel this remediation?",
+      section: "remediations",
+      text: html`<p>Run <code>${run.id}</code> stops at its next step and proposes nothing; what it has done so far is
+  discarded. You can start a new run on the problem later.</p>`,
+      action: `${runPath(run.id)}/cancel`,
+      label: "Confirm cancellation",
+      button: html`<button type="submit" class="danger">Cancel the run</button>`,
+      cancel: runPath(run.id),
+    });
+  });
+
   web.post("/remediations/:remediationId/cancel", async (c) => {
     const environmentId = c.get("environment").current.id;
     const remediationId = c.req.param("remediationId") ?? "";

@@ -8,7 +8,7 @@ import { ProblemParams } from "../../../features/remediations/schemas.ts";
 import { startRemediation } from "../../../features/remediations/start-remediation.ts";
 import type { WebEnv } from "../env.ts";
 import { formString, inputField, parseWith, postForm, readForm } from "../forms.ts";
-import { formatTime, type Html, html, join, when } from "../html.ts";
+import { formatTime, type Html, html, join, tableScroll, when } from "../html.ts";
 import { renderPage } from "../layout.ts";
 import {
   endedStatuses,
@@ -73,11 +73,11 @@ ${
   page.items.length === 0 && !cursor
     ? html`<div class="card"><p>No remediation has run in this environment yet. Start one from a problem; the
   agent needs the repository of the problem's service (<a href="${repositoriesPath(org.id, current.id)}">Repositories</a>).</p></div>`
-    : html`<table>
+    : tableScroll(html`<table>
   <caption class="visually-hidden">Remediation runs in ${current.name}, oldest first</caption>
   <thead><tr><th scope="col">Status</th><th scope="col">Problem</th><th scope="col">Started</th><th scope="col">Updated</th><th scope="col">Run</th></tr></thead>
   <tbody>${join(rows)}</tbody>
-</table>`
+</table>`)
 }
 ${when(page.nextCursor, () => html`<p><a href="${base}?cursor=${page.nextCursor ?? ""}">Later runs →</a></p>`)}`,
   });

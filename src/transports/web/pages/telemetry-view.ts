@@ -108,7 +108,8 @@ export function formatDuration(ms: number): string {
 
 /** Requests per second, per minute when below one a second. */
 export function formatRate(perSecond: number): string {
-  if (perSecond === 0) return "0";
+  // A rate always has its unit: "0/min", not a bare 0 next to a count of requests.
+  if (perSecond === 0) return "0/min";
   if (perSecond >= 1) return `${Number(perSecond.toPrecision(3))}/s`;
   return `${Number((perSecond * 60).toPrecision(3))}/min`;
 }

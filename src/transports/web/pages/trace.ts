@@ -31,6 +31,67 @@ function timingBar(trace: Trace, span: TraceSpan): Html {
   return html`<svg class="timing" viewBox="0 0 1000 10" preserveAspectRatio="none" aria-hidden="true" focusable="false"><rect class="track" x="0" y="0" width="1000" height="10"></rect><rect class="${span.status.code === "error" ? "bar error" : "bar"}" x="${x.toFixed(1)}" y="0" width="${Math.min(width, 1000 - x).toFixed(1)}" height="10"></rect></svg>`;
 }
 
+/** A span name cut to what fits its indented column of the waterfall. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1))}…`;
+}
+
+/**
+ * The whole trace as one waterfall image: a row per span in tree order, its name indented by
+ * depth, its bar placed by start offset and as wide as its duration, labelled with both; a time
+ * axis on top. An image to screen readers (title and description); the span list under it says
+ * the same in text and opens each span's details.
+ */
+function waterfall(trace: Trace): Html {
+  const W = 960;
+  const nameW = 300;
+  const barX = nameW + 10;
+  const barW = W - barX - 20;
+  const rowH = 22;
+  const axisH = 26;
+  const H = axisH + trace.spans.length * rowH + 6;
+  const t0 = micros(trace.startTime);
+  const total = Math.max(1, micros(trace.endTime) - t0);
+  const xAt = (us: number) => barX + (us / total) * barW;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => {
+    const x = xAt(f * total);
+    return html`<line class="grid" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${axisH - 6}" y2="${H}"></line><text class="tick" x="${x.toFixed(1)}" y="${axisH - 10}" text-anchor="${f === 0 ? "start" : f === 1 ? "end" : "middle"}">${formatDuration((f * total) / 1000)}</text>`;
+  });
+  const rows = trace.spans.map((span, i) => {
+    const y = axisH + i * rowH;
+    const depth = Math.min(span.depth, MAX_INDENT);
+    const offset = micros(span.startTime) - t0;
+    const duration = micros(span.endTime) - micros(span.startTime);
+    const x = Math.min(xAt(Math.max(0, offset)), barX + barW - 2);
+    const width = Math.max(2, Math.min((duration / total) * barW, barX + barW - x));
+    const label = `${formatDuration(offset / 1000)} · ${formatDuration(span.durationMs)}`;
+    // The label goes right of the bar when it fits there, otherwise left of it.
+    const right = x + width + 6 + label.length * 6.2 <= W;
+    return html`<g class="${span.status.code === "error" ? "w-row error" : "w-row"}">
+  ${when(i % 2 === 1, () => html`<rect class="stripe" x="0" y="${y}" width="${W}" height="${rowH}"></rect>`)}
+  <text class="w-name" x="${6 + depth * 14}" y="${y + 15}">${clip(span.name, Math.floor((nameW - 6 - depth * 14) / 7))}</text>
+  <rect class="w-bar" x="${x.toFixed(1)}" y="${y + 5}" width="${width.toFixed(1)}" height="${rowH - 10}" rx="2"></rect>
+  <text class="w-time" x="${(right ? x + width + 6 : x - 6).toFixed(1)}" y="${y + 15}" text-anchor="${right ? "start" : "end"}">${label}</text>
+</g>`;
+  });
+  const failed = trace.spans.filter((s) => s.status.code === "error").map((s) => s.name);
+  const longest = trace.spans.reduce<TraceSpan | undefined>(
+    (l, s) => (!l || s.durationMs > l.durationMs ? s : l),
+    undefined,
+  );
+  return html`<figure class="waterfall">
+  <div class="waterfall-box" tabindex="0">
+  <svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="waterfall-title waterfall-desc" focusable="false">
+    <title id="waterfall-title">Waterfall of trace ${trace.traceId}</title>
+    <desc id="waterfall-desc">${trace.spans.length} spans over ${formatDuration(trace.durationMs)}${longest ? `; the longest is ${longest.name} (${formatDuration(longest.durationMs)})` : ""}${failed.length > 0 ? `; failed: ${failed.join(", ")}` : "; none failed"}. Each span is listed with its start and duration under the image.</desc>
+    ${join(ticks)}
+    ${join(rows)}
+  </svg>
+  </div>
+  <figcaption class="muted">Each bar starts at the span's start and is as long as its duration; labels read start offset · duration. Failed spans are red.</figcaption>
+</figure>`;
+}
+
 function exceptionEvent(attributes: Record<string, unknown>): Html {
   const text = (key: string) => {
     const value = attributes[key];
@@ -82,7 +143,7 @@ function spanItem(trace: Trace, span: TraceSpan): Html {
   <summary class="span-row">
     <span class="span-name d${depth}"><span class="visually-hidden">Level ${span.depth + 1}: </span>${when(span.depth > MAX_INDENT, () => html`<span class="muted">[${span.depth}] </span>`)}${span.name}</span>
     <span class="span-service">${span.service}</span>
-    <span class="num">${formatDuration(span.durationMs)}</span>
+    <span class="num">${formatDuration(span.durationMs)}<span class="muted span-offset"> at +${formatDuration((micros(span.startTime) - micros(trace.startTime)) / 1000)}</span></span>
     <span>${failed ? html`<span class="badge no">error</span>` : html`<span class="badge disabled">${span.status.code}</span>`}${when(
       exceptions > 0,
       () => html` <span class="badge no">exception</span>`,
@@ -117,6 +178,8 @@ async function tracePage(c: Context<WebEnv>): Promise<Response> {
   <dt>Logs</dt><dd><a href="${logs}">Log records of this trace</a></dd>
 </dl>
 ${when(trace.truncated, () => notice(`Only the first ${trace.spanCount} spans are shown.`, "warning"))}
+${waterfall(trace)}
+<h2>Spans</h2>
 <div class="span-head" aria-hidden="true"><span>Span</span><span>Service</span><span>Duration</span><span>Status</span><span>Timeline</span></div>
 <ol class="spans" aria-label="Spans, each after its parent">${join(trace.spans.map((s) => spanItem(trace, s)))}</ol>`,
   });
