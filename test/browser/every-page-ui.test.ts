@@ -227,6 +227,12 @@ describe.skipIf(!haveChromium)(title, () => {
     const invitationId =
       /\/invitations\/(inv_[0-9a-z]+)\/revoke/.exec(await page.content())?.[1] ?? "no invitation id";
     const remediationId = await seedRemediations(deps, owner, problemId);
+    const webhook = await owner.api.post(`/organizations/${owner.organizationId}/webhook-endpoints`, {
+      url: "https://hooks.example.com/patchbay-receiver-with-a-long-path",
+      eventTypes: ["remediation.failed", "problem.new", "connection.credential_rejected"],
+    });
+    expect(webhook.status, await webhook.clone().text()).toBe(201);
+    const endpointId = ((await webhook.json()) as { endpoint: { id: string } }).endpoint.id;
 
     // Every GET page of the web router, its parameters filled with the data above.
     const params: Record<string, string> = {
@@ -241,6 +247,7 @@ describe.skipIf(!haveChromium)(title, () => {
       problemId,
       repositoryId,
       remediationId,
+      endpointId,
       // A write call waiting for a person needs a running task and its agent: its page is the
       // layout's 404 here, which is measured like any other.
       callApprovalId: "cap_0000000000000000000000000",

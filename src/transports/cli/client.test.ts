@@ -220,18 +220,19 @@ describe("patchbay environment mcp against a running server", () => {
     const human = await cli(mcp("list"));
     expect(human.code, human.stderr).toBe(0);
     const [header = "", ...rows] = human.stdout.trimEnd().split("\n");
-    expect(header).toMatch(/^ID\s+ALIAS\s+READINESS\s+ENABLED\s+REVISION\s+NEXT STEP$/);
+    expect(header).toMatch(/^ID\s+ALIAS\s+READINESS\s+HEALTH\s+ENABLED\s+REVISION\s+NEXT STEP$/);
     const row = rows.find((line) => line.startsWith(conn.id)) ?? "";
     for (const [column, value] of [
       ["ALIAS", "runbooks"],
       ["READINESS", "ready"],
+      ["HEALTH", "-"],
       ["ENABLED", "yes"],
       ["REVISION", "4"],
     ] as const) {
       expect(row.indexOf(` ${value}`) + 1, `${column} in\n${human.stdout}`).toBe(header.indexOf(column));
     }
     expect(rows.join("\n")).toMatch(
-      /status\s+disabled\s+no\s+2\s+Enable after reviewing the current approval\./,
+      /status\s+disabled\s+-\s+no\s+2\s+Enable after reviewing the current approval\./,
     );
     expect(human.stdout).not.toContain("\x1b["); // not a terminal: no colour
 

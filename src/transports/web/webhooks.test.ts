@@ -45,6 +45,12 @@ describe("web UI: webhooks", () => {
     expect(detail).toContain("pending");
     expect(detail).not.toContain(secret);
 
+    // Rotating and deleting ask first; the question changes nothing.
+    expect(detail).not.toMatch(/action="[^"]*\/(rotate|delete)"/);
+    expect(await browser.page(`${base}/${endpointId}/rotate`)).toContain("Rotate the signing secret?");
+    expect(await browser.page(`${base}/${endpointId}/delete`)).toContain("Delete this webhook endpoint?");
+    expect(await browser.page(`${base}/${endpointId}`)).toContain("problem.new");
+
     const rotated = await browser.post(`${base}/${endpointId}/rotate`);
     const rotatedPage = await rotated.text();
     expect(rotated.status).toBe(200);

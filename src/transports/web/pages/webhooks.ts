@@ -27,7 +27,7 @@ import {
   refusalState,
 } from "../forms.ts";
 import { dataTable, formatTime, type Html, hiddenText, html, join, nothing, when } from "../html.ts";
-import { renderPage } from "../layout.ts";
+import { confirmPage, renderPage } from "../layout.ts";
 
 const eventHints: Record<string, string> = {
   "operator_approval.requested": "a remediation waits for someone to approve its change",
@@ -160,8 +160,8 @@ ${postForm(c, {
   action: `${path}/${endpoint.enabled ? "disable" : "enable"}`,
   body: html`<button type="submit" class="secondary">${endpoint.enabled ? "Disable" : "Enable"}</button>`,
 })}
-${postForm(c, { action: `${path}/rotate`, body: html`<button type="submit" class="secondary">Rotate secret</button>` })}
-${postForm(c, { action: `${path}/delete`, body: html`<button type="submit" class="danger">Delete endpoint</button>` })}
+<a class="button secondary" href="${path}/rotate">Rotate secret…</a>
+<a class="button danger" href="${path}/delete">Delete endpoint…</a>
 </div>
 <h2>Deliveries</h2>
 ${dataTable({
@@ -208,6 +208,36 @@ export function registerWebhookPages(web: Hono<WebEnv>): void {
       return back(c, enabled ? "enabled" : "disabled");
     });
   }
+  // Rotating and deleting break the receiver's next delivery (a signature it cannot verify, or none
+  // at all): a page asks first, as for API keys and telemetry keys.
+  const endpointPath = (c: Context<WebEnv>) =>
+    `/orgs/${c.get("org").id}/webhooks/${c.req.param("endpointId")}`;
+  web.get(`${one}/rotate`, async (c) => {
+    const endpoint = await getWebhookEndpoint({ ctx: c.get("ctx"), input: input(c) });
+    return confirmPage(c, {
+      title: "Rotate the signing secret?",
+      section: "webhooks",
+      text: html`<p>The new secret is shown once. From then on deliveries to <strong>${endpoint.url}</strong> are signed
+  with it only: the receiver must be given the new secret, or it will refuse them.</p>`,
+      action: `${endpointPath(c)}/rotate`,
+      label: "Confirm rotation",
+      button: html`<button type="submit" class="danger">Rotate secret</button>`,
+      cancel: endpointPath(c),
+    });
+  });
+  web.get(`${one}/delete`, async (c) => {
+    const endpoint = await getWebhookEndpoint({ ctx: c.get("ctx"), input: input(c) });
+    return confirmPage(c, {
+      title: "Delete this webhook endpoint?",
+      section: "webhooks",
+      text: html`<p>No event is sent to <strong>${endpoint.url}</strong> any more, and its delivery log is deleted
+  with it. It cannot be restored; add the endpoint again instead (with a new secret).</p>`,
+      action: `${endpointPath(c)}/delete`,
+      label: "Confirm deletion",
+      button: html`<button type="submit" class="danger">Delete endpoint</button>`,
+      cancel: endpointPath(c),
+    });
+  });
   web.post(`${one}/rotate`, async (c) => {
     const { secret } = await rotateWebhookSecret({ ctx: c.get("ctx"), input: input(c) });
     return endpointPage(c, { secret });
