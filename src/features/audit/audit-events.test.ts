@@ -1,43 +1,11 @@
 // The audit trail read end to end: REST, the `patchbay audit list` CLI (a child process against
 // this file's app on a loopback port) and the web page; tenancy, bad input, and no secrets.
-import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
+import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
 import { signedInBrowser } from "../../../test/web.ts";
 import type { AuditEvent, AuditEventPage } from "./schemas.ts";
-
-const bin = fileURLToPath(new URL("../../../bin/patchbay.js", import.meta.url));
-
-type Run = { code: number; stdout: string; stderr: string };
-
-function cli(baseUrl: string, apiKey: string, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: "/nonexistent",
-          PATCHBAY_BASE_URL: baseUrl,
-          PATCHBAY_API_KEY: apiKey,
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function listening(app: { fetch: (req: Request) => Response | Promise<Response> }) {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise((r) => server.once("listening", r));
-  return { server, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 const eventsPath = (t: Tenant, query = "") => `/organizations/${t.organizationId}/audit-events${query}`;
 
@@ -229,16 +197,16 @@ describe("audit trail", () => {
       "mcp_connection.created",
     ]);
 
-    const { server: http, baseUrl } = await listening(app);
+    const { baseUrl, close } = await listenOnLoopback(app);
     try {
-      const table = await cli(baseUrl, owner.apiKey, ["audit", "list", "--target", conn.id]);
+      const table = await runCli(baseUrl, owner.apiKey, ["audit", "list", "--target", conn.id]);
       expect(table.code, table.stderr).toBe(0);
       expect(table.stdout).toMatch(/^TIME\s+ACTION\s+ACTOR\s+DOOR\s+TARGET/);
       expect(table.stdout).toContain("mcp_connection.credential_rotated");
-      const json = await cli(baseUrl, owner.apiKey, ["audit", "list", "--json", "--all"]);
+      const json = await runCli(baseUrl, owner.apiKey, ["audit", "list", "--json", "--all"]);
       expect(json.code, json.stderr).toBe(0);
       expect((JSON.parse(json.stdout) as AuditEventPage).items.length).toBeGreaterThanOrEqual(4);
-      const bad = await cli(baseUrl, owner.apiKey, ["audit", "list", "--action", "nope"]);
+      const bad = await runCli(baseUrl, owner.apiKey, ["audit", "list", "--action", "nope"]);
       expect(bad.code).toBe(1); // server-side validation (docs/cli.md)
       expect(bad.stderr).toContain("invalid_request");
 
@@ -253,7 +221,7 @@ describe("audit trail", () => {
         expect(output).not.toContain(second);
       }
     } finally {
-      http.close();
+      close();
     }
   });
 });

@@ -1,52 +1,25 @@
 // `patchbay environment repository …` as a child process against this file's app on a loopback port.
-import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { afterAll } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
 import { type GitRepo, makeGitRepo } from "../../../test/lib/git-repo.ts";
 
-const bin = fileURLToPath(new URL("../../../bin/patchbay.js", import.meta.url));
 const repos: GitRepo[] = [];
 afterAll(() => {
   for (const r of repos) r.remove();
 });
-
-type Run = { code: number; stdout: string; stderr: string };
-
-function cli(baseUrl: string, apiKey: string, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: "/nonexistent",
-          PATCHBAY_BASE_URL: baseUrl,
-          PATCHBAY_API_KEY: apiKey,
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe("patchbay environment repository", () => {
   test("create, list, get, delete; usage errors exit 2; conflicts exit 5; not found exit 4", async ({
     app,
     owner,
   }) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((r) => server.once("listening", r));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { baseUrl, close } = await listenOnLoopback(app);
     try {
       const repo = makeGitRepo({ "index.js": "module.exports = 1;\n" });
       repos.push(repo);
       const run = (...args: string[]) =>
-        cli(baseUrl, owner.apiKey, [
+        runCli(baseUrl, owner.apiKey, [
           "environment",
           "repository",
           ...args,
@@ -98,7 +71,7 @@ describe("patchbay environment repository", () => {
 
       const usage = await run("create", "--provider", "svn", "--test-command", "x", "--service", "a");
       expect(usage.code).toBe(2);
-      const noEnv = await cli(baseUrl, owner.apiKey, ["environment", "repository", "list"]);
+      const noEnv = await runCli(baseUrl, owner.apiKey, ["environment", "repository", "list"]);
       expect(noEnv.code).toBe(2);
       expect(noEnv.stderr).toContain(
         "--environment <uuid or name> is required on every environment repository command",
@@ -110,7 +83,7 @@ describe("patchbay environment repository", () => {
       const gone = await run("get", body.id);
       expect(gone.code).toBe(4);
     } finally {
-      server.close();
+      close();
     }
   });
 });

@@ -1,33 +1,7 @@
 // `patchbay webhook …` as a child process against this file's app on a loopback port.
-import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
 import { emitWebhookEvent } from "../../features/webhooks/index.ts";
-
-const bin = fileURLToPath(new URL("../../../bin/patchbay.js", import.meta.url));
-
-type Run = { code: number; stdout: string; stderr: string };
-
-function cli(baseUrl: string, apiKey: string, args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: "/nonexistent",
-          PATCHBAY_BASE_URL: baseUrl,
-          PATCHBAY_API_KEY: apiKey,
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
-    );
-  });
-}
 
 describe("patchbay webhook", () => {
   test("create prints the secret once; list/get never; deliveries, redeliver, rotate-secret, delete; bad input exits non-zero", async ({
@@ -35,11 +9,9 @@ describe("patchbay webhook", () => {
     deps,
     owner,
   }) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((r) => server.once("listening", r));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { baseUrl, close } = await listenOnLoopback(app);
     try {
-      const run = (...args: string[]) => cli(baseUrl, owner.apiKey, ["webhook", ...args]);
+      const run = (...args: string[]) => runCli(baseUrl, owner.apiKey, ["webhook", ...args]);
       const created = await run(
         "create",
         "--url",
@@ -105,7 +77,7 @@ describe("patchbay webhook", () => {
       const gone = await run("get", endpoint.id);
       expect(gone.code).toBe(4);
     } finally {
-      server.close();
+      close();
     }
   }, 120_000);
 });
