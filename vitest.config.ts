@@ -31,9 +31,11 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Two cores: one fork per core keeps PGlite instances from starving each other.
+    // Three forks on two cores: tests spend about a tenth of their time waiting (job polls, child
+    // processes, Chromium), which a third fork fills. Measured on 2 cores: 455 s with two forks,
+    // 365 s with three, 374 s with four (docs/performance.md, "Test suite").
     pool: "forks",
-    maxWorkers: 2,
+    maxWorkers: 3,
     // The files of a fork share its module registry instead of importing the app afresh each:
     // importing took ~2 s per file (221 s of the PGlite lane's 500 s). Safe here because no test
     // mocks modules or stubs globals, and every file makes its own databases, servers and apps.

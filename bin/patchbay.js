@@ -2,9 +2,18 @@
 // Runs the bundle in dist/ (built at install by scripts/build.ts), rebuilding it first when a
 // source is newer; where that fails, runs the TypeScript sources directly (Node strips the
 // types). docs/performance.md, "Start-up".
-import { enableCompileCache } from "node:module";
-import { join } from "node:path";
-import { bundleIsCurrent, root } from "./bundle-state.js";
+import { readFileSync } from "node:fs";
+
+// `--version` alone is answered from package.json: neither the bundle's check nor its loading.
+const only = process.argv.length === 3 ? process.argv[2] : undefined;
+if (only === "--version" || only === "-V") {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.exit(0);
+}
+
+const { enableCompileCache } = await import("node:module");
+const { join } = await import("node:path");
+const { bundleIsCurrent, root } = await import("./bundle-state.js");
 
 // V8's compiled code for the bundle, kept between runs (node_modules/.cache is npm's convention).
 enableCompileCache(join(root, "node_modules", ".cache", "patchbay-compile"));

@@ -37,15 +37,38 @@ export async function runServer(config: Config): Promise<void> {
   await registerTaskWorker(deps);
   await registerRemediationWorker(deps);
   const stopWebhookDispatch = await registerWebhookWorker(deps);
-  // pg-boss creates its schema and queues at start; two instances doing so at once can deadlock
-  // inside PostgreSQL, so start-up work is serialised under the same advisory lock as migrations.
-  await deps.database.withStartupLock(() => deps.jobs.start());
   const app = createApp(deps);
 
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
   });
   const drain = drainable(server as Server);
+  // The sweeps' timers, once set.
+  const timers: NodeJS.Timeout[] = [];
+  // From here on a signal drains and stops, also while the job queue is still starting.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
+    for (const timer of timers) clearInterval(timer);
+    // Stop accepting, let in-flight requests finish (bounded), then close the database.
+    await drain({ settleMs: 250, timeoutMs: 10_000 });
+    stopWebhookDispatch();
+    await deps.jobs.stop({ timeoutMs: 10_000 });
+    await deps.telemetry.close();
+    await deps.egress.close();
+    await deps.payments.close();
+    await deps.database.close();
+    logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  // The job queue starts once the service listens: a request that enqueues meanwhile waits for it
+  // (jobs.send). pg-boss creates its schema and queues at start; two instances doing so at once
+  // can deadlock inside PostgreSQL, so that is serialised under the migrations' advisory lock.
+  await deps.database.withStartupLock(() => deps.jobs.start());
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const baseUrl = config.baseUrl.replace(`:${config.port}`, `:${port}`);
@@ -78,33 +101,14 @@ export async function runServer(config: Config): Promise<void> {
     60 * 60 * 1000,
   );
   sweep.unref();
+  timers.push(sweep);
   // Merged fixes whose problem nobody reads still get their verdict (regressed, or fixed).
   const watch = setInterval(
     () => void watchMergedFixes(deps).catch((err: unknown) => logger.warn({ err }, "fix watch failed")),
     10 * 60 * 1000,
   );
   watch.unref();
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
-    clearInterval(sweep);
-    clearInterval(watch);
-    // Stop accepting, let in-flight requests finish (bounded), then close the database.
-    await drain({ settleMs: 250, timeoutMs: 10_000 });
-    stopWebhookDispatch();
-    await deps.jobs.stop({ timeoutMs: 10_000 });
-    await deps.telemetry.close();
-    await deps.egress.close();
-    await deps.payments.close();
-    await deps.database.close();
-    logger.info("stopped");
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  timers.push(watch);
 }
 
 /**

@@ -42,6 +42,8 @@ export function createRemediationServices(args: {
       mode: config.remediation.sandbox,
       nodeEnv: config.nodeEnv,
       logger: args.logger,
+      // Only a service with a model runs repository code: its log says at start which isolation.
+      probeNow: config.model !== undefined,
     }),
     localGit: localGitHost({ baseUrl: config.baseUrl }),
     github: config.remediation.github ? githubIntegration(config.remediation.github) : undefined,

@@ -49,12 +49,24 @@ const CONFIRMATION_TIMEOUT_MS = 5_000;
  * into reason codes): an operation with an unanswered RPC request throws at once (`watched`), and
  * a settlement that already happened is found again (`earlierSettlement`).
  */
-export function createLocalFacilitator(args: {
-  rpcUrl: string;
-  chainId: number;
-  network: Network;
-  privateKey: Hex;
-}): FacilitatorClient {
+export function createLocalFacilitator(args: LocalFacilitatorArgs): FacilitatorClient {
+  // Built on first use: deriving the account's key (secp256k1 tables in JavaScript) took ~50 ms
+  // of every start, for a facilitator many starts never use.
+  let built: FacilitatorClient | undefined;
+  const facilitator = () => {
+    built ??= buildLocalFacilitator(args);
+    return built;
+  };
+  return {
+    verify: (payload, requirements) => facilitator().verify(payload, requirements),
+    settle: (payload, requirements) => facilitator().settle(payload, requirements),
+    getSupported: () => facilitator().getSupported(),
+  };
+}
+
+type LocalFacilitatorArgs = { rpcUrl: string; chainId: number; network: Network; privateKey: Hex };
+
+function buildLocalFacilitator(args: LocalFacilitatorArgs): FacilitatorClient {
   const nonceManager = createNonceManager({ source: jsonRpc() });
   const account = privateKeyToAccount(args.privateKey, { nonceManager });
   const operation: Operations = new AsyncLocalStorage();

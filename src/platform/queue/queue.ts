@@ -1,5 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
-import PgBoss from "pg-boss";
+import type PgBoss from "pg-boss";
 import type { DatabaseHandle, Db } from "../db/client.ts";
 import type { Logger } from "../logging/logger.ts";
 import { resumeAbandonedJobs } from "./resume-abandoned.ts";
@@ -79,8 +79,13 @@ export function createJobs(options: JobsOptions): Jobs {
   const running = new Map<string, AbortController>();
   let session: Session | undefined;
   let state: "stopped" | "starting" | "started" | "stopping" = "stopped";
+  /** Settles when the current `start()` does: `send` during a start waits for it. */
+  let starting: Promise<void> | undefined;
 
-  const open = (): Session => {
+  const open = async (): Promise<Session> => {
+    // pg-boss brings `pg`, cron-parser and luxon (~0.5 MB of code): loaded when the queue starts,
+    // which `patchbay serve` does after it listens.
+    const { default: PgBoss } = await import("pg-boss");
     // A new gate too: one left open for the previous session's late handlers would let them write.
     const gate = pglite ? gated(pgliteExecutor(pglite)) : undefined;
     const boss = new PgBoss({
@@ -146,6 +151,36 @@ export function createJobs(options: JobsOptions): Jobs {
     }
   };
 
+  /** Opens pg-boss, creates the queues, resumes abandoned runs, then attaches the workers. */
+  const begin = async (): Promise<void> => {
+    let opened: Session;
+    try {
+      opened = await open();
+    } catch (err) {
+      state = "stopped";
+      throw err;
+    }
+    const { boss, gate } = opened;
+    try {
+      await boss.start();
+      for (const [name, queueOptions] of Object.entries(queues)) {
+        const settings = definedOnly(queueOptions);
+        await boss.createQueue(name, { name, ...settings });
+        await boss.updateQueue(name, { name, ...settings });
+      }
+      await resume(boss);
+    } catch (err) {
+      await boss.stop({ graceful: false }).catch(() => {});
+      gate?.close();
+      state = "stopped";
+      throw err;
+    }
+    session = { boss, gate };
+    const pending = [...registrations];
+    state = "started";
+    for (const registration of pending) await attach(boss, registration);
+  };
+
   const assertQueue = (queue: string) => {
     if (!Object.hasOwn(queues, queue)) {
       throw new Error(`Job queue "${queue}" is not declared in createJobs({ queues }).`);
@@ -155,6 +190,7 @@ export function createJobs(options: JobsOptions): Jobs {
   return {
     async send(queue, data, opts = {}) {
       assertQueue(queue);
+      if (state === "starting") await starting;
       if (state !== "started" || !session) throw new Error("The job queue is not started.");
       const { tx, ...rest } = opts;
       // pg-boss validates any key present, even when undefined.
@@ -171,30 +207,17 @@ export function createJobs(options: JobsOptions): Jobs {
     },
 
     async start() {
+      if (state === "starting") return await starting;
       if (state !== "stopped") return;
       state = "starting";
-      const { boss, gate } = open();
-      try {
-        await boss.start();
-        for (const [name, queueOptions] of Object.entries(queues)) {
-          const settings = definedOnly(queueOptions);
-          await boss.createQueue(name, { name, ...settings });
-          await boss.updateQueue(name, { name, ...settings });
-        }
-        await resume(boss);
-      } catch (err) {
-        await boss.stop({ graceful: false }).catch(() => {});
-        gate?.close();
-        state = "stopped";
-        throw err;
-      }
-      session = { boss, gate };
-      const pending = [...registrations];
-      state = "started";
-      for (const registration of pending) await attach(boss, registration);
+      starting = begin();
+      // A failed start is the caller's to handle; a `send` waiting on it fails by itself.
+      starting.catch(() => undefined);
+      await starting;
     },
 
     async stop({ graceful = true, timeoutMs = 30_000 } = {}) {
+      if (state === "starting") await starting?.catch(() => undefined);
       if (state !== "started" || !session) return;
       state = "stopping";
       const { boss, gate } = session;

@@ -12,6 +12,9 @@ export type SandboxMode = "auto" | "bwrap" | "process";
  * fallback, except in production, where falling back silently would run customer code without
  * isolation: there the sandbox is unavailable until bubblewrap works or `PATCHBAY_SANDBOX=process`
  * says the operator accepts the fallback.
+ *
+ * Probing bubblewrap runs it once (~25 ms, synchronously). Unless `probeNow`, that happens when
+ * the sandbox is first asked for, which a service without a model never does.
  */
 export function createSandbox(args: {
   mode: SandboxMode;
@@ -19,7 +22,27 @@ export function createSandbox(args: {
   logger: Logger;
   /** Whether bubblewrap works here (default: probed once). */
   bwrapAvailable?: boolean;
+  /** Choose (and log the choice) now rather than on first use. */
+  probeNow?: boolean;
 }): Sandbox {
+  let chosen: Sandbox | undefined;
+  const choice = (): Sandbox => {
+    chosen ??= choose(args);
+    return chosen;
+  };
+  if (args.probeNow) choice();
+  return {
+    get kind() {
+      return choice().kind;
+    },
+    get isolation() {
+      return choice().isolation;
+    },
+    createWorkspace: (source) => choice().createWorkspace(source),
+  };
+}
+
+function choose(args: Parameters<typeof createSandbox>[0]): Sandbox {
   const { mode } = args;
   if (mode === "process") return localSandbox(processRunner);
   if (args.bwrapAvailable ?? bwrapWorks()) return localSandbox(bwrapRunner);

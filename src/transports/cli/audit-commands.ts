@@ -31,8 +31,7 @@ function summary(e: AuditEvent): string {
 }
 
 /** `patchbay audit list`: the organisation's audit trail (owners and admins). */
-export function registerAuditCommands(program: Command): void {
-  const audit = program.command("audit").description("The organisation's audit trail (owners and admins)");
+export function registerAuditCommands(audit: Command): void {
   const list = audit
     .command("list")
     .description("List audit events, newest first: who changed what, when, through which door")

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "vitest";
 import { commandScopes, loginScopes } from "./command-scopes.ts";
 import { leafCommands } from "./help-examples.ts";
-import { buildProgram } from "./main.ts";
+import { buildCompleteProgram } from "./main.ts";
 
 /** Commands that never call the API with a login: the server itself, local files, the login. */
 const local = new Set(["serve", "admin", "login", "logout", "profile", "help"]);
 
 describe("the scopes patchbay login asks for", () => {
   test("cover every API command group, so a plain login runs each of them", async () => {
-    const program = await buildProgram(["node", "patchbay"]);
+    const program = await buildCompleteProgram();
     const groups = new Set<string>();
     for (const path of leafCommands(program).map(([name]) => name.split(" "))) {
       if (local.has(path[0] ?? "")) continue;

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { helpExamples, leafCommands } from "./help-examples.ts";
-import { buildProgram } from "./main.ts";
+import { buildCompleteProgram } from "./main.ts";
 
 const bin = fileURLToPath(new URL("../../../bin/patchbay.js", import.meta.url));
 
@@ -22,7 +22,7 @@ function patchbay(args: string[]): Promise<{ code: number; stdout: string; stder
 
 describe("patchbay help", () => {
   test("every command has examples, and only commands that exist are listed", async () => {
-    const program = await buildProgram(["node", "patchbay", "admin"]);
+    const program = await buildCompleteProgram();
     const paths = leafCommands(program).map(([path]) => path);
     expect(paths.filter((p) => !helpExamples[p])).toEqual([]);
     expect(Object.keys(helpExamples).filter((p) => !paths.includes(p))).toEqual([]);

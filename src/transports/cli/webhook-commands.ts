@@ -44,10 +44,7 @@ function command(
 }
 
 /** `patchbay webhook …` (docs/webhooks.md): the organisation's webhook endpoints and their deliveries. */
-export function registerWebhookCommands(program: Command): void {
-  const webhook = program
-    .command("webhook")
-    .description("Webhook endpoints of the organisation (Standard Webhooks), their deliveries and secrets");
+export function registerWebhookCommands(webhook: Command): void {
   const eventOption: [string, string, typeof collect] = [
     "--event <type>",
     "an event type to send (repeat): operator_approval.requested, pull_request.awaiting_review, remediation.failed, problem.new, problem.regressed, connection.credential_rejected",
