@@ -59,7 +59,7 @@ const settings = {
 
 type Row = LoadResult & {
   label: string;
-  cls: RouteClass | "bare";
+  cls: RouteClass | "bare" | "floor";
   /** Server and PostgreSQL CPU per response, µs; `other` = the rest of the machine, % of a core. */
   serverUs: number | null;
   dbUs: number | null;
@@ -151,23 +151,32 @@ async function main(): Promise<number> {
     startNode(
       "bare Hono",
       [bareServer],
-      { ...process.env, PORT: String(barePort), HOST: "127.0.0.1", BENCH_BODY: document },
+      {
+        ...process.env,
+        PORT: String(barePort),
+        HOST: "127.0.0.1",
+        BENCH_BODY: document,
+        BENCH_DATABASE_URL: database.url,
+      },
       join(work, "bare.log"),
     ),
   );
   const bareBase = `http://127.0.0.1:${barePort}`;
   await waitForHttp(`${bareBase}/healthz`, bare);
   const bareRequest = (): LoadRequest => ({ path: `/api/v1/environments/${first.environmentId}` });
+  const floorRequest = (): LoadRequest => ({ path: `/floor/api-keys/${pick(environments).organizationId}` });
 
   const routes = buildRoutes(environments).filter(
     (r) => settings.routes.length === 0 || settings.routes.some((s) => r.label.includes(s)),
   );
   const bareRows: Row[] = [];
   const rows: Row[] = [];
+  const floorRows: Row[] = [];
   const measureBare = async () => {
     bareRows.push(
       await measure("bare Hono route (in memory)", "bare", bareBase, bare.pid, null, bareRequest),
     );
+    floorRows.push(await measure(FLOOR_LABEL, "floor", bareBase, bare.pid, database.name, floorRequest));
   };
   await measureBare();
   for (const [i, route] of routes.entries()) {
@@ -175,7 +184,7 @@ async function main(): Promise<number> {
     rows.push(await measure(route.label, route.cls, base, server.pid, database.name, route.request));
   }
   await measureBare();
-  return report(bareRows, rows, routes);
+  return report(bareRows, floorRows, rows, routes);
 }
 
 /** Every measured row. Reads name a random environment, key and resource each time. */
@@ -421,9 +430,13 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-function report(bareRows: Row[], rows: Row[], routes: Route[]): number {
+/** The bare route plus one prepared PostgreSQL query: what a read that makes one query can reach. */
+const FLOOR_LABEL = "bare Hono + 1 PostgreSQL query";
+
+function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[]): number {
   const bareRps = median(bareRows.map((r) => r.rps));
   const bareP99 = median(bareRows.map((r) => r.p99Ms));
+  const floorRps = median(floorRows.map((r) => r.rps));
   const header = [
     "route",
     "class",
@@ -431,6 +444,7 @@ function report(bareRows: Row[], rows: Row[], routes: Route[]): number {
     "p50 ms",
     "p99 ms",
     "vs bare",
+    "vs floor",
     "goal",
     "p99 × bare",
     "server µs",
@@ -441,22 +455,23 @@ function report(bareRows: Row[], rows: Row[], routes: Route[]): number {
   const us = (v: number | null) => (v === null ? "—" : v.toFixed(0));
   const pct = (v: number | null) => (v === null ? "—" : `${v.toFixed(0)} %`);
   const table = [
-    ...bareRows.map((r) => [
+    ...[...bareRows, ...floorRows].map((r) => [
       r.label,
-      "bare",
+      r.cls,
       r.rps.toFixed(0),
       r.p50Ms.toFixed(2),
       r.p99Ms.toFixed(2),
+      r.cls === "floor" ? `${((r.rps / bareRps) * 100).toFixed(1)} %` : "",
       "",
       "",
       "",
       us(r.serverUs),
-      "",
+      r.cls === "floor" ? us(r.dbUs) : "",
       pct(r.otherPct),
       "",
     ]),
     ...rows.map((r) => {
-      const goal = r.cls === "bare" ? 0 : GOALS[r.cls];
+      const goal = r.cls === "bare" || r.cls === "floor" ? 0 : GOALS[r.cls];
       const ratio = r.rps / bareRps;
       const p99Ratio = r.p99Ms / bareP99;
       const pass = r.errors === 0 && ratio >= goal && p99Ratio <= P99_GOAL;
@@ -467,6 +482,7 @@ function report(bareRows: Row[], rows: Row[], routes: Route[]): number {
         r.p50Ms.toFixed(2),
         r.p99Ms.toFixed(2),
         `${(ratio * 100).toFixed(1)} %`,
+        `${((r.rps / floorRps) * 100).toFixed(1)} %`,
         `≥ ${(goal * 100).toFixed(0)} %`,
         `${p99Ratio.toFixed(1)}×`,
         us(r.serverUs),
@@ -482,11 +498,13 @@ function report(bareRows: Row[], rows: Row[], routes: Route[]): number {
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of table) console.log(line(row));
-  const passed = table.filter((r) => r[11] === "PASS").length;
+  const passed = table.filter((r) => r[12] === "PASS").length;
   console.log(
     `\nBaseline: median of ${bareRows.length} bare runs, ${bareRps.toFixed(0)} req/s, p99 ${bareP99.toFixed(2)} ms. ` +
       `Goals: reads ≥ ${GOALS.read * 100} %, aggregations ≥ ${GOALS.aggregation * 100} %, writes ≥ ${GOALS.write * 100} % ` +
       `of its req/s; p99 ≤ ${P99_GOAL}× its p99. ${passed} of ${rows.length} rows pass.\n` +
+      `Floor of a read that makes one query (${FLOOR_LABEL}, a page of API keys; median of ${floorRows.length}): ` +
+      `${floorRps.toFixed(0)} req/s, ${((floorRps / bareRps) * 100).toFixed(1)} % of the bare route; "vs floor" is each row's share of it.\n` +
       "server µs / db µs = CPU of the patchbay process / of its database's PostgreSQL backends per response;" +
       ` other = CPU used by unrelated processes, % of one core (${availableParallelism() * 100} % = all).` +
       `\nLoad average at the end: ${loadavg()

@@ -4,10 +4,17 @@
  * no middleware, no authentication, no database. Still serialises the object per request,
  * as the real route does.
  *
- * Env: PORT (required), HOST (default 127.0.0.1), BENCH_BODY (the JSON document to serve).
+ * With BENCH_DATABASE_URL it also serves the floor of a read that makes one query:
+ * `GET /floor/api-keys/:organizationId` reads a page of the organisation's API keys as patchbay's
+ * `GET /api/v1/api-keys` does (the same prepared keyset query, through a postgres.js pool of the
+ * same size) and serialises the rows — no authentication, no mapping, no validation.
+ *
+ * Env: PORT (required), HOST (default 127.0.0.1), BENCH_BODY (the JSON document to serve),
+ * BENCH_DATABASE_URL (optional: patchbay's database).
  */
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import postgres from "postgres";
 
 const port = Number(process.env.PORT);
 const host = process.env.HOST ?? "127.0.0.1";
@@ -28,6 +35,18 @@ app.get("/api/v1/environments/:id", (c) => {
   c.header("etag", `"${revision}"`);
   return c.json(document as object, 200);
 });
+
+const databaseUrl = process.env.BENCH_DATABASE_URL;
+if (databaseUrl) {
+  const sql = postgres(databaseUrl, { max: 10, prepare: true, onnotice: () => {} });
+  app.get("/floor/api-keys/:organizationId", async (c) => {
+    const rows = await sql`
+      select id, organization_id, user_id, name, prefix, permissions, created_at, last_used_at, revoked_at
+      from api_keys where organization_id = ${c.req.param("organizationId")}
+      order by created_at, id limit 51`;
+    return c.json({ items: rows, nextCursor: null }, 200);
+  });
+}
 
 const server = serve({ fetch: app.fetch, port, hostname: host }, () => {
   process.stdout.write(`bare-server listening on http://${host}:${port}\n`);

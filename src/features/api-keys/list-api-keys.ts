@@ -10,11 +10,5 @@ export async function listApiKeys(args: {
 }): Promise<{ items: ApiKey[]; nextCursor: string | null }> {
   requireOwnerOrAdmin(args.ctx, "api_keys:read");
   const { ctx, input } = args;
-  return readPage(
-    ctx.deps.db,
-    apiKeys,
-    eq(apiKeys.organizationId, ctx.actor.organizationId),
-    input,
-    toApiKey,
-  );
+  return readPage(ctx.deps.db, apiKeys, { organizationId: ctx.actor.organizationId }, input, toApiKey);
 }

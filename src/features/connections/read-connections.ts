@@ -29,10 +29,7 @@ export async function listConnections(args: {
   const { ctx, input } = args;
   const db = ctx.deps.db;
   await findEnvironment(db, ctx, input.environmentId);
-  const scope = and(
-    eq(mcpConnections.environmentId, input.environmentId),
-    eq(mcpConnections.organizationId, ctx.actor.organizationId),
-  );
+  const scope = { environmentId: input.environmentId, organizationId: ctx.actor.organizationId };
   const page = await readPage(db, mcpConnections, scope, input, (row) => row);
   return { items: await viewConnections(db, page.items), nextCursor: page.nextCursor };
 }

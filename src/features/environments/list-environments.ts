@@ -10,6 +10,11 @@ export async function listEnvironments(args: {
 }): Promise<{ items: Environment[]; nextCursor: string | null }> {
   requirePermission(args.ctx, "environments:read");
   const { ctx, input } = args;
-  const scope = eq(environments.organizationId, ctx.actor.organizationId);
-  return readPage(ctx.deps.db, environments, scope, input, toEnvironment);
+  return readPage(
+    ctx.deps.db,
+    environments,
+    { organizationId: ctx.actor.organizationId },
+    input,
+    toEnvironment,
+  );
 }

@@ -13,11 +13,5 @@ export async function listPublishableKeys(args: {
   requirePermission(args.ctx, "publishable_keys:read");
   const { ctx, input } = args;
   const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  return readPage(
-    ctx.deps.db,
-    publishableKeys,
-    eq(publishableKeys.environmentId, env.id),
-    input,
-    toPublishableKey,
-  );
+  return readPage(ctx.deps.db, publishableKeys, { environmentId: env.id }, input, toPublishableKey);
 }

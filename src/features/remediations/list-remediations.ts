@@ -1,6 +1,5 @@
-import { and, asc, eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import { afterCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
+import { readPage } from "../../platform/db/pagination.ts";
 import { type RemediationStatus, remediations } from "../../platform/db/schema/remediations.ts";
 import { findEnvironment } from "../environments/index.ts";
 import type { EvidenceProblem } from "./evidence.ts";
@@ -22,20 +21,14 @@ export async function listRemediations(args: {
   requirePermission(ctx, "remediations:read");
   const db = ctx.deps.db;
   const env = await findEnvironment(db, ctx, input.environmentId);
-  const rows = await db
-    .select()
-    .from(remediations)
-    .where(
-      and(
-        eq(remediations.environmentId, env.id),
-        input.problemId ? eq(remediations.problemId, input.problemId) : undefined,
-        input.status ? eq(remediations.status, input.status) : undefined,
-        afterCursor(remediations.createdAt, remediations.id, decodeCursor(input.cursor)),
-      ),
-    )
-    .orderBy(asc(remediations.createdAt), asc(remediations.id))
-    .limit(input.pageSize + 1);
-  return toPage(rows, input.pageSize, (row) => toRemediationSummary(ctx.deps.config.baseUrl, row));
+  const scope = {
+    environmentId: env.id,
+    ...(input.problemId ? { problemId: input.problemId } : {}),
+    ...(input.status ? { status: input.status } : {}),
+  };
+  return readPage(db, remediations, scope, input, (row) =>
+    toRemediationSummary(ctx.deps.config.baseUrl, row),
+  );
 }
 
 /** At most this many problems per call (a page of runs). */

@@ -48,7 +48,7 @@ export async function listRepositories(args: {
   requirePermission(args.ctx, "repositories:read");
   const { ctx, input } = args;
   const env = await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  return readPage(ctx.deps.db, repositories, eq(repositories.environmentId, env.id), input, toRepository);
+  return readPage(ctx.deps.db, repositories, { environmentId: env.id }, input, toRepository);
 }
 
 /** The repository that fixes a service's problems in an environment, if one is registered. */

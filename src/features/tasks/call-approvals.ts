@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import {
   requireOwnerOrAdmin,
   requirePermission,
@@ -10,7 +10,7 @@ import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import {
   type SnapshotConnection,
   type SnapshotTool,
@@ -152,6 +152,17 @@ export async function useCallApproval(
 type TaskRef = { environmentId: string; taskId: string };
 
 /** A task's call approvals, oldest first (a task asks for a handful at most: bounded by its steps). */
+/** Built once per database handle with a placeholder: no SQL is built per request. */
+const callApprovalReads = perDatabase((db: Db) =>
+  db
+    .select()
+    .from(taskCallApprovals)
+    .where(eq(taskCallApprovals.taskId, sql.placeholder("taskId")))
+    .orderBy(asc(taskCallApprovals.requestedAt), asc(taskCallApprovals.id))
+    .limit(1000)
+    .prepare("list_call_approvals"),
+);
+
 export async function listCallApprovals(args: {
   ctx: ServiceContext;
   input: TaskRef;
@@ -159,12 +170,7 @@ export async function listCallApprovals(args: {
   requirePermission(args.ctx, "tasks:read");
   const { ctx, input } = args;
   const task = await findTask(ctx.deps.db, ctx, input);
-  const rows = await ctx.deps.db
-    .select()
-    .from(taskCallApprovals)
-    .where(eq(taskCallApprovals.taskId, task.id))
-    .orderBy(asc(taskCallApprovals.requestedAt), asc(taskCallApprovals.id))
-    .limit(1000);
+  const rows = await callApprovalReads(ctx.deps.db).execute({ taskId: task.id });
   const now = ctx.deps.clock();
   return { items: rows.map((row) => toCallApproval(row, now, ctx.deps.config.baseUrl)) };
 }

@@ -1,6 +1,6 @@
-import { and, asc, eq, getTableColumns } from "drizzle-orm";
+import { asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
-import type { Db } from "../../platform/db/client.ts";
+import { type Db, perDatabase } from "../../platform/db/client.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { findEnvironment, findInEnvironment } from "../environments/index.ts";
@@ -68,21 +68,24 @@ export async function listTasks(args: {
   requirePermission(args.ctx, "tasks:read");
   const { ctx, input } = args;
   await findEnvironment(ctx.deps.db, ctx, input.environmentId);
-  const scope = and(
-    eq(tasks.environmentId, input.environmentId),
-    eq(tasks.organizationId, ctx.actor.organizationId),
-  );
+  const scope = { environmentId: input.environmentId, organizationId: ctx.actor.organizationId };
   return readPage(ctx.deps.db, tasks, scope, input, toTask, listedColumns);
 }
+
+/** Built once per database handle with a placeholder: no SQL is built per request. */
+const toolCallReads = perDatabase((db: Db) =>
+  db
+    .select()
+    .from(taskToolCalls)
+    .where(eq(taskToolCalls.taskId, sql.placeholder("taskId")))
+    .orderBy(asc(taskToolCalls.id))
+    .prepare("list_tool_calls"),
+);
 
 /** The task's call record, in call order. Bounded by the task's step budget. */
 export async function listToolCalls(args: { ctx: ServiceContext; input: TaskRef }) {
   requirePermission(args.ctx, "tasks:read");
   const task = await findTask(args.ctx.deps.db, args.ctx, args.input);
-  const rows = await args.ctx.deps.db
-    .select()
-    .from(taskToolCalls)
-    .where(eq(taskToolCalls.taskId, task.id))
-    .orderBy(asc(taskToolCalls.id));
+  const rows = await toolCallReads(args.ctx.deps.db).execute({ taskId: task.id });
   return { items: rows.map((r) => ({ ...r, startedAt: r.startedAt.toISOString() })) };
 }

@@ -136,7 +136,7 @@ export async function listWebhookEndpoints(args: {
   return readPage(
     args.ctx.deps.db,
     webhookEndpoints,
-    eq(webhookEndpoints.organizationId, args.ctx.actor.organizationId),
+    { organizationId: args.ctx.actor.organizationId },
     args.input,
     toWebhookEndpoint,
   );

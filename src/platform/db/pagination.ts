@@ -1,4 +1,4 @@
-import { and, asc, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { AppError } from "../../errors.ts";
 import type { Db } from "./client.ts";
@@ -34,15 +34,8 @@ export function toPage<T extends Cursor, U>(rows: T[], pageSize: number, map: (r
   };
 }
 
-/** `WHERE (created_at, id) > (cursor)`; timestamps are millisecond columns so the cursor is exact. */
-export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | undefined): SQL | undefined {
-  if (!cursor) return undefined;
-  // sql.param with the column as encoder: postgres-js under drizzle does not encode a bare Date.
-  return sql`(${createdAt}, ${id}) > (${sql.param(cursor.createdAt, createdAt)}, ${cursor.id})`;
-}
-
 /**
- * `WHERE (created_at, id) < (cursor)`: the same cursor for a list read newest first (the audit
+ * `WHERE (created_at, id) < (cursor)`: the keyset cursor for a list read newest first (the audit
  * trail), where the next page holds what happened before the last item shown.
  */
 export function beforeCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor | undefined): SQL | undefined {
@@ -53,24 +46,82 @@ export function beforeCursor(createdAt: PgColumn, id: PgColumn, cursor: Cursor |
 /** A table listed a page at a time in creation order (every such table has these two columns). */
 type ListedTable = PgTable & { createdAt: PgColumn; id: PgColumn };
 
+/** Equality filters on a table's columns, by the columns' property names: a list's scope. */
+export type PageScope<T extends ListedTable> = Partial<Record<keyof T["$inferSelect"] & string, string>>;
+
 /**
- * One page of `table`'s rows matching `where`, oldest first, after `input.cursor`: the keyset
- * query every list verb makes. The verb authorises and scopes (`where`) before calling it.
+ * One page of `table`'s rows whose columns equal `scope`, oldest first, after `input.cursor`: the
+ * keyset query every list verb makes. The verb authorises and scopes before calling it.
+ *
+ * The query is built once per database handle and shape (table, scope columns, columns read,
+ * with or without a cursor) as a prepared statement with placeholders: building drizzle's SQL was
+ * about a quarter of a list request's CPU (docs/performance.md, "REST API").
  */
 export async function readPage<T extends ListedTable, U>(
   db: Db,
   table: T,
-  where: SQL | undefined,
+  scope: PageScope<T>,
   input: { pageSize: number; cursor?: string | undefined },
   map: (row: T["$inferSelect"]) => U,
   /** The columns to read when the page needs fewer than all (a large one it never shows). */
   columns?: Record<string, PgColumn>,
 ): Promise<{ items: U[]; nextCursor: string | null }> {
-  const query = columns ? db.select(columns) : db.select();
-  const rows = (await query
-    .from(table as PgTable)
-    .where(and(where, afterCursor(table.createdAt, table.id, decodeCursor(input.cursor))))
-    .orderBy(asc(table.createdAt), asc(table.id))
-    .limit(input.pageSize + 1)) as (T["$inferSelect"] & Cursor)[];
+  const cursor = decodeCursor(input.cursor);
+  const keys = Object.keys(scope).sort();
+  const shape = `${getTableName(table)}:${keys.join(",")}:${columns ? Object.keys(columns).join(",") : "*"}:${cursor ? "after" : "first"}`;
+  let statements = pageStatements.get(db);
+  if (!statements) {
+    statements = new Map();
+    pageStatements.set(db, statements);
+  }
+  let statement = statements.get(shape);
+  if (!statement) {
+    statement = buildPageQuery(
+      db,
+      table,
+      keys,
+      columns,
+      cursor !== undefined,
+      `page_${statements.size}_${getTableName(table)}`,
+    );
+    statements.set(shape, statement);
+  }
+  const params: Record<string, unknown> = { limit: input.pageSize + 1 };
+  for (const key of keys) params[`scope_${key}`] = scope[key as keyof PageScope<T>];
+  if (cursor) {
+    params.afterCreatedAt = cursor.createdAt.toISOString();
+    params.afterId = cursor.id;
+  }
+  const rows = (await statement.execute(params)) as (T["$inferSelect"] & Cursor)[];
   return toPage(rows, input.pageSize, map);
+}
+
+type PageStatement = { execute(params: Record<string, unknown>): Promise<unknown[]> };
+
+/** Per database handle (tests open many in one process), by query shape. */
+const pageStatements = new WeakMap<Db, Map<string, PageStatement>>();
+
+function buildPageQuery(
+  db: Db,
+  table: ListedTable,
+  keys: string[],
+  columns: Record<string, PgColumn> | undefined,
+  withCursor: boolean,
+  name: string,
+): PageStatement {
+  const conditions: SQL[] = keys.map((key) =>
+    eq((table as unknown as Record<string, PgColumn>)[key] as PgColumn, sql.placeholder(`scope_${key}`)),
+  );
+  if (withCursor) {
+    conditions.push(
+      sql`(${table.createdAt}, ${table.id}) > (${sql.placeholder("afterCreatedAt")}::timestamptz, ${sql.placeholder("afterId")})`,
+    );
+  }
+  const query = columns ? db.select(columns) : db.select();
+  return query
+    .from(table as PgTable)
+    .where(and(...conditions))
+    .orderBy(asc(table.createdAt), asc(table.id))
+    .limit(sql.placeholder("limit"))
+    .prepare(name) as unknown as PageStatement;
 }

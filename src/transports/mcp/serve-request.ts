@@ -1,5 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { MemberActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
 import { version } from "../../version.ts";
@@ -17,11 +18,21 @@ const instructions = [
 ].join(" ");
 
 /**
+ * The SDK's server validates elicitation forms (which patchbay never sends) with a JSON Schema
+ * validator it creates per server by default: a new Ajv instance with its meta-schemas was about
+ * a tenth of a `tools/call`'s CPU. One per process serves every request's server.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/**
  * Answers one authenticated, admitted POST to /mcp: a server of its own (stateless), serving
  * exactly this caller, with JSON responses.
  */
 export async function serveMcpRequest(request: Request, ctx: ServiceContext<MemberActor>): Promise<Response> {
-  const server = new McpServer({ name: "patchbay", title: "patchbay", version }, { instructions });
+  const server = new McpServer(
+    { name: "patchbay", title: "patchbay", version },
+    { instructions, jsonSchemaValidator },
+  );
   for (const tool of connectionTools) tool.register(server, ctx);
   // Claim only what is delivered. registerTool sets `tools.listChanged: true` regardless of the
   // options (modelcontextprotocol/typescript-sdk#1488), but a stateless server with no GET
