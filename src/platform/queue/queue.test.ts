@@ -275,6 +275,22 @@ describe.each(engines)("jobs on $name", ({ open }) => {
     await waitFor("completion", async () => (await jobRow(queue, id))?.state === "completed");
   });
 
+  test("a send during start waits for it; a stop during start waits for it, then stops", async () => {
+    const queue = queueName();
+    const jobs = await startJobs({ [queue]: {} });
+    const starting = jobs.start();
+    // `patchbay serve` listens before the queue has started: a request may enqueue meanwhile.
+    const id = await jobs.send(queue, { n: 1 });
+    await starting;
+    expect((await jobRow(queue, String(id)))?.state).toBe("created");
+
+    const other = await startJobs({ [queue]: {} });
+    const otherStarting = other.start();
+    await other.stop({ graceful: false });
+    await otherStarting;
+    await expect(other.send(queue, {})).rejects.toThrow("not started");
+  });
+
   test("send refuses an undeclared queue and a stopped instance", async () => {
     const queue = queueName();
     const jobs = await startJobs({ [queue]: {} });
