@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 // `--version` alone is answered from package.json: neither the bundle's check nor its loading.
 const only = process.argv.length === 3 ? process.argv[2] : undefined;
 if (only === "--version" || only === "-V") {
-  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.stdout.write(
+    `${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`,
+  );
   process.exit(0);
 }
 

@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { apiKeys } from "../../platform/db/schema/api-keys.ts";

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";

@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import { requirePermission, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import { publishableKeys } from "../../platform/db/schema/publishable-keys.ts";
