@@ -3,24 +3,14 @@ import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { memberships } from "../../src/platform/db/schema/users.ts";
 import { webSessions } from "../../src/platform/db/schema/web-sessions.ts";
-import { test as base, describe, expect, newTenant } from "../fixtures.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { describe, expect, newTenant } from "../fixtures.ts";
+import { haveChromium, screenshot, signIn, webTest as test } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
  * Sign-in, sessions, CSRF, members, API keys and tenancy in a real browser against a real
  * patchbay: what a person (or a hostile page) can do with the forms.
  */
-const test = base.extend<{ web: WebUi }>({
-  web: [
-    async ({ deps }, use) => {
-      const web = await startWebUi(deps);
-      await use(web);
-      await web.close();
-    },
-    { scope: "file" },
-  ],
-});
 
 const title = haveChromium
   ? "access pages in Chromium"

@@ -1,22 +1,12 @@
-import { test as base, describe, expect, newTenant } from "../fixtures.ts";
+import { describe, expect, newTenant } from "../fixtures.ts";
 import { echoTool } from "../lib/mcp-servers.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, signIn, webTest as test } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
  * The connection pages in a real browser against a real patchbay and a real MCP server:
  * everything an owner does with a connection, through the forms only.
  */
-const test = base.extend<{ web: WebUi }>({
-  web: [
-    async ({ deps }, use) => {
-      const web = await startWebUi(deps);
-      await use(web);
-      await web.close();
-    },
-    { scope: "file" },
-  ],
-});
 
 const title = haveChromium
   ? "connection pages in Chromium"

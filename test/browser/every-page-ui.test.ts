@@ -4,12 +4,12 @@ import type { Deps } from "../../src/deps.ts";
 import { newId } from "../../src/ids.ts";
 import { remediationEvents, remediations } from "../../src/platform/db/schema/remediations.ts";
 import { createWebRoutes } from "../../src/transports/web/routes.ts";
-import { test as base, describe, expect, newTenant, type Tenant } from "../fixtures.ts";
+import { describe, expect, newTenant, type Tenant } from "../fixtures.ts";
 import { type GitRepo, makeGitRepo } from "../lib/git-repo.ts";
 import { echoTool } from "../lib/mcp-servers.ts";
 import { runApplication } from "../lib/otel-app.ts";
 import { fixtureFiles, registerFixtureRepo } from "../lib/remediation.ts";
-import { haveChromium, screenshot, screenshotOf, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, screenshotOf, signIn, webTest as test } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -18,16 +18,6 @@ import { givePassword, TEST_PASSWORD } from "../web.ts";
  * SDK, a registered repository, remediation runs, keys and an invitation): no page scrolls
  * sideways, and the navigation stays inside the header. Then every destructive action asks first.
  */
-const test = base.extend<{ web: WebUi }>({
-  web: [
-    async ({ deps }, use) => {
-      const web = await startWebUi(deps);
-      await use(web);
-      await web.close();
-    },
-    { scope: "file" },
-  ],
-});
 
 const repos: GitRepo[] = [];
 afterAll(() => {

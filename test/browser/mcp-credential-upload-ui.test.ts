@@ -1,9 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { test as base, describe, expect, newTenant } from "../fixtures.ts";
+import { describe, expect, newTenant } from "../fixtures.ts";
 import { ok } from "../lib/mcp-client.ts";
 import { echoTool } from "../lib/mcp-servers.ts";
-import { haveChromium, screenshot, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, signIn, webTest as test } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -11,16 +11,6 @@ import { givePassword, TEST_PASSWORD } from "../web.ts";
  * real HTTP, with the credential step handed to the owner in a real Chromium while the MCP
  * client polls `prepare_mcp_connection_credential_upload`.
  */
-const test = base.extend<{ web: WebUi }>({
-  web: [
-    async ({ deps }, use) => {
-      const web = await startWebUi(deps);
-      await use(web);
-      await web.close();
-    },
-    { scope: "file" },
-  ],
-});
 
 type Conn = { id: string; revision: number; readiness: string; enabled: boolean };
 type Upload = { requestId: string; status: string; url?: string };

@@ -1,6 +1,6 @@
-import { test as base, describe, expect, newTenant } from "../fixtures.ts";
+import { describe, expect, newTenant } from "../fixtures.ts";
 import { readSnippet, runApplication } from "../lib/otel-app.ts";
-import { haveChromium, screenshot, screenshotOf, signIn, startWebUi, type WebUi } from "../lib/web-ui.ts";
+import { haveChromium, screenshot, screenshotOf, signIn, webTest as test } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 /**
@@ -8,16 +8,6 @@ import { givePassword, TEST_PASSWORD } from "../web.ts";
  * key, an application sends traces and logs with the OpenTelemetry SDK's own OTLP exporters using
  * the settings the page shows, and the person reads services, logs, the problem and its trace.
  */
-const test = base.extend<{ web: WebUi }>({
-  web: [
-    async ({ deps }, use) => {
-      const web = await startWebUi(deps);
-      await use(web);
-      await web.close();
-    },
-    { scope: "file" },
-  ],
-});
 
 const title = haveChromium
   ? "telemetry pages in Chromium"

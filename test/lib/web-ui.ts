@@ -10,6 +10,7 @@ import { serve } from "@hono/node-server";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { createApp } from "../../src/app.ts";
 import type { Deps } from "../../src/deps.ts";
+import { test as base } from "../fixtures.ts";
 
 export const chromiumPath = process.env.PATCHBAY_CHROMIUM ?? "/usr/bin/chromium";
 export const haveChromium = existsSync(chromiumPath);
@@ -22,6 +23,18 @@ export type WebUi = {
   newPage(): Promise<Page>;
   close(): Promise<void>;
 };
+
+/** The suite's fixtures plus `web`: the file's app served on loopback, driven by one Chromium. */
+export const webTest = base.extend<{ web: WebUi }>({
+  web: [
+    async ({ deps }, use) => {
+      const web = await startWebUi(deps);
+      await use(web);
+      await web.close();
+    },
+    { scope: "file" },
+  ],
+});
 
 export async function startWebUi(deps: Deps): Promise<WebUi> {
   let app: ReturnType<typeof createApp> | undefined;
