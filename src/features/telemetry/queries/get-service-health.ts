@@ -1,4 +1,4 @@
-import { requirePermission } from "../../../context.ts";
+import { requirePermission, type ServiceContext } from "../../../context.ts";
 import { callerEnvironment } from "../../environments/index.ts";
 import type {
   EnvironmentRead,
@@ -18,7 +18,15 @@ export const windowMs: Record<ServiceHealthWindow, number> = {
   "7d": 7 * 1440 * MINUTE,
 };
 
-const ms = (ns: number) => Math.round(ns / 1_000) / 1_000;
+/** Nanoseconds as milliseconds, to the microsecond. */
+export const ms = (ns: number) => Math.round(ns / 1_000) / 1_000;
+
+/** The window of that length ending now, as the store takes it. */
+export function windowEndingNow(ctx: ServiceContext, window: ServiceHealthWindow) {
+  const span = windowMs[window];
+  const now = ctx.deps.clock();
+  return { span, from: new Date(now.getTime() - span).toISOString(), to: now.toISOString() };
+}
 
 /**
  * Health of each service of an environment over the window ending now: request rate, error rate
@@ -32,10 +40,7 @@ export async function getServiceHealth({
 }: EnvironmentRead<ServiceHealthQueryInput>): Promise<ServiceHealthPage> {
   requirePermission(ctx, "telemetry:read");
   const environmentId = await callerEnvironment(ctx, input.environmentId);
-  const span = windowMs[input.window];
-  const now = ctx.deps.clock();
-  const to = now.toISOString();
-  const from = new Date(now.getTime() - span).toISOString();
+  const { span, from, to } = windowEndingNow(ctx, input.window);
   const after = decodeCursor(input.cursor, ([name]) => (typeof name === "string" ? name : undefined));
   const rows = await ctx.deps.telemetry.store.serviceHealth(environmentId, {
     from,

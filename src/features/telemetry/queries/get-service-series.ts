@@ -1,6 +1,6 @@
 import { requirePermission } from "../../../context.ts";
 import { callerEnvironment } from "../../environments/index.ts";
-import { windowMs } from "./get-service-health.ts";
+import { ms, windowEndingNow } from "./get-service-health.ts";
 import type { EnvironmentRead, ServiceHealthWindow } from "./schemas.ts";
 
 /** Buckets per window: fine enough to see a spike, coarse enough for percentiles to mean something. */
@@ -25,8 +25,6 @@ export type ServiceSeries = {
   services: { service: string; points: ServicePoint[] }[];
 };
 
-const ms = (ns: number) => Math.round(ns / 1_000) / 1_000;
-
 /**
  * Service health over time for the charts: requests, errors and p50/p95/p99 latency of the
  * entry spans of each named service, in `SERIES_BUCKETS` buckets of the window ending now. The
@@ -38,10 +36,7 @@ export async function getServiceSeries({
 }: EnvironmentRead<{ window: ServiceHealthWindow; services: readonly string[] }>): Promise<ServiceSeries> {
   requirePermission(ctx, "telemetry:read");
   const environmentId = await callerEnvironment(ctx, input.environmentId);
-  const span = windowMs[input.window];
-  const now = ctx.deps.clock();
-  const to = now.toISOString();
-  const from = new Date(now.getTime() - span).toISOString();
+  const { span, from, to } = windowEndingNow(ctx, input.window);
   const bucketSeconds = span / SERIES_BUCKETS / 1000;
   const rows = await ctx.deps.telemetry.store.serviceSeries(environmentId, {
     services: input.services,
