@@ -244,4 +244,26 @@ describe("remediations that prove themselves", () => {
     expect(run.verification?.suiteRun?.output).toContain("rejects ids without the prefix");
     expect(repo.git("branch", "--list", "patchbay/*").trim()).toBe("");
   });
+
+  test("a reproduction named with a leading ./ is the same file: reproduced-and-fixed", async ({
+    deps,
+    owner,
+  }) => {
+    const h = await remediationHarness(deps);
+    const { api, repo } = h.forTenant(owner);
+    h.setModel(
+      scriptedModel([
+        call("write_file", { path: "test/order-lookup.test.js", content: REPRO_TEST }),
+        call("write_file", { path: "src/order-id.js", content: FIXED }),
+        call("finish", {
+          summary: "parseOrderId now slices the whole prefix.",
+          reproduction: { tests: ["./test/order-lookup.test.js"] },
+        }),
+      ]).model,
+    );
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    expect(run.status, JSON.stringify(run.events, null, 2)).toBe("awaiting-review");
+    expect(run.verification).toMatchObject({ state: "reproduced-and-fixed", baseRun: { exitCode: 1 } });
+  });
 });

@@ -9,6 +9,7 @@ import {
   type VerificationRun,
 } from "../../platform/db/schema/remediations.ts";
 import type { Workspace } from "../../platform/sandbox/sandbox.ts";
+import { checkRelativePath } from "../../platform/sandbox/workspace-paths.ts";
 import {
   findReferencedRepository,
   parseRepositoryReference,
@@ -325,7 +326,13 @@ async function verifyFix(args: {
       repo: args.repo,
       baseCommit: args.baseCommit,
       claim: claimed,
-      testFiles: new Map(claimed.tests.map((t) => [t, contents.get(t) ?? null])),
+      // Paths as the file tools store them: an agent may name `./test/x.test.js`.
+      testFiles: new Map(
+        claimed.tests.map((t) => {
+          const path = checkRelativePath(t);
+          return [path, contents.get(path) ?? null];
+        }),
+      ),
       problem: goal?.kind === "fix" ? goal.problem : {},
     });
   } catch (error) {
