@@ -151,7 +151,6 @@ export async function useCallApproval(
 
 type TaskRef = { environmentId: string; taskId: string };
 
-/** A task's call approvals, oldest first (a task asks for a handful at most: bounded by its steps). */
 /** Built once per database handle with a placeholder: no SQL is built per request. */
 const callApprovalReads = perDatabase((db: Db) =>
   db
@@ -163,6 +162,7 @@ const callApprovalReads = perDatabase((db: Db) =>
     .prepare("list_call_approvals"),
 );
 
+/** A task's call approvals, oldest first (a task asks for a handful at most: bounded by its steps). */
 export async function listCallApprovals(args: {
   ctx: ServiceContext;
   input: TaskRef;

@@ -241,17 +241,14 @@ function preparingEveryQuery(sql: postgres.Sql): postgres.Sql {
       if (property === "unsafe") {
         const unsafe = value as Unsafe;
         return ((query: string, parameters?: unknown[], queryOptions?: postgres.UnsafeQueryOptions) =>
-          Array.isArray(parameters) && parameters.length > 0
-            ? unsafe.call(target, query, parameters as postgres.ParameterOrJSON<never>[], {
-                ...queryOptions,
-                prepare: true,
-              })
-            : unsafe.call(
-                target,
-                query,
-                parameters as postgres.ParameterOrJSON<never>[],
-                queryOptions,
-              )) as Unsafe;
+          unsafe.call(
+            target,
+            query,
+            parameters as postgres.ParameterOrJSON<never>[],
+            Array.isArray(parameters) && parameters.length > 0
+              ? { ...queryOptions, prepare: true }
+              : queryOptions,
+          )) as Unsafe;
       }
       if ((property === "begin" || property === "savepoint") && typeof value === "function") {
         return wrapScope((value as Scoped).bind(target) as (...args: unknown[]) => unknown);

@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import { AppError } from "../../errors.ts";
-import type { Db } from "./client.ts";
+import { type Db, perDatabase } from "./client.ts";
 
 /** Keyset cursor over (createdAt, id): stable under inserts, O(page) per request. */
 export type Cursor = { createdAt: Date; id: string };
@@ -69,11 +69,7 @@ export async function readPage<T extends ListedTable, U>(
   const cursor = decodeCursor(input.cursor);
   const keys = Object.keys(scope).sort();
   const shape = `${getTableName(table)}:${keys.join(",")}:${columns ? Object.keys(columns).join(",") : "*"}:${cursor ? "after" : "first"}`;
-  let statements = pageStatements.get(db);
-  if (!statements) {
-    statements = new Map();
-    pageStatements.set(db, statements);
-  }
+  const statements = pageStatements(db);
   let statement = statements.get(shape);
   if (!statement) {
     statement = buildPageQuery(
@@ -98,8 +94,8 @@ export async function readPage<T extends ListedTable, U>(
 
 type PageStatement = { execute(params: Record<string, unknown>): Promise<unknown[]> };
 
-/** Per database handle (tests open many in one process), by query shape. */
-const pageStatements = new WeakMap<Db, Map<string, PageStatement>>();
+/** Per database handle, by query shape. */
+const pageStatements = perDatabase((): Map<string, PageStatement> => new Map());
 
 function buildPageQuery(
   db: Db,

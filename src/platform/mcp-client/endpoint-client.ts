@@ -1,13 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { AppError } from "../../errors.ts";
 import { version } from "../../version.ts";
 import type { ByteCounter } from "../egress/egress-errors.ts";
 import type { Egress } from "../egress/egress-fetch.ts";
 import { parseEndpoint } from "./endpoint-url.ts";
+import { lazyValidator } from "./lazy-validator.ts";
 import { authHeader, type RemoteAuth } from "./remote-auth-header.ts";
 
 export type RemoteTarget = {
@@ -58,15 +57,4 @@ export function createEndpointClient(target: RemoteTarget, count?: ByteCounter) 
     { capabilities: {}, jsonSchemaValidator: lazyValidator() },
   );
   return { client, transport };
-}
-
-/** The SDK builds its Ajv validator eagerly; most sessions never validate anything. */
-function lazyValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator: (schema) => {
-      ajv ??= new AjvJsonSchemaValidator();
-      return ajv.getValidator(schema);
-    },
-  };
 }

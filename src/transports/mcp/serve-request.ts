@@ -1,8 +1,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { MemberActor } from "../../actor.ts";
 import type { ServiceContext } from "../../context.ts";
+import { lazyValidator } from "../../platform/mcp-client/lazy-validator.ts";
 import { version } from "../../version.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
 import { guardRequests } from "./request-guard.ts";
@@ -18,11 +18,10 @@ const instructions = [
 ].join(" ");
 
 /**
- * The SDK's server validates elicitation forms (which patchbay never sends) with a JSON Schema
- * validator it creates per server by default: a new Ajv instance with its meta-schemas was about
- * a tenth of a `tools/call`'s CPU. One per process serves every request's server.
+ * Each request's server would otherwise build an Ajv instance with its meta-schemas (about a tenth
+ * of a `tools/call`'s CPU) to validate elicitation forms, which patchbay never sends.
  */
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
+const jsonSchemaValidator = lazyValidator();
 
 /**
  * Answers one authenticated, admitted POST to /mcp: a server of its own (stateless), serving
