@@ -69,6 +69,12 @@ function checkUrl(ctx: ServiceContext, raw: string): string {
   }
 }
 
+/**
+ * What the audit trail keeps of a receiver URL: its origin. A receiver's path often carries its
+ * own secret (chat webhooks do), and the trail outlives the endpoint.
+ */
+const originOf = (url: string): string => new URL(url).origin;
+
 function checkEventTypes(types: string[]): string[] {
   const unknown = types.filter((t) => !isWebhookEventType(t));
   if (unknown.length > 0) {
@@ -122,7 +128,7 @@ export async function createWebhookEndpoint(args: {
       action: "webhook_endpoint.created",
       targetType: "webhook_endpoint",
       targetId: id,
-      details: { url, eventTypes },
+      details: { endpointOrigin: originOf(url), eventTypes },
     });
     return { endpoint: toWebhookEndpoint(row), secret };
   });
@@ -192,7 +198,7 @@ export async function updateWebhookEndpoint(args: {
       targetId: row.id,
       details: {
         revision: next.revision,
-        ...(url !== undefined ? { url } : {}),
+        ...(url !== undefined ? { endpointOrigin: originOf(url) } : {}),
         ...(eventTypes !== undefined ? { eventTypes } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       },
@@ -215,7 +221,7 @@ export async function deleteWebhookEndpoint(args: {
       action: "webhook_endpoint.deleted",
       targetType: "webhook_endpoint",
       targetId: row.id,
-      details: { url: row.url },
+      details: { endpointOrigin: originOf(row.url) },
     });
   });
 }

@@ -169,6 +169,14 @@ describe("webhook endpoints", () => {
     expect(logs.text()).not.toContain(created.secret);
     expect(logs.text()).not.toContain(rotated.secret);
     expect(server.received).toHaveLength(0);
+
+    // The audit trail keeps the receiver's origin, never its path (which may carry a secret).
+    const trail = await (
+      await owner.api.get(`/organizations/${owner.organizationId}/audit-events?target=${id}`)
+    ).text();
+    expect(trail).toContain(`"endpointOrigin":"${new URL(url).origin}"`);
+    expect(trail).toContain("webhook_endpoint.deleted");
+    expect(trail).not.toContain("/hooks");
   });
 
   test("bad input: non-HTTPS or private URLs under the production policy, unknown event types, unknown fields", async ({
