@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, vi } from "vitest";
+import type { z } from "zod";
 import { describe, expect, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
@@ -16,6 +17,9 @@ import {
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { taskToolCalls } from "../../platform/db/schema/tasks.ts";
+import { webhookDeliveries } from "../../platform/db/schema/webhooks.ts";
+import type { WebhookEventType } from "../webhooks/event-types.ts";
+import { webhookEventData } from "../webhooks/payloads.ts";
 
 // Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -217,6 +221,12 @@ describe("remediation failure paths", () => {
       ...script.slice(7),
     ];
     h.setModel(scriptedModel(steps).model);
+    // Subscribed, so the run's events are written to the outbox (and checked below).
+    const subscribed = await api.post(`/organizations/${owner.organizationId}/webhook-endpoints`, {
+      url: "https://hooks.example.com/patchbay",
+      eventTypes: ["operator_approval.requested", "pull_request.awaiting_review"],
+    });
+    expect(subscribed.status, await subscribed.clone().text()).toBe(201);
     await register(api, owner.environmentId, repo.path);
     const run = await start(api, owner.environmentId);
     const waiting = await waitForRun(api, owner.environmentId, run.id);
@@ -233,6 +243,20 @@ describe("remediation failure paths", () => {
     const done = await waitForRun(api, owner.environmentId, run.id, ["awaiting-review", "failed"]);
     expect(done.status).toBe("awaiting-review");
     expect(repo.git("show", `${done.headCommit}:src/order-id.js`)).toBe(FIXED);
+
+    // Each event's data is exactly what the OpenAPI document publishes for its type.
+    const sent = await deps.db
+      .select({ type: webhookDeliveries.eventType, payload: webhookDeliveries.payload })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.organizationId, owner.organizationId));
+    expect(sent.map((d) => d.type).sort()).toEqual([
+      "operator_approval.requested",
+      "pull_request.awaiting_review",
+    ]);
+    for (const { type, payload } of sent) {
+      const schema = webhookEventData[type as WebhookEventType].schema as z.ZodObject;
+      expect(() => schema.strict().parse((payload as { data: unknown }).data), type).not.toThrow();
+    }
   });
 
   test("start: unknown problem 404, one unfinished run per problem 409, no model 503, tenancy 404", async ({

@@ -28,7 +28,13 @@ export const webhookEventData: Record<
     description:
       "A remediation run waits for an owner or admin: the high-risk change it proposes must be approved (operator step `approve_change`). Sent once per run when it starts waiting.",
     schema: remediationData
-      .extend({ step: z.literal("approve_change"), risk: z.string().nullable() })
+      .extend({
+        step: z.literal("approve_change"),
+        approval: z
+          .object({ kind: z.string(), message: z.string() })
+          .nullable()
+          .openapi({ description: "What the person is asked to approve, in words." }),
+      })
       .openapi("WebhookOperatorApprovalData"),
   },
   "pull_request.awaiting_review": {
@@ -36,13 +42,15 @@ export const webhookEventData: Record<
     description:
       "A remediation run opened its pull request and waits for its review (operator step `review_pull_request`).",
     schema: remediationData
-      .extend({ pullRequestUrl: z.string().nullable() })
+      .extend({ step: z.literal("review_pull_request"), pullRequestUrl: z.string().nullable() })
       .openapi("WebhookPullRequestData"),
   },
   "remediation.failed": {
     summary: "A remediation run failed",
     description: "A remediation run ended `failed`; `reason` says why in words.",
-    schema: remediationData.extend({ reason: z.string().nullable() }).openapi("WebhookRemediationFailedData"),
+    schema: remediationData
+      .extend({ reasonCode: z.string().nullable(), reason: z.string().nullable() })
+      .openapi("WebhookRemediationFailedData"),
   },
   "problem.new": {
     summary: "A new problem was seen",
