@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, max, min, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, max, min, sql } from "drizzle-orm";
 import { systemContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { isAppError } from "../../errors.ts";
@@ -119,23 +119,23 @@ export async function evaluateWatch(deps: Deps, run: RemediationRow): Promise<Re
     )
     .orderBy(desc(problemSpans.recordedAt))
     .limit(MAX_OCCURRENCES * 5);
-  const occurrences: WatchOccurrence[] = [];
+  const graceEnds = mergedAt.getTime() + settings.graceMs;
+  // Newest first; each version is read from its stored trace, so reading stops at the cap.
+  const counted: WatchOccurrence[] = [];
   for (const o of since) {
-    occurrences.push({
+    if (counted.length === MAX_OCCURRENCES) break;
+    const occurrence = {
       at: new Date(o.at).toISOString(),
       traceId: o.traceId,
       spanId: o.spanId,
       serviceVersion: await versionOfSpan(deps, run, o.traceId, o.spanId),
-    });
+    };
+    const countsAgainstFix =
+      occurrence.serviceVersion !== null
+        ? !watch.versionsAtMerge.includes(occurrence.serviceVersion)
+        : Date.parse(occurrence.at) >= graceEnds;
+    if (countsAgainstFix) counted.push(occurrence);
   }
-  const graceEnds = mergedAt.getTime() + settings.graceMs;
-  const counted = occurrences
-    .filter((o) =>
-      o.serviceVersion !== null
-        ? !watch.versionsAtMerge.includes(o.serviceVersion)
-        : Date.parse(o.at) >= graceEnds,
-    )
-    .slice(0, MAX_OCCURRENCES);
 
   if (counted.length > 0) {
     const versions = [...new Set(counted.flatMap((o) => (o.serviceVersion ? [o.serviceVersion] : [])))];
@@ -250,13 +250,31 @@ async function versionOfSpan(deps: Deps, run: RemediationRow, traceId: string, s
   }
 }
 
-/** Decides the watches of merged fixes still watching (the periodic sweep); returns how many it read. */
+/**
+ * Decides the watches of merged fixes still watching (the periodic sweep), a batch at a time in id
+ * order, so that watches still undecided never keep later ones from their turn; returns how many
+ * it read.
+ */
 export async function watchMergedFixes(deps: Deps): Promise<number> {
-  const rows = await deps.db
-    .select()
-    .from(remediations)
-    .where(and(eq(remediations.status, "merged"), sql`${remediations.watch}->>'state' = 'watching'`))
-    .limit(SWEEP_BATCH);
-  for (const row of rows) await evaluateWatch(deps, row);
-  return rows.length;
+  let read = 0;
+  let after = "";
+  for (;;) {
+    const rows = await deps.db
+      .select()
+      .from(remediations)
+      .where(
+        and(
+          eq(remediations.status, "merged"),
+          sql`${remediations.watch}->>'state' = 'watching'`,
+          gt(remediations.id, after),
+        ),
+      )
+      .orderBy(asc(remediations.id))
+      .limit(SWEEP_BATCH);
+    for (const row of rows) await evaluateWatch(deps, row);
+    read += rows.length;
+    const last = rows.at(-1);
+    if (!last || rows.length < SWEEP_BATCH) return read;
+    after = last.id;
+  }
 }
