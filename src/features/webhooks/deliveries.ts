@@ -1,14 +1,15 @@
-import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
 import { withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { recordAudit } from "../../platform/audit/record-audit.ts";
 import type { Db } from "../../platform/db/client.ts";
-import { decodeCursor, encodeCursor } from "../../platform/db/pagination.ts";
+import { beforeCursor, decodeCursor, toPage } from "../../platform/db/pagination.ts";
 import {
   type WebhookAttemptRow,
   type WebhookDeliveryRow,
+  type WebhookDeliveryStatus,
   webhookAttempts,
   webhookDeliveries,
 } from "../../platform/db/schema/webhooks.ts";
@@ -47,32 +48,26 @@ export async function listWebhookDeliveries(args: {
   input: EndpointInput & {
     pageSize: number;
     cursor?: string | undefined;
-    status?: "pending" | "succeeded" | "failed" | undefined;
+    status?: WebhookDeliveryStatus | undefined;
   };
 }): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
   const { ctx, input } = args;
   authorize(ctx, input, "webhooks:read");
   const endpoint = await findEndpoint(ctx.deps.db, ctx, input.endpointId);
-  const cursor = decodeCursor(input.cursor);
-  const conditions: (SQL | undefined)[] = [
-    eq(webhookDeliveries.endpointId, endpoint.id),
-    input.status ? eq(webhookDeliveries.status, input.status) : undefined,
-    cursor
-      ? sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${sql.param(cursor.createdAt, webhookDeliveries.createdAt)}, ${cursor.id})`
-      : undefined,
-  ];
   const rows = await ctx.deps.db
     .select()
     .from(webhookDeliveries)
-    .where(and(...conditions))
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpoint.id),
+        input.status ? eq(webhookDeliveries.status, input.status) : undefined,
+        beforeCursor(webhookDeliveries.createdAt, webhookDeliveries.id, decodeCursor(input.cursor)),
+      ),
+    )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(input.pageSize + 1);
-  const page = rows.slice(0, input.pageSize);
-  const last = page.at(-1);
-  return {
-    items: await withAttempts(ctx.deps.db, page),
-    nextCursor: rows.length > input.pageSize && last ? encodeCursor(last) : null,
-  };
+  const page = toPage(rows, input.pageSize, (row) => row);
+  return { items: await withAttempts(ctx.deps.db, page.items), nextCursor: page.nextCursor };
 }
 
 async function findDelivery(

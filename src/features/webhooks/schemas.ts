@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import type {
-  WebhookAttemptRow,
-  WebhookDeliveryRow,
-  WebhookEndpointRow,
+import {
+  type WebhookAttemptRow,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+  webhookDeliveryStatuses,
 } from "../../platform/db/schema/webhooks.ts";
 import { isWebhookEventType, type WebhookEventType, webhookEventTypes } from "./event-types.ts";
 
@@ -122,7 +123,7 @@ export const WebhookDeliverySchema = z
     endpointId: z.string(),
     messageId: z.string().openapi({ description: "Sent as `webhook-id`; kept by a redelivery." }),
     eventType: WebhookEventTypeSchema,
-    status: z.enum(["pending", "succeeded", "failed"]),
+    status: z.enum(webhookDeliveryStatuses),
     attempts: z.number().int().min(0),
     nextAttemptAt: iso.nullable(),
     redeliveryOf: z.string().nullable(),

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
+import { webhookEventTypes } from "../../features/webhooks/event-types.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../../features/webhooks/schemas.ts";
+import { webhookDeliveryStatuses } from "../../platform/db/schema/webhooks.ts";
 import { usageError } from "./cli-error.ts";
 import { keyValue, type Style, table, truncate, yesNo } from "./format.ts";
 import { addClientOptions } from "./profiles.ts";
@@ -13,7 +15,6 @@ type Flags = SessionFlags & {
   status?: string;
   pageSize?: string;
   cursor?: string;
-  all?: boolean;
 };
 
 /** The caller's organisation: webhook endpoints live under it (`/organizations/{id}/…`). */
@@ -47,7 +48,7 @@ function command(
 export function registerWebhookCommands(webhook: Command): void {
   const eventOption: [string, string, typeof collect] = [
     "--event <type>",
-    "an event type to send (repeat): operator_approval.requested, pull_request.awaiting_review, remediation.failed, problem.new, problem.regressed, connection.credential_rejected",
+    `an event type to send (repeat): ${webhookEventTypes.join(", ")}`,
     collect,
   ];
 
@@ -193,7 +194,7 @@ export function registerWebhookCommands(webhook: Command): void {
       args: "<endpoint-id>",
       description: "The endpoint's delivery log, newest first, with the latest answer of each",
       options: [
-        ["--status <status>", "pending | succeeded | failed"],
+        ["--status <status>", webhookDeliveryStatuses.join(" | ")],
         ["--page-size <n>", "deliveries per page (1–200, default 20)"],
         ["--cursor <cursor>", "nextCursor of the previous page"],
       ],

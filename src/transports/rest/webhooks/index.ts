@@ -21,6 +21,7 @@ import {
   webhookEventTypes,
 } from "../../../features/webhooks/index.ts";
 import { webhookEnvelope, webhookEventData } from "../../../features/webhooks/payloads.ts";
+import { webhookDeliveryStatuses } from "../../../platform/db/schema/webhooks.ts";
 import { PageQuery } from "../../../schemas.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { jsonBody, jsonResponse, page, problemResponses } from "../../http/openapi.ts";
@@ -100,7 +101,7 @@ const rotate = createRoute({
 
 const DeliveryQuery = PageQuery.extend({
   status: z
-    .enum(["pending", "succeeded", "failed"])
+    .enum(webhookDeliveryStatuses)
     .optional()
     .openapi({ param: { name: "status", in: "query" }, description: "Only deliveries in this state." }),
 });
