@@ -1,9 +1,8 @@
-// `patchbay …` as a child process with an API key, against an app served on a loopback port: the
-// CLI as a user runs it, without a profile (HOME points nowhere) or any other environment.
+// `patchbay …` as a child process with an API key, against an app served on a loopback port
+// (`listen` in test/http.ts): the CLI as a user runs it, without a profile (HOME points nowhere)
+// or any other environment.
 import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
 
 const bin = fileURLToPath(new URL("../../bin/patchbay.js", import.meta.url));
 
@@ -27,16 +26,4 @@ export function runCli(baseUrl: string, apiKey: string, args: string[]): Promise
         resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr }),
     );
   });
-}
-
-/** Serves `app` on a free loopback port for the CLI to reach; `close` stops it. */
-export async function listenOnLoopback(app: {
-  fetch: (req: Request) => Response | Promise<Response>;
-}): Promise<{ baseUrl: string; close: () => void }> {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise((r) => server.once("listening", r));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => server.close(),
-  };
 }

@@ -1,8 +1,8 @@
 // The audit trail read end to end: REST, the `patchbay audit list` CLI (a child process against
 // this file's app on a loopback port) and the web page; tenancy, bad input, and no secrets.
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
-import { problem } from "../../../test/http.ts";
-import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
+import { listen, problem } from "../../../test/http.ts";
+import { runCli } from "../../../test/lib/cli-child.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
 import { signedInBrowser } from "../../../test/web.ts";
 import type { AuditEvent, AuditEventPage } from "./schemas.ts";
@@ -197,7 +197,7 @@ describe("audit trail", () => {
       "mcp_connection.created",
     ]);
 
-    const { baseUrl, close } = await listenOnLoopback(app);
+    const { url: baseUrl, close } = await listen(app);
     try {
       const table = await runCli(baseUrl, owner.apiKey, ["audit", "list", "--target", conn.id]);
       expect(table.code, table.stderr).toBe(0);
@@ -221,7 +221,7 @@ describe("audit trail", () => {
         expect(output).not.toContain(second);
       }
     } finally {
-      close();
+      await close();
     }
   });
 });

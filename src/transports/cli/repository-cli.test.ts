@@ -1,7 +1,8 @@
 // `patchbay environment repository …` as a child process against this file's app on a loopback port.
 import { afterAll } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
+import { listen } from "../../../test/http.ts";
+import { runCli } from "../../../test/lib/cli-child.ts";
 import { type GitRepo, makeGitRepo } from "../../../test/lib/git-repo.ts";
 
 const repos: GitRepo[] = [];
@@ -14,7 +15,7 @@ describe("patchbay environment repository", () => {
     app,
     owner,
   }) => {
-    const { baseUrl, close } = await listenOnLoopback(app);
+    const { url: baseUrl, close } = await listen(app);
     try {
       const repo = makeGitRepo({ "index.js": "module.exports = 1;\n" });
       repos.push(repo);
@@ -83,7 +84,7 @@ describe("patchbay environment repository", () => {
       const gone = await run("get", body.id);
       expect(gone.code).toBe(4);
     } finally {
-      close();
+      await close();
     }
   });
 });

@@ -1,6 +1,7 @@
 // `patchbay webhook …` as a child process against this file's app on a loopback port.
 import { describe, expect, test } from "../../../test/fixtures.ts";
-import { listenOnLoopback, runCli } from "../../../test/lib/cli-child.ts";
+import { listen } from "../../../test/http.ts";
+import { runCli } from "../../../test/lib/cli-child.ts";
 import { emitWebhookEvent } from "../../features/webhooks/index.ts";
 
 describe("patchbay webhook", () => {
@@ -9,7 +10,7 @@ describe("patchbay webhook", () => {
     deps,
     owner,
   }) => {
-    const { baseUrl, close } = await listenOnLoopback(app);
+    const { url: baseUrl, close } = await listen(app);
     try {
       const run = (...args: string[]) => runCli(baseUrl, owner.apiKey, ["webhook", ...args]);
       const created = await run(
@@ -77,7 +78,7 @@ describe("patchbay webhook", () => {
       const gone = await run("get", endpoint.id);
       expect(gone.code).toBe(4);
     } finally {
-      close();
+      await close();
     }
   }, 120_000);
 });
