@@ -8,7 +8,7 @@ import { findEnvironment } from "../environments/index.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
 import { withAccess } from "./tool-access.ts";
-import { approverEmails, toConnection, viewConnection, viewConnections } from "./view-connection.ts";
+import { approverEmail, toConnection, viewConnection, viewConnections } from "./view-connection.ts";
 
 // Reads need `mcp_connections:read` and an owner or admin, like changes (spec 5.2/5.4).
 
@@ -60,11 +60,7 @@ export async function getConnectionReview(args: {
     ? await db.select().from(mcpDiscoveries).where(eq(mcpDiscoveries.id, row.latestDiscoveryId)).limit(1)
     : [];
   return {
-    connection: toConnection(
-      row,
-      discovery,
-      (await approverEmails(db, [row])).get(row.approvedBy ?? "") ?? null,
-    ),
+    connection: toConnection(row, discovery, await approverEmail(db, row)),
     discovery: discovery
       ? {
           id: discovery.id,

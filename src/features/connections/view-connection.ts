@@ -95,7 +95,7 @@ export function toConnection(
   };
 }
 
-export function toHealth(row: Row): Health {
+function toHealth(row: Row): Health {
   return {
     lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: row.lastFailureAt?.toISOString() ?? null,
@@ -147,5 +147,10 @@ export async function viewConnections(db: Db, rows: Row[]): Promise<Connection[]
 
 export async function viewConnection(db: Db, row: Row): Promise<Connection> {
   const discovery = (await latestDiscoveries(db, [row])).get(row.latestDiscoveryId ?? "");
-  return toConnection(row, discovery, (await approverEmails(db, [row])).get(row.approvedBy ?? "") ?? null);
+  return toConnection(row, discovery, await approverEmail(db, row));
+}
+
+/** The approver's email of one connection, if it has an approval. */
+export async function approverEmail(db: Db, row: Pick<Row, "approvedBy">): Promise<string | null> {
+  return (await approverEmails(db, [row])).get(row.approvedBy ?? "") ?? null;
 }

@@ -284,7 +284,7 @@ const notFixed = (
 });
 
 /** One sentence for events and the pull request. */
-export function describeVerification(v: RemediationVerification): string {
+function describeVerification(v: RemediationVerification): string {
   if (v.state === "reproduced-and-fixed") {
     return `Reproduced: ${v.reproduction?.tests.join(", ")} fails on the default branch (${v.reproduction?.matched}) and passes with the fix.`;
   }

@@ -36,7 +36,7 @@ const VerificationRunSchema = z
   })
   .openapi("VerificationRun");
 
-export const VerificationSchema = z
+const VerificationSchema = z
   .object({
     state: z.enum(verificationStates),
     reason: z
@@ -64,7 +64,7 @@ export const VerificationSchema = z
   })
   .openapi("RemediationVerification");
 
-export const WatchSchema = z
+const WatchSchema = z
   .object({
     state: z.enum(watchStates),
     mergedAt: iso,

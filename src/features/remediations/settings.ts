@@ -12,7 +12,7 @@ export type WatchSettings = {
   quietWindowMs: number;
 };
 
-export const DEFAULT_WATCH: WatchSettings = {
+const DEFAULT_WATCH: WatchSettings = {
   graceMs: 60 * 60 * 1000,
   quietWindowMs: 3 * 24 * 60 * 60 * 1000,
 };

@@ -25,7 +25,7 @@ const RELEVANT_MAX_LINES = 60;
 const RELEVANT_MAX_CHARS = 4_000;
 
 /** A value as one shell word (`sh -c` runs the command). */
-export const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
 /** An npm-style wrapper forwards extra arguments after `--`. */
 const WRAPPED = /^(npm|pnpm|yarn)( run)? test\b/;

@@ -24,7 +24,7 @@ const SWEEP_BATCH = 100;
  * regressed, so an announcement commits with the regression or not at all; a failed event insert
  * is rolled back alone and never undoes the regression.
  */
-export async function announceRegression(
+async function announceRegression(
   tx: Db,
   deps: Pick<Deps, "logger">,
   regression: {

@@ -176,7 +176,7 @@ const healthUpdates = perDatabase(buildHealth);
  * A call that failed while opening its connection's session (nothing reached the tool) counts
  * against the connection's health too; off the call path, best-effort like its record.
  */
-export async function recordConnectionFailure(
+async function recordConnectionFailure(
   db: Db,
   failure: { connectionId: string; at: Date; code: string },
 ): Promise<void> {

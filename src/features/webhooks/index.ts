@@ -1,13 +1,4 @@
-export {
-  defaultWebhookSettings,
-  deliverAttempt,
-  dispatchWebhookDeliveries,
-  registerWebhookWorker,
-  retryDelayMs,
-  WEBHOOK_QUEUE,
-  type WebhookSettings,
-  webhookQueues,
-} from "./deliver.ts";
+export { registerWebhookWorker, webhookQueues } from "./deliver.ts";
 export { getWebhookDelivery, listWebhookDeliveries, redeliverWebhook } from "./deliveries.ts";
 export { emitWebhookEvent, emitWebhookEventBestEffort, webhookOutboxInsert } from "./emit.ts";
 export {
@@ -15,10 +6,9 @@ export {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   listWebhookEndpoints,
-  MAX_WEBHOOK_ENDPOINTS,
   rotateWebhookSecret,
   updateWebhookEndpoint,
 } from "./endpoints.ts";
-export { isWebhookEventType, type WebhookEventType, webhookEventTypes } from "./event-types.ts";
+export { type WebhookEventType, webhookEventTypes } from "./event-types.ts";
 export * from "./schemas.ts";
 export { rewrapWebhookSecrets } from "./signing-secret.ts";

@@ -2,14 +2,7 @@ import type { Command } from "commander";
 import type { Environment } from "../../features/environments/schemas.ts";
 import { table } from "./format.ts";
 import { registerMcpCommands } from "./mcp-commands.ts";
-import {
-  addClientOptions,
-  type Profile,
-  profilesPath,
-  readProfiles,
-  withProfilesLock,
-  writeProfiles,
-} from "./profiles.ts";
+import { addClientOptions, profilesPath, updateProfile, withProfilesLock } from "./profiles.ts";
 import { registerRepositoryCommands } from "./repository-commands.ts";
 import { jsonHelp, openSession, readPages, resolveEnvironment, type SessionFlags } from "./session.ts";
 import { registerTaskCommands } from "./task-commands.ts";
@@ -41,13 +34,12 @@ export function registerEnvironmentCommands(environment: Command): void {
         : { id: chosen.id, name: chosen.name };
     const { profile } = session.settings();
     const path = profilesPath();
-    await withProfilesLock(path, async () => {
-      const { profiles } = readProfiles(path);
-      const current: Profile = profiles[profile] ?? {};
-      writeProfiles(path, {
-        profiles: { ...profiles, [profile]: { ...current, environment: { id: env.id, name: env.name } } },
-      });
-    });
+    await withProfilesLock(path, async () =>
+      updateProfile(path, profile, (current) => ({
+        ...current,
+        environment: { id: env.id, name: env.name },
+      })),
+    );
     session.print(`Profile ${profile} now acts on environment ${env.name} (${env.id}).\n`);
   });
   registerMcpCommands(environment);

@@ -21,23 +21,17 @@ import {
   baseUrlHelp,
   DEFAULT_PROFILE,
   normalizeBaseUrl,
-  type Profile,
   profileFlag,
   profileName,
   profilesPath,
   readProfiles,
   toStderr,
+  updateProfile,
   withProfilesLock,
   writeProfiles,
 } from "./profiles.ts";
 import { jsonHelp, openSession, type SessionFlags } from "./session.ts";
 import { readSecretFromStdin } from "./terminal.ts";
-
-/** Puts `change` of profile `name` into the file (the profile starts empty when new). */
-function updateProfile(path: string, name: string, change: (profile: Profile) => Profile): void {
-  const { profiles } = readProfiles(path);
-  writeProfiles(path, { profiles: { ...profiles, [name]: change(profiles[name] ?? {}) } });
-}
 
 /** `patchbay login` (OAuth device authorization, RFC 8628) and `patchbay logout`. */
 export function registerLoginCommands(program: Command): void {

@@ -263,3 +263,9 @@ export function normalizeBaseUrl(raw: string): string {
 
 const isLoopback = (host: string): boolean =>
   host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** Puts `change` of profile `name` into the file (the profile starts empty when new). */
+export function updateProfile(path: string, name: string, change: (profile: Profile) => Profile): void {
+  const { profiles } = readProfiles(path);
+  writeProfiles(path, { profiles: { ...profiles, [name]: change(profiles[name] ?? {}) } });
+}

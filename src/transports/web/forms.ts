@@ -229,7 +229,7 @@ export const refusalState = (
  * expected string to have >=1 characters". Messages a schema words itself (a regex's or a
  * refinement's) are kept; they are written for people already.
  */
-export function humanMessage(issue: z.core.$ZodIssue): string {
+function humanMessage(issue: z.core.$ZodIssue): string {
   const ownWords = (message: string) => !/^(Too (small|big)|Invalid |Expected |Unrecognized )/i.test(message);
   switch (issue.code) {
     case "too_small":
