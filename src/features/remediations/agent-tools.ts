@@ -1,9 +1,10 @@
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { isAppError } from "../../errors.ts";
+import type { ReproductionClaim } from "../../platform/db/schema/remediations.ts";
 import type { Workspace } from "../../platform/sandbox/sandbox.ts";
 import type { EvidenceScope, RemediationEvidence } from "./evidence.ts";
-import { type ReproductionClaim, type ReproductionVerdict, runnerFor } from "./reproduction.ts";
+import { type ReproductionVerdict, runnerFor } from "./reproduction.ts";
 import type { RunGoal } from "./run-goal.ts";
 import { AGENT_TEST_LIMITS, OUTPUT_TAIL_CHARS, relevantLines, type TestRunner } from "./test-runner.ts";
 

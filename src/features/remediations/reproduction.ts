@@ -1,3 +1,4 @@
+import type { ReproductionClaim, VerificationRun } from "../../platform/db/schema/remediations.ts";
 import type { Workspace } from "../../platform/sandbox/sandbox.ts";
 import { checkRelativePath } from "../../platform/sandbox/workspace-paths.ts";
 import type { RepositoryRow } from "../repositories/index.ts";
@@ -7,17 +8,13 @@ import {
   detectTestRunner,
   matchProblem,
   type ProblemSignature,
-  type RecordedRun,
   recordRun,
   type TestRunner,
 } from "./test-runner.ts";
 
-/** What the agent names as the test reproducing the problem (its `finish` and `check_reproduction`). */
-export type ReproductionClaim = { tests: string[]; name?: string | undefined };
-
 export type ReproductionVerdict =
-  | { verdict: "reproduces"; matched: string; run: RecordedRun }
-  | { verdict: "passes_on_base" | "fails_differently"; run: RecordedRun; message: string };
+  | { verdict: "reproduces"; matched: string; run: VerificationRun }
+  | { verdict: "passes_on_base" | "fails_differently"; run: VerificationRun; message: string };
 
 /** The runner of a working copy: the test command, and package.json's `test` script behind `npm test`. */
 export async function runnerFor(workspace: Workspace, testCommand: string): Promise<TestRunner> {

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { type ServiceContext, withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import { newId } from "../../ids.ts";
+import type { ReproductionClaim } from "../../platform/db/schema/remediations.ts";
 import { type RemediationChange, remediations } from "../../platform/db/schema/remediations.ts";
 import { tasks } from "../../platform/db/schema/tasks.ts";
 import type { Workspace } from "../../platform/sandbox/sandbox.ts";
@@ -9,7 +10,7 @@ import { checkRelativePath } from "../../platform/sandbox/workspace-paths.ts";
 import type { RepositoryRow } from "../repositories/index.ts";
 import { BUILTIN_TOOL_NAMES, committedWrites, runTask, takeSnapshot } from "../tasks/index.ts";
 import { remediationTools } from "./agent-tools.ts";
-import { checkOnBase, type ReproductionClaim } from "./reproduction.ts";
+import { checkOnBase } from "./reproduction.ts";
 import { assessRisk } from "./risk.ts";
 import { goalMissing, goalPrompt, type RunGoal, runGoal, systemPromptFor } from "./run-goal.ts";
 import {

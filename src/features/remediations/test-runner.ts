@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import type { VerificationRun } from "../../platform/db/schema/remediations.ts";
 import type { RunResult } from "../../platform/sandbox/sandbox.ts";
 import { checkRelativePath } from "../../platform/sandbox/workspace-paths.ts";
 
@@ -130,17 +131,8 @@ export function relevantLines(output: string): string {
   return text.length > RELEVANT_MAX_CHARS ? `${text.slice(0, RELEVANT_MAX_CHARS - 1)}…` : text;
 }
 
-/** One recorded test run: what ran, how it ended, what it said. */
-export type RecordedRun = {
-  command: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  durationMs: number;
-  /** The failure lines of the output (bounded). */
-  output: string;
-};
-
-export const recordRun = (command: string, result: RunResult): RecordedRun => ({
+/** One test run as a run's verification records it: what ran, how it ended, its failure lines. */
+export const recordRun = (command: string, result: RunResult): VerificationRun => ({
   command,
   exitCode: result.exitCode,
   timedOut: result.timedOut,

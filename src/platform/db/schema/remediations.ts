@@ -35,6 +35,8 @@ export type RemediationApproval = {
 
 /** One file of the proposed change: its new content, or null when the agent deleted it. */
 export type ChangedFile = { path: string; content: string | null };
+/** The test(s) the agent names as reproducing the problem (its `finish` and `check_reproduction`). */
+export type ReproductionClaim = { tests: string[]; name?: string | undefined };
 export type RemediationChange = {
   summary: string;
   files: ChangedFile[];
@@ -42,7 +44,7 @@ export type RemediationChange = {
   diff: string;
   risk: { high: boolean; reasons: string[] };
   /** The test(s) the agent named as reproducing the problem (its `finish`). */
-  reproduction?: { tests: string[]; name?: string | undefined };
+  reproduction?: ReproductionClaim;
   /** Why the agent wrote no reproducing test (its `finish`). */
   noReproductionReason?: string;
 };
