@@ -16,7 +16,7 @@ import {
 } from "./lib/github-replay.ts";
 import { destructiveTool, echoTool } from "./lib/mcp-servers.ts";
 import { FIXED, PROBLEM_ID, remediationHarness, removeFixtureRepos } from "./lib/remediation.ts";
-import { lastToolResults, scriptedModel, type Turn } from "./lib/scripted-model.ts";
+import { call, lastToolResults, scriptedModel } from "./lib/scripted-model.ts";
 import { runAsJob } from "./lib/task-setup.ts";
 import {
   createKey,
@@ -110,7 +110,6 @@ const COVERED = [
 ];
 
 const UNKNOWN_UUID = "0b6f2c1e-8d4a-4f3b-9c2d-1e0f9a8b7c6d";
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 
 const replays: GithubReplay[] = [];
 let client: ReturnType<typeof contractClient> | undefined;

@@ -6,15 +6,13 @@ import {
   remediationHarness,
   removeFixtureRepos,
 } from "../lib/remediation.ts";
-import { scriptedModel } from "../lib/scripted-model.ts";
+import { call, scriptedModel } from "../lib/scripted-model.ts";
 import { haveChromium, screenshot, signIn, startWebUi } from "../lib/web-ui.ts";
 import { givePassword, TEST_PASSWORD } from "../web.ts";
 
 // A run does real work (git, a sandboxed test suite, a job queue) while the page refreshes.
 vi.setConfig({ testTimeout: 240_000 });
 afterAll(removeFixtureRepos);
-
-const call = (name: string, input: Record<string, unknown> = {}) => ({ toolCalls: [{ name, input }] });
 
 /**
  * A person's whole remediation flow in Chromium against a real patchbay with the remediation

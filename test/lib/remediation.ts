@@ -10,7 +10,7 @@ import { createSandbox } from "../../src/platform/sandbox/create-sandbox.ts";
 import type { Tenant } from "../fixtures.ts";
 import { type Client, client } from "../http.ts";
 import { type GitRepo, makeGitRepo } from "./git-repo.ts";
-import { lastToolResults, scriptedModel, type Turn } from "./scripted-model.ts";
+import { call, lastToolResults, scriptedModel } from "./scripted-model.ts";
 
 /** The buggy module: `"ORD-000123".slice(3)` is "-000123", so every order id parses negative. */
 export const BUGGY = `// Order ids look like "ORD-000123"; the numeric part is the database key.
@@ -178,8 +178,6 @@ export async function telemetryHarness(
   return h;
 }
 
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
-
 type Out = { outcome?: string; exitCode?: number; [k: string]: unknown };
 /** The last tool result's JSON value. */
 export const lastOutput = (o: Parameters<typeof lastToolResults>[0]): Out =>
@@ -256,6 +254,18 @@ export const instrumentationScript = () => [
 ];
 
 /** Registers `path` (a fixture repository) for the `checkout` service, as `local-git`. */
+/** Starts a run for `problemId` (the fixture's problem by default); fails on anything but 201. */
+export async function startRun(
+  api: { post: (p: string, b?: unknown) => Promise<Response> },
+  environmentId: string,
+  body: Record<string, unknown> = {},
+  problemId = PROBLEM_ID,
+): Promise<RunView> {
+  const res = await api.post(`/environments/${environmentId}/problems/${problemId}/remediations`, body);
+  if (res.status !== 201) throw new Error(`starting a run answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as RunView;
+}
+
 export const registerFixtureRepo = (
   api: { post: (p: string, b: unknown) => Promise<Response> },
   environmentId: string,

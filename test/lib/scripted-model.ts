@@ -8,6 +8,11 @@ import { MockLanguageModelV3 } from "ai/test";
 /** One model turn: the tool calls it makes and/or the text it says. */
 export type Turn = { toolCalls?: { name: string; input: Record<string, unknown> }[]; text?: string };
 
+/** A turn that calls one tool. */
+export const call = (name: string, input: Record<string, unknown> = {}): Turn => ({
+  toolCalls: [{ name, input }],
+});
+
 /**
  * The AI SDK's own mock language model, scripted turn by turn. Each turn may look at what the
  * model was given (its prompt, with the previous tool results, and the tools offered), so a

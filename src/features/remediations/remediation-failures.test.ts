@@ -10,11 +10,13 @@ import {
   investigationScript,
   PROBLEM_ID,
   type RunView,
+  registerFixtureRepo,
   remediationHarness,
   removeFixtureRepos,
+  startRun,
   waitForRun,
 } from "../../../test/lib/remediation.ts";
-import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { call, scriptedModel } from "../../../test/lib/scripted-model.ts";
 import { remediations } from "../../platform/db/schema/remediations.ts";
 import { taskToolCalls } from "../../platform/db/schema/tasks.ts";
 import { webhookDeliveries } from "../../platform/db/schema/webhooks.ts";
@@ -26,25 +28,6 @@ vi.setConfig({ testTimeout: 120_000 });
 
 afterAll(removeFixtureRepos);
 
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
-const register = (api: { post: (p: string, b: unknown) => Promise<Response> }, envId: string, path: string) =>
-  api.post(`/environments/${envId}/repositories`, {
-    provider: "local-git",
-    path,
-    defaultBranch: "main",
-    testCommand: "node --test",
-    services: ["checkout"],
-  });
-const start = async (
-  api: { post: (p: string, b?: unknown) => Promise<Response> },
-  envId: string,
-  body = {},
-) => {
-  const res = await api.post(`/environments/${envId}/problems/${PROBLEM_ID}/remediations`, body);
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as RunView;
-};
-
 describe("remediation failure paths", () => {
   test("no repository: waits in awaiting-approval with a link, resumes when a human registers one", async ({
     deps,
@@ -53,7 +36,7 @@ describe("remediation failure paths", () => {
     const h = await remediationHarness(deps);
     const { api, repo } = h.forTenant(owner);
     h.setModel(scriptedModel(investigationScript()).model);
-    const run = await start(api, owner.environmentId);
+    const run = await startRun(api, owner.environmentId);
     const waiting = await waitForRun(api, owner.environmentId, run.id, ["awaiting-approval"]);
     expect(waiting.approval).toMatchObject({
       kind: "repository_access",
@@ -64,7 +47,7 @@ describe("remediation failure paths", () => {
     const wrong = await api.post(`/environments/${owner.environmentId}/remediations/${run.id}/approval`);
     expect((await problem(wrong)).code).toBe("approval_not_pending");
 
-    expect((await register(api, owner.environmentId, repo.path)).status).toBe(201);
+    expect((await registerFixtureRepo(api, owner.environmentId, repo.path)).status).toBe(201);
     const done = await waitForRun(api, owner.environmentId, run.id, ["awaiting-review", "failed"]);
     expect(done.status).toBe("awaiting-review");
     expect(done.events.map((e) => e.type)).toContain("approval_granted");
@@ -75,8 +58,8 @@ describe("remediation failure paths", () => {
     const { api, repo } = h.forTenant(owner);
     // A "fix" that still keeps the dash: the suite keeps failing.
     h.setModel(scriptedModel(investigationScript({ fix: BUGGY.replace("slice(3)", "slice(2)") })).model);
-    await register(api, owner.environmentId, repo.path);
-    const run = await start(api, owner.environmentId);
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    const run = await startRun(api, owner.environmentId);
     const done = await waitForRun(api, owner.environmentId, run.id);
     expect(done).toMatchObject({ status: "failed", reasonCode: "tests_failed", prUrl: null, branch: null });
     expect(done.reason).toContain("no pull request was opened");
@@ -95,8 +78,8 @@ describe("remediation failure paths", () => {
         },
       ]).model,
     );
-    await register(api, owner.environmentId, repo.path);
-    const done = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    const done = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(done).toMatchObject({ status: "failed", reasonCode: "model_error" });
     expect(JSON.stringify(done)).not.toContain("overloaded");
     expect(logs.text()).toContain("remediation model call failed");
@@ -111,8 +94,8 @@ describe("remediation failure paths", () => {
     h.setModel(
       scriptedModel([call("list_files"), call("list_files", { path: "src" }), call("get_problem")]).model,
     );
-    await register(api, owner.environmentId, repo.path);
-    const run = await start(api, owner.environmentId, { budgets: { maxSteps: 3 } });
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    const run = await startRun(api, owner.environmentId, { budgets: { maxSteps: 3 } });
     const done = await waitForRun(api, owner.environmentId, run.id);
     expect(done).toMatchObject({ status: "failed", reasonCode: "budget_exhausted" });
     expect(done.reason).toContain("Step budget of 3");
@@ -125,7 +108,7 @@ describe("remediation failure paths", () => {
     const h = await remediationHarness(deps);
     const { api, repo } = h.forTenant(owner);
     h.setModel(scriptedModel([]).model);
-    const waiting = await start(api, owner.environmentId);
+    const waiting = await startRun(api, owner.environmentId);
     await waitForRun(api, owner.environmentId, waiting.id, ["awaiting-approval"]);
     const cancelled = await api.post(
       `/environments/${owner.environmentId}/remediations/${waiting.id}/cancellation`,
@@ -148,8 +131,8 @@ describe("remediation failure paths", () => {
       call("read_file", { path: "src/order-id.js" }),
     ]);
     h.setModel(script.model);
-    await register(api, owner.environmentId, repo.path);
-    runId = (await start(api, owner.environmentId)).id;
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    runId = (await startRun(api, owner.environmentId)).id;
     const done = await waitForRun(api, owner.environmentId, runId, [
       "cancelled",
       "failed",
@@ -191,7 +174,7 @@ describe("remediation failure paths", () => {
       testCommand: "sleep 3 && node --test",
       services: ["checkout"],
     });
-    const run = await start(api, owner.environmentId);
+    const run = await startRun(api, owner.environmentId);
     await waitForRun(api, owner.environmentId, run.id, ["validating"]);
     const res = await api.post(`/environments/${owner.environmentId}/remediations/${run.id}/cancellation`);
     // The answer shows the run as the request found it: still validating, or, when the worker
@@ -227,8 +210,8 @@ describe("remediation failure paths", () => {
       eventTypes: ["operator_approval.requested", "pull_request.awaiting_review"],
     });
     expect(subscribed.status, await subscribed.clone().text()).toBe(201);
-    await register(api, owner.environmentId, repo.path);
-    const run = await start(api, owner.environmentId);
+    await registerFixtureRepo(api, owner.environmentId, repo.path);
+    const run = await startRun(api, owner.environmentId);
     const waiting = await waitForRun(api, owner.environmentId, run.id);
     expect(waiting.status).toBe("awaiting-approval");
     expect(waiting.approval?.kind).toBe("high_risk_change");
@@ -270,7 +253,7 @@ describe("remediation failure paths", () => {
     const base = `/environments/${owner.environmentId}`;
     const unknown = await api.post(`${base}/problems/prb_nope/remediations`, {});
     expect(unknown.status).toBe(404);
-    const first = await start(api, owner.environmentId);
+    const first = await startRun(api, owner.environmentId);
     await waitForRun(api, owner.environmentId, first.id, ["awaiting-approval"]);
     const second = await api.post(`${base}/problems/${PROBLEM_ID}/remediations`, {});
     expect(second.status).toBe(409);

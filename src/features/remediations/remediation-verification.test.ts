@@ -3,14 +3,13 @@ import { describe, expect, test } from "../../../test/fixtures.ts";
 import {
   FIXED,
   lastOutput,
-  PROBLEM_ID,
-  type RunView,
   registerFixtureRepo,
   remediationHarness,
   removeFixtureRepos,
+  startRun,
   waitForRun,
 } from "../../../test/lib/remediation.ts";
-import { type lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { call, type lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 
 // Runs do real work (git, several sandboxed test runs, a job queue): room on a loaded machine.
 vi.setConfig({ testTimeout: 180_000 });
@@ -18,7 +17,6 @@ vi.setConfig({ testTimeout: 180_000 });
 afterAll(removeFixtureRepos);
 
 type Options = Parameters<typeof lastToolResults>[0];
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 /** A turn that checks the previous tool's answer before making its call, as a model reading it would. */
 const checked =
   (check: (out: ReturnType<typeof lastOutput>) => void, next: Turn) =>
@@ -46,12 +44,6 @@ test("order ids parse to numbers", () => {
   assert.equal(typeof parseOrderId("ORD-000123"), "number");
 });
 `;
-
-const start = async (api: { post: (p: string, b?: unknown) => Promise<Response> }, envId: string) => {
-  const res = await api.post(`/environments/${envId}/problems/${PROBLEM_ID}/remediations`, {});
-  expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as RunView;
-};
 
 describe("remediations that prove themselves", () => {
   test("a reproducing test written first: fails on the default branch with the problem, passes on the branch → reproduced-and-fixed, and the pull request shows both runs and the test's diff", async ({
@@ -113,7 +105,7 @@ describe("remediations that prove themselves", () => {
     ]);
     h.setModel(script.model);
     expect((await registerFixtureRepo(api, owner.environmentId, repo.path)).status).toBe(201);
-    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    const run = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(run.status, JSON.stringify(run.events, null, 2)).toBe("awaiting-review");
     expect(run.change?.files.sort()).toEqual(["src/order-id.js", "test/order-lookup.test.js"]);
     const v = run.verification;
@@ -177,7 +169,7 @@ describe("remediations that prove themselves", () => {
       ]).model,
     );
     await registerFixtureRepo(api, owner.environmentId, repo.path);
-    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    const run = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(run.status, JSON.stringify(run.events, null, 2)).toBe("awaiting-review");
     expect(run.verification).toMatchObject({
       state: "fixed-without-reproduction",
@@ -203,7 +195,7 @@ describe("remediations that prove themselves", () => {
       ]).model,
     );
     await registerFixtureRepo(api, owner.environmentId, repo.path);
-    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    const run = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(run.status).toBe("awaiting-review");
     expect(run.verification).toMatchObject({
       state: "fixed-without-reproduction",
@@ -234,7 +226,7 @@ describe("remediations that prove themselves", () => {
       ]).model,
     );
     await registerFixtureRepo(api, owner.environmentId, repo.path);
-    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    const run = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(run).toMatchObject({ status: "failed", reasonCode: "tests_failed", prUrl: null, branch: null });
     expect(run.verification).toMatchObject({
       state: "not-fixed",
@@ -262,7 +254,7 @@ describe("remediations that prove themselves", () => {
       ]).model,
     );
     await registerFixtureRepo(api, owner.environmentId, repo.path);
-    const run = await waitForRun(api, owner.environmentId, (await start(api, owner.environmentId)).id);
+    const run = await waitForRun(api, owner.environmentId, (await startRun(api, owner.environmentId)).id);
     expect(run.status, JSON.stringify(run.events, null, 2)).toBe("awaiting-review");
     expect(run.verification).toMatchObject({ state: "reproduced-and-fixed", baseRun: { exitCode: 1 } });
   });

@@ -11,13 +11,11 @@ import {
   removeFixtureRepos,
   waitForRun,
 } from "../../../test/lib/remediation.ts";
-import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { call, scriptedModel } from "../../../test/lib/scripted-model.ts";
 import { readyConnection } from "../../../test/lib/task-setup.ts";
 
 vi.setConfig({ testTimeout: 120_000 });
 afterAll(removeFixtureRepos);
-
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 
 describe("a remediation run has nobody to approve write calls", () => {
   test("its call of a write tool is refused and never sent; the run goes on with its read tools", async ({

@@ -5,7 +5,7 @@ import { type Client, client } from "../../../test/http.ts";
 import { connectMcp, ok } from "../../../test/lib/mcp-client.ts";
 import { destructiveTool, echoTool, type McpTestServer } from "../../../test/lib/mcp-servers.ts";
 import { createMemberKey } from "../../../test/lib/members.ts";
-import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { call, lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { readyConnection, runAsJob } from "../../../test/lib/task-setup.ts";
 import { eventually } from "../../../test/lib/wait.ts";
 import { signedInBrowser } from "../../../test/web.ts";
@@ -37,7 +37,6 @@ async function json<T>(res: Response | Promise<Response>, status: number): Promi
   return JSON.parse(text) as T;
 }
 
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 const finish = (summary = "done"): Turn => call("finish", { summary });
 
 const ready = async (api: Client, envId: string, server: McpTestServer, attestReadOnly?: string[]) => {

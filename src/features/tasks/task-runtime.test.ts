@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { type Client, client, problem } from "../../../test/http.ts";
 import { echoTool, type McpTestServer, slowTool, type TestTool } from "../../../test/lib/mcp-servers.ts";
-import { lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
+import { call, lastToolResults, scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { markRunning, runAsJob } from "../../../test/lib/task-setup.ts";
 import { createApp } from "../../app.ts";
 import type { Deps } from "../../deps.ts";
@@ -63,7 +63,6 @@ async function ready(
   );
 }
 
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 const finish = (summary = "done"): Turn => call("finish", { summary });
 
 async function start(

@@ -11,7 +11,7 @@ import {
   removeFixtureRepos,
   waitForRun,
 } from "../../../test/lib/remediation.ts";
-import { scriptedModel } from "../../../test/lib/scripted-model.ts";
+import { call, scriptedModel } from "../../../test/lib/scripted-model.ts";
 import { givePassword, TEST_PASSWORD, type WebClient, webClient } from "../../../test/web.ts";
 import { githubIntegration } from "../../features/source-hosting/github/github-app.ts";
 import { memberships } from "../../platform/db/schema/users.ts";
@@ -61,8 +61,6 @@ async function startRun(browser: WebClient, env: string): Promise<string> {
   expect(location).toMatch(/^\/remediations\/rem_[0-9a-z]+$/);
   return location.slice("/remediations/".length);
 }
-
-const call = (name: string, input: Record<string, unknown> = {}) => ({ toolCalls: [{ name, input }] });
 
 describe("repository pages", () => {
   test("register (validation messages from the REST schema), list, delete with confirmation; members read only", async ({

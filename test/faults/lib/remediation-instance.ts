@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { FIXED, lastOutput } from "../../lib/remediation.ts";
-import type { Turn } from "../../lib/scripted-model.ts";
+import { call, type Turn } from "../../lib/scripted-model.ts";
 import { type ServerEnv, type SpawnedServer, spawnServer } from "../../lib/spawn-server.ts";
 
 /**
@@ -27,8 +27,6 @@ export const SCRIPT_TOOLS = [
 /** The tool call that never returns on the first instance to make it: the kill lands there. */
 export const HELD_TOOL = "search_logs";
 export const HELD_TURN = SCRIPT_TOOLS.indexOf(HELD_TOOL);
-
-const call = (name: string, input: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, input }] });
 
 /**
  * The model's turns. The fix is written before the held call, so the takeover has a committed
