@@ -175,9 +175,12 @@ export async function updateWebhookEndpoint(args: {
     const row = await findEndpoint(tx, ctx, input.endpointId, { forUpdate: true });
     const enabling = input.enabled === true && !row.enabled;
     const disabling = input.enabled === false && row.enabled;
-    const [next] = await tx
-      .update(webhookEndpoints)
-      .set({
+    const next = await revise(
+      tx,
+      ctx,
+      row,
+      now,
+      {
         ...(url !== undefined ? { url } : {}),
         ...(eventTypes !== undefined ? { eventTypes } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
@@ -186,25 +189,40 @@ export async function updateWebhookEndpoint(args: {
           ? { enabled: true, disabledReason: null, disabledAt: null, failedDeliveriesInRow: 0 }
           : {}),
         ...(disabling ? { enabled: false, disabledReason: "manual", disabledAt: now } : {}),
+      },
+      "webhook_endpoint.updated",
+      {
         revision: row.revision + 1,
-        updatedAt: now,
-      })
-      .where(eq(webhookEndpoints.id, row.id))
-      .returning();
-    if (!next) throw notFound(input.endpointId);
-    await recordAudit(tx, ctx, {
-      action: "webhook_endpoint.updated",
-      targetType: "webhook_endpoint",
-      targetId: row.id,
-      details: {
-        revision: next.revision,
         ...(url !== undefined ? { endpointOrigin: originOf(url) } : {}),
         ...(eventTypes !== undefined ? { eventTypes } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       },
-    });
+    );
     return toWebhookEndpoint(next);
   });
+}
+
+/**
+ * One change of an endpoint locked in `tx`: its next revision with `set`, audited as `action`.
+ * The row is locked (`findEndpoint` with `forUpdate`), so the update finds it.
+ */
+async function revise(
+  tx: Db,
+  ctx: ServiceContext,
+  row: WebhookEndpointRow,
+  now: Date,
+  set: Partial<typeof webhookEndpoints.$inferInsert>,
+  action: "webhook_endpoint.updated" | "webhook_endpoint.secret_rotated",
+  details: Record<string, unknown>,
+): Promise<WebhookEndpointRow> {
+  const [next] = await tx
+    .update(webhookEndpoints)
+    .set({ ...set, revision: row.revision + 1, updatedAt: now })
+    .where(eq(webhookEndpoints.id, row.id))
+    .returning();
+  if (!next) throw new Error("a locked webhook endpoint was not updated");
+  await recordAudit(tx, ctx, { action, targetType: "webhook_endpoint", targetId: row.id, details });
+  return next;
 }
 
 /** Deletes the endpoint, its sealed secret and its delivery log (queued deliveries then find nothing). */
@@ -241,23 +259,15 @@ export async function rotateWebhookSecret(args: {
   return withTransaction(ctx, async (tx) => {
     const row = await findEndpoint(tx, ctx, input.endpointId, { forUpdate: true });
     const version = row.secretVersion + 1;
-    const [next] = await tx
-      .update(webhookEndpoints)
-      .set({
-        ...sealSigningSecret(ctx.deps.keyring, row, version, secret),
-        secretRotatedAt: now,
-        revision: row.revision + 1,
-        updatedAt: now,
-      })
-      .where(eq(webhookEndpoints.id, row.id))
-      .returning();
-    if (!next) throw notFound(input.endpointId);
-    await recordAudit(tx, ctx, {
-      action: "webhook_endpoint.secret_rotated",
-      targetType: "webhook_endpoint",
-      targetId: row.id,
-      details: { secretVersion: version },
-    });
+    const next = await revise(
+      tx,
+      ctx,
+      row,
+      now,
+      { ...sealSigningSecret(ctx.deps.keyring, row, version, secret), secretRotatedAt: now },
+      "webhook_endpoint.secret_rotated",
+      { secretVersion: version },
+    );
     return { endpoint: toWebhookEndpoint(next), secret };
   });
 }
