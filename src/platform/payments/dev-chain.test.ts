@@ -1,7 +1,49 @@
-import { expect, test } from "vitest";
-import { deriveDevAccount, devAccount } from "./dev-chain.ts";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPublicClient, http } from "viem";
+import { afterAll, expect, test } from "vitest";
+import { type DevChain, deriveDevAccount, devAccount, startDevChain } from "./dev-chain.ts";
+import { loadTestUsdc } from "./test-usdc.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "patchbay-dev-chain-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 test("the dev chain's well-known accounts are the mnemonic's #0 and #1", () => {
   for (const index of [0, 1]) expect(devAccount(index)).toEqual(deriveDevAccount(index));
   expect(devAccount(0).address).not.toBe(devAccount(1).address);
+});
+
+/** What a start's chain holds: the token's code, the payer's funds, what account #0 has sent. */
+async function chainState(chain: DevChain) {
+  const client = createPublicClient({ transport: http(chain.rpcUrl) });
+  const { abi } = loadTestUsdc(join(scratch, "cache"));
+  return {
+    code: await client.getCode({ address: chain.usdcAddress }),
+    payerFunds: await client.readContract({
+      address: chain.usdcAddress,
+      abi,
+      functionName: "balanceOf",
+      args: [chain.payer.address],
+    }),
+    sent: await client.getTransactionCount({ address: chain.facilitator.address }),
+  };
+}
+
+test("a later start loads the chain the first one deployed, and a state it cannot read is deployed again", async () => {
+  const cacheDir = join(scratch, "cache");
+  const first = await startDevChain({ port: 0, cacheDir });
+  const deployed = await chainState(first).finally(() => first.stop());
+  expect(deployed.payerFunds).toBe(1_000_000_000n);
+  expect(deployed.sent).toBe(2);
+  const saved = readdirSync(cacheDir).filter((name) => name.startsWith("dev-chain-"));
+  expect(saved).toHaveLength(1);
+
+  const second = await startDevChain({ port: 0, cacheDir });
+  expect(second.usdcAddress).toBe(first.usdcAddress);
+  expect(await chainState(second).finally(() => second.stop())).toEqual(deployed);
+
+  writeFileSync(join(cacheDir, saved[0] as string), "{ not a chain state");
+  const third = await startDevChain({ port: 0, cacheDir });
+  expect(await chainState(third).finally(() => third.stop())).toEqual(deployed);
 });

@@ -1,19 +1,23 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { pbkdf2Sync } from "node:crypto";
+import { createHash, pbkdf2Sync } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import {
   type Address,
   createPublicClient,
   createWalletClient,
   defineChain,
   getAddress,
+  getContractAddress,
   type Hex,
   http,
   parseUnits,
   toHex,
 } from "viem";
 import { HDKey, hdKeyToAccount } from "viem/accounts";
-import { loadTestUsdc } from "./test-usdc.ts";
+import { type ContractArtifact, loadTestUsdc } from "./test-usdc.ts";
 
 /**
  * anvil's well-known development mnemonic. Its accounts are public knowledge and funded only
@@ -89,14 +93,37 @@ export function deriveDevAccount(index: number): DevAccount {
 
 /**
  * Starts anvil (the binary shipped inside `@foundry-rs/anvil`'s platform package) on
- * 127.0.0.1:`port` — 0 picks a free port — deploys TestUSDC from account #0 and funds account
- * #1. The chain is killed by `stop()` and, failing that, when this process exits.
+ * 127.0.0.1:`port` — 0 picks a free port — with TestUSDC deployed from account #0 and account #1
+ * funded. The first start deploys and mints, then saves the chain's state in `cacheDir`; later
+ * starts load that state (`--load-state`) and send nothing, so every start begins from the same
+ * fresh chain. The chain is killed by `stop()` and, failing that, when this process exits.
  */
 export async function startDevChain(options: { port: number; cacheDir: string }): Promise<DevChain> {
   const artifact = loadTestUsdc(options.cacheDir);
+  const saved = savedStateFile(options.cacheDir, artifact.sourceHash);
+  if (existsSync(saved)) {
+    try {
+      return await launch(options, artifact, saved);
+    } catch (error) {
+      // A state this anvil cannot read: deploy again (and save over it). A port in use fails
+      // the same way below, with its own message.
+      if (!(error instanceof AnvilExited)) throw error;
+    }
+  }
+  return launch(options, artifact, undefined);
+}
+
+async function launch(
+  options: { port: number; cacheDir: string },
+  artifact: ContractArtifact,
+  savedState: string | undefined,
+): Promise<DevChain> {
   const child = spawn(
     anvilBinary(),
-    ["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
+    [
+      ...["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
+      ...(savedState ? ["--load-state", savedState] : []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   const killOnExit = () => child.kill("SIGKILL");
@@ -110,23 +137,9 @@ export async function startDevChain(options: { port: number; cacheDir: string })
     const payer = devAccount(1);
     const port = await listeningPort(child, options.port);
     const rpcUrl = `http://127.0.0.1:${port}`;
-    const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
-    const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-    // anvil holds account #0 unlocked: it signs the deployment and the mint itself
-    // (eth_sendTransaction), so a start does no elliptic-curve work of its own.
-    const wallet = createWalletClient({ account: facilitator.address, chain, transport: http(rpcUrl) });
-    const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
-    const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });
-    if (!deployed) throw new Error("TestUSDC deployment produced no contract address");
-    const usdcAddress = getAddress(deployed);
-    const mint = await wallet.writeContract({
-      address: usdcAddress,
-      abi: artifact.abi,
-      functionName: "mint",
-      args: [payer.address, DEMO_PAYER_FUNDS],
-    });
-    const minted = await publicClient.waitForTransactionReceipt({ hash: mint });
-    if (minted.status !== "success") throw new Error("minting the demo payer's test USDC failed");
+    const usdcAddress = savedState
+      ? tokenAddress()
+      : await deployToken({ rpcUrl, artifact, facilitator, payer, cacheDir: options.cacheDir });
     return {
       rpcUrl,
       chainId: DEV_CHAIN_ID,
@@ -142,19 +155,92 @@ export async function startDevChain(options: { port: number; cacheDir: string })
   }
 }
 
+/** TestUSDC's address on a fresh chain: account #0's first deployment. */
+const tokenAddress = (): Address => getContractAddress({ from: devAccount(0).address, nonce: 0n });
+
+/**
+ * Deploys TestUSDC from account #0, mints the demo payer's funds and saves the resulting state
+ * for the next start. anvil holds account #0 unlocked: it signs the deployment and the mint
+ * itself (eth_sendTransaction), so a start does no elliptic-curve work of its own.
+ */
+async function deployToken(args: {
+  rpcUrl: string;
+  artifact: ContractArtifact;
+  facilitator: DevAccount;
+  payer: DevAccount;
+  cacheDir: string;
+}): Promise<Address> {
+  const { rpcUrl, artifact } = args;
+  const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+  const wallet = createWalletClient({ account: args.facilitator.address, chain, transport: http(rpcUrl) });
+  const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
+  const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });
+  if (!deployed) throw new Error("TestUSDC deployment produced no contract address");
+  const usdcAddress = getAddress(deployed);
+  const mint = await wallet.writeContract({
+    address: usdcAddress,
+    abi: artifact.abi,
+    functionName: "mint",
+    args: [args.payer.address, DEMO_PAYER_FUNDS],
+  });
+  const minted = await publicClient.waitForTransactionReceipt({ hash: mint });
+  if (minted.status !== "success") throw new Error("minting the demo payer's test USDC failed");
+  // Only a chain a later start can stand for is saved: its token where a load expects it.
+  if (usdcAddress === tokenAddress()) {
+    const dumped = (await publicClient.request({
+      method: "anvil_dumpState",
+    } as never)) as Hex;
+    saveState(savedStateFile(args.cacheDir, artifact.sourceHash), dumped);
+  }
+  return usdcAddress;
+}
+
+/**
+ * Where the state after deployment and mint is kept: named by what it depends on (the token's
+ * source and compiler, anvil's version, the chain id and the payer's funds), so a change to any
+ * of them deploys afresh.
+ */
+function savedStateFile(cacheDir: string, tokenSourceHash: string): string {
+  const key = createHash("sha256")
+    .update(JSON.stringify([tokenSourceHash, anvilVersion(), DEV_CHAIN_ID, DEMO_PAYER_FUNDS.toString()]))
+    .digest("hex");
+  return join(cacheDir, `dev-chain-${key.slice(0, 16)}.json`);
+}
+
+/** anvil_dumpState answers gzip-compressed JSON, hex-encoded; `--load-state` reads the JSON. */
+function saveState(file: string, dumped: Hex): void {
+  mkdirSync(dirname(file), { recursive: true });
+  // Write then rename: a concurrent start sees no file or the whole state.
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, gunzipSync(Buffer.from(dumped.slice(2), "hex")));
+  renameSync(temporary, file);
+}
+
+/** The platform package of `@foundry-rs/anvil` for this machine. */
+function anvilPackage(): string {
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  return `@foundry-rs/anvil-${process.platform}-${arch}`;
+}
+
 /** The platform package's binary: no wrapper process between us and anvil, so a kill reaches it. */
 export function anvilBinary(): string {
-  const arch = process.arch === "x64" ? "amd64" : process.arch;
   const name = process.platform === "win32" ? "anvil.exe" : "anvil";
   const require = createRequire(import.meta.url);
   try {
-    return require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/${name}`);
+    return require.resolve(`${anvilPackage()}/bin/${name}`);
   } catch {
     throw new Error(
       `anvil has no build for ${process.platform}-${process.arch}; set PATCHBAY_DEV_CHAIN=off (paid routes then answer 503) or PATCHBAY_X402_FACILITATOR_URL`,
     );
   }
 }
+
+const anvilVersion = (): string =>
+  (createRequire(import.meta.url)(`${anvilPackage()}/package.json`) as { version: string }).version;
+
+/** anvil ended before it listened, for a reason other than its port being taken. */
+class AnvilExited extends Error {}
 
 /** Resolves with the port once anvil prints "Listening on"; rejects with its own words if it dies. */
 function listeningPort(child: ChildProcess, requested: number): Promise<number> {
@@ -186,11 +272,13 @@ function listeningPort(child: ChildProcess, requested: number): Promise<number> 
     child.once("exit", (code) => {
       const inUse = /address already in use|in use/i.test(stderr);
       fail(
-        new Error(
-          inUse
-            ? `port ${requested} is in use (by another dev chain? one left behind by a killed patchbay?): stop it, set PATCHBAY_DEV_CHAIN_PORT to a free port, or PATCHBAY_DEV_CHAIN=off`
-            : `anvil exited (${code ?? "signal"}) before listening: ${stderr.trim() || "no output"}`,
-        ),
+        inUse
+          ? new Error(
+              `port ${requested} is in use (by another dev chain? one left behind by a killed patchbay?): stop it, set PATCHBAY_DEV_CHAIN_PORT to a free port, or PATCHBAY_DEV_CHAIN=off`,
+            )
+          : new AnvilExited(
+              `anvil exited (${code ?? "signal"}) before listening: ${stderr.trim() || "no output"}`,
+            ),
       );
     });
   });

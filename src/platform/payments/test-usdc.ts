@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Abi, Hex } from "viem";
 
 /** The dev chain's EIP-3009 stablecoin, compiled from the repo's own Solidity source. */
-type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
+export type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
 
 const sourceUrl = new URL("../../../contracts/TestUSDC.sol", import.meta.url);
 const SOURCE_NAME = "TestUSDC.sol";
