@@ -91,6 +91,8 @@ export async function buildBundle(): Promise<void> {
       outdir: staging,
       chunkNames: "chunk-[hash]",
       sourcemap: "linked",
+      minifyWhitespace: true,
+      legalComments: "external",
       external,
       plugins: [sourceLocations],
       logLevel: "warning",
@@ -115,7 +117,7 @@ export async function buildBundle(): Promise<void> {
     const current = new Set(files);
     const hourAgo = Date.now() - 60 * 60 * 1000;
     for (const file of await readdir(outdir)) {
-      if (current.has(file) || !/^chunk-[A-Z0-9]+\.js(\.map)?$/.test(file)) continue;
+      if (current.has(file) || !/^chunk-[A-Z0-9]+\.js(\.map|\.LEGAL\.txt)?$/.test(file)) continue;
       const path = join(outdir, file);
       if ((await stat(path)).mtimeMs < hourAgo) await rm(path, { force: true });
     }
