@@ -12,19 +12,25 @@ import { sweepWebSessions } from "./features/web-sessions/sweep-web-sessions.ts"
 import { registerWebhookWorker } from "./features/webhooks/index.ts";
 import { sweepIdempotencyKeys } from "./platform/db/claim.ts";
 import type { Db } from "./platform/db/client.ts";
+import type { PgliteOpening } from "./platform/db/pglite-open.ts";
 import { createLogger } from "./platform/logging/logger.ts";
 import { devChainBanner } from "./platform/payments/payments.ts";
+import { prepareToServe } from "./serve-early.ts";
 import { buildDeps, type DemoTenant } from "./startup.ts";
 import { cliCommand } from "./transports/cli/invocation.ts";
 import { drainable } from "./transports/http/drain.ts";
 import { paidRoutesBanner } from "./transports/x402/catalog.ts";
 import { sweepX402Payments } from "./transports/x402/payment-lock.ts";
 import { x402Routes } from "./transports/x402/router.ts";
-import { tuneV8ForServing } from "./v8-tuning.ts";
 
-/** `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT. */
-export async function runServer(config: Config): Promise<void> {
-  tuneV8ForServing(config.database.kind);
+/**
+ * `patchbay serve`: config → deps → HTTP → background sweeps; drains on SIGTERM/SIGINT.
+ * `opening` is what `prepareToServe(config)` started, when the caller ran it before loading this.
+ */
+export async function runServer(
+  config: Config,
+  opening: PgliteOpening | undefined = prepareToServe(config),
+): Promise<void> {
   const logger = createLogger({
     level: config.logLevel,
     pretty: config.nodeEnv === "development" && process.stdout.isTTY,
@@ -33,7 +39,7 @@ export async function runServer(config: Config): Promise<void> {
   // connection) would end the process by default; the service logs it and keeps serving. The
   // fault suite fails on any such line.
   process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
-  const deps = await buildDeps(config, logger);
+  const deps = await buildDeps(config, logger, opening);
   await registerTaskWorker(deps);
   await registerRemediationWorker(deps);
   const stopWebhookDispatch = await registerWebhookWorker(deps);

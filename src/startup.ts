@@ -13,6 +13,7 @@ import { setUserPassword } from "./features/web-sessions/set-password.ts";
 import { randomToken } from "./ids.ts";
 import { createsDatabase, type DatabaseHandle, openDatabase } from "./platform/db/client.ts";
 import { migrateDatabase } from "./platform/db/migrate.ts";
+import type { PgliteOpening } from "./platform/db/pglite-open.ts";
 import { organizations } from "./platform/db/schema/organizations.ts";
 import { createEgress } from "./platform/egress/egress-fetch.ts";
 import type { Logger } from "./platform/logging/logger.ts";
@@ -30,8 +31,9 @@ export async function openMigratedDatabase(config: Config): Promise<DatabaseHand
 async function openAndMigrate<T>(
   config: Config,
   then: (database: DatabaseHandle) => Promise<T>,
+  opening?: PgliteOpening,
 ): Promise<{ database: DatabaseHandle; result: T }> {
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, opening);
   try {
     const result = await database.withStartupLock(async () => {
       await migrateDatabase(database);
@@ -52,9 +54,14 @@ const DEMO_EMAIL = "owner@example.com";
 /** 100 random bits in five groups of four: easy to copy from a terminal, infeasible to guess. */
 const demoPassword = (): string => (randomToken(13).slice(0, 20).match(/.{4}/g) ?? []).join("-");
 
-export async function buildDeps(config: Config, logger: Logger): Promise<Deps & { demo?: DemoTenant }> {
+/** `opening`: PGlite already started for `config.database` (`prepareToServe`). */
+export async function buildDeps(
+  config: Config,
+  logger: Logger,
+  opening?: PgliteOpening,
+): Promise<Deps & { demo?: DemoTenant }> {
   const { keyring } = loadKeyring(config);
-  if (createsDatabase(config.database)) {
+  if (opening?.creates ?? createsDatabase(config.database)) {
     logger.info({ dataDir: config.dataDir }, "creating the embedded database…");
   }
   // The dev chain starts while the database opens and migrates. The demo tenant waits for both:
@@ -71,16 +78,20 @@ export async function buildDeps(config: Config, logger: Logger): Promise<Deps & 
   try {
     // First run of a non-production service on an empty database: a demo tenant so the
     // embedded default is usable at once. Under the lock, so two instances make one.
-    opened = await openAndMigrate(config, async (database) => {
-      await starting;
-      if (config.nodeEnv === "production") return undefined;
-      const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
-      if (any) return undefined;
-      const tenant = await bootstrapOrganization({ db: database.db, input: { email: DEMO_EMAIL } });
-      const password = demoPassword();
-      await setUserPassword({ db: database.db, now: new Date(), input: { email: DEMO_EMAIL, password } });
-      return { ...tenant, email: DEMO_EMAIL, password };
-    });
+    opened = await openAndMigrate(
+      config,
+      async (database) => {
+        await starting;
+        if (config.nodeEnv === "production") return undefined;
+        const [any] = await database.db.select({ id: organizations.id }).from(organizations).limit(1);
+        if (any) return undefined;
+        const tenant = await bootstrapOrganization({ db: database.db, input: { email: DEMO_EMAIL } });
+        const password = demoPassword();
+        await setUserPassword({ db: database.db, now: new Date(), input: { email: DEMO_EMAIL, password } });
+        return { ...tenant, email: DEMO_EMAIL, password };
+      },
+      opening,
+    );
   } catch (error) {
     await starting.then(
       (payments) => payments.close(),

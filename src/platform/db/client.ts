@@ -1,12 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { migratedTemplate } from "./pglite-template.ts";
+import { beginPglite, createsPglite, type PgliteOpening, type PgliteTarget } from "./pglite-open.ts";
 import { postgresSocket, reconnectBackoffSeconds } from "./postgres-socket.ts";
 import * as schema from "./schema/index.ts";
 
@@ -35,14 +33,7 @@ export function perDatabase<T>(build: (db: Db) => T): (db: Db) => T {
   };
 }
 
-export type DatabaseTarget =
-  | {
-      kind: "pglite";
-      dataDir: string | "memory";
-      /** A new database starts with no schema at all, not from the migrated template (a migration's own test). */
-      empty?: boolean;
-    }
-  | { kind: "postgres"; url: string };
+export type DatabaseTarget = PgliteTarget | { kind: "postgres"; url: string };
 
 export type DatabaseHandle = {
   kind: DatabaseTarget["kind"];
@@ -108,24 +99,23 @@ const STARTUP_LOCK_KEY = 0x7061746368626179n;
  */
 const POINT_READ_CONNECTIONS = 1;
 
-/** Where a PGlite data directory keeps its database; undefined in memory. */
-const pgliteDir = (dataDir: string): string | undefined =>
-  dataDir === "memory" ? undefined : join(dataDir, "pglite");
-
 /** True when opening `target` creates an embedded database rather than opening one. */
-export function createsDatabase(target: DatabaseTarget): boolean {
-  if (target.kind !== "pglite") return false;
-  const dir = pgliteDir(target.dataDir);
-  return dir === undefined || !existsSync(dir);
-}
+export const createsDatabase = (target: DatabaseTarget): boolean =>
+  target.kind === "pglite" && createsPglite(target);
 
-export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+/**
+ * Opens `target`. With PGlite, `opening` is one already started (`beginPglite`) for the same
+ * target; without, it is started here.
+ */
+export async function openDatabase(target: DatabaseTarget, opening?: PgliteOpening): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
-    const template = createsDatabase(target) && !target.empty ? migratedTemplate() : undefined;
-    const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
-    const dir = pgliteDir(target.dataDir);
-    const client = new PGlite(dir, template ? { loadDataDir: template } : {});
-    await client.waitReady;
+    const { client, release } = opening ?? beginPglite(target);
+    try {
+      await client.waitReady;
+    } catch (error) {
+      release();
+      throw error;
+    }
     const db: Db = drizzlePglite(client, { schema });
     return {
       kind: "pglite",
@@ -375,35 +365,5 @@ async function within<T>(work: Promise<T>, ms: number, late: string): Promise<T>
     return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * PGlite is one process's database: two processes on one data dir would corrupt it. A pid file
- * claims the dir; a stale one (its process is gone) is taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, "patchbay.pid");
-  try {
-    writeFileSync(file, String(process.pid), { flag: "wx" });
-  } catch {
-    const holder = Number(readFileSync(file, "utf8"));
-    if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-      throw new Error(
-        `The data directory ${dataDir} is in use by process ${holder}. Stop it first, or set DATABASE_URL to share a PostgreSQL database between processes.`,
-      );
-    }
-    writeFileSync(file, String(process.pid));
-  }
-  return () => rmSync(file, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

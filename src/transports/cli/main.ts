@@ -58,11 +58,15 @@ async function build(loads: (group: string) => boolean): Promise<Command> {
     .command("serve")
     .description("Run the service (embedded PGlite unless DATABASE_URL is a postgres:// URL)")
     .action(async () => {
-      const [{ runServer }, { loadConfig }] = await Promise.all([
-        import("../../main.ts"),
+      const [{ loadConfig }, { prepareToServe }] = await Promise.all([
         import("../../config.ts"),
+        import("../../serve-early.ts"),
       ]);
-      await runServer(loadConfig());
+      const config = loadConfig();
+      // The embedded database starts before the server's code loads (serve-early.ts).
+      const opening = prepareToServe(config);
+      const { runServer } = await import("../../main.ts");
+      await runServer(config, opening);
     });
 
   const group = async (name: string) => {
