@@ -109,13 +109,16 @@ export const createsDatabase = (target: DatabaseTarget): boolean =>
  */
 export async function openDatabase(target: DatabaseTarget, opening?: PgliteOpening): Promise<DatabaseHandle> {
   if (target.kind === "pglite") {
-    const { client, release } = opening ?? beginPglite(target);
+    const started = opening ?? beginPglite(target);
+    let client: PGlite;
     try {
+      client = await started.client;
       await client.waitReady;
     } catch (error) {
-      release();
+      started.release();
       throw error;
     }
+    const release = started.release;
     const db: Db = drizzlePglite(client, { schema });
     return {
       kind: "pglite",

@@ -27,16 +27,17 @@ test("a data directory held by a live process is refused; one whose holder is go
   const opening = beginPglite({ kind: "pglite", dataDir });
   expect(opening.creates).toBe(true);
   expect(readFileSync(join(dataDir, "patchbay.pid"), "utf8")).toBe(String(process.pid));
-  await opening.client.waitReady;
+  const client = await opening.client;
+  await client.waitReady;
   // The template: a new database starts migrated.
-  const { rows } = await opening.client.query<{ n: number }>(
+  const { rows } = await client.query<{ n: number }>(
     "select count(*)::int as n from information_schema.tables where table_name = 'organizations'",
   );
   expect(rows[0]?.n).toBe(1);
-  await opening.client.close();
+  await client.close();
   opening.release();
   expect(existsSync(join(dataDir, "patchbay.pid"))).toBe(false);
   const inMemory = beginPglite({ kind: "pglite", dataDir: "memory" });
   expect(inMemory.creates).toBe(true);
-  await inMemory.client.close();
+  await (await inMemory.client).close();
 });

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { migratedTemplate } from "./pglite-template.ts";
@@ -13,7 +14,8 @@ export type PgliteTarget = {
 
 /** PGlite on its way up: its data directory claimed, its WebAssembly loading. */
 export type PgliteOpening = {
-  client: PGlite;
+  /** PGlite, once its WebAssembly is compiled; then await its `waitReady`. */
+  client: Promise<PGlite>;
   /** True when this opening creates the database (from the template) rather than opening one. */
   creates: boolean;
   /** Gives the data directory up (the pid file); after `client.close()`. */
@@ -31,22 +33,46 @@ export function createsPglite(target: PgliteTarget): boolean {
 }
 
 /**
- * Claims the data directory and starts PGlite, without waiting for it. `patchbay serve` calls
- * this before it loads the server's code: PGlite reads and compiles its WebAssembly (off the
- * main thread) while the main thread evaluates the bundle (docs/performance.md, "Start-up").
+ * Claims the data directory and starts PGlite, without waiting for it. PostgreSQL's WebAssembly
+ * (~9 MiB) is compiled here, on V8's background threads: `patchbay serve` calls this before it
+ * loads the server's code, so the compilation runs while the main thread evaluates the bundle
+ * instead of after it (docs/performance.md, "Start-up"). PGlite left to itself starts compiling
+ * only once its own asynchronous set-up gets the main thread, after the bundle.
  */
 export function beginPglite(target: PgliteTarget): PgliteOpening {
   const creates = createsPglite(target);
   const template = creates && !target.empty ? migratedTemplate() : undefined;
   const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
-  try {
-    const client = new PGlite(pgliteDir(target.dataDir), template ? { loadDataDir: template } : {});
-    return { client, creates, release };
-  } catch (error) {
-    release();
-    throw error;
-  }
+  const client = compiledPostgres().then(
+    (pgliteWasmModule) =>
+      new PGlite(pgliteDir(target.dataDir), {
+        pgliteWasmModule,
+        ...(template ? { loadDataDir: template } : {}),
+      }),
+  );
+  // Released by whoever awaits the client and sees it fail; until then not unhandled.
+  client.catch(() => {});
+  return { client, creates, release };
 }
+
+/**
+ * PostgreSQL's WebAssembly module, compiled once per process and shared by every PGlite in it,
+ * as PGlite itself keeps it.
+ */
+let compiled: Promise<WebAssembly.Module> | undefined;
+function compiledPostgres(): Promise<WebAssembly.Module> {
+  if (!compiled) {
+    compiled = WebAssembly.compile(readFileSync(artifact("pglite.wasm")));
+    compiled.catch(() => {
+      compiled = undefined;
+    });
+  }
+  return compiled;
+}
+
+/** A file PGlite ships beside its code (package.json `exports`). */
+const artifact = (name: string): string =>
+  createRequire(import.meta.url).resolve(`@electric-sql/pglite/${name}`);
 
 /**
  * PGlite is one process's database: two processes on one data dir would corrupt it. A pid file
