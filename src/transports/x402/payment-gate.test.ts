@@ -5,7 +5,7 @@ import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { type Address, type Hex, parseUnits } from "viem";
-import { test as base, describe, expect } from "vitest";
+import { test as base, describe, expect, vi } from "vitest";
 import { createTestDatabase } from "../../../test/database.ts";
 import {
   payingFetch as payingFetchOf,
@@ -364,6 +364,88 @@ describe("x402 payment gate", () => {
     expect(delivered.status).toBe(200);
     expect(await delivered.json()).toEqual({ pong: 1 });
     expect(runs).toBe(1);
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
+  });
+
+  test("verification runs beside the lock's read: a replay gets its stored answer whatever the facilitator does, and an unused verification is cancelled", async ({
+    world,
+  }) => {
+    const devChain = world.payments.devChain;
+    if (!devChain) throw new Error("no dev chain");
+    const real = createLocalFacilitator({
+      rpcUrl: devChain.rpcUrl,
+      chainId: devChain.chainId,
+      network: devChain.network,
+      privateKey: devChain.facilitator.privateKey,
+    });
+    let fault: "unreachable" | "stalled" | undefined;
+    let verified = 0;
+    let unstall = () => {};
+    const stalled = new Promise<void>((resolve) => {
+      unstall = resolve;
+    });
+    const facilitator: FacilitatorClient = {
+      verify: async (p, r) => {
+        if (fault === "unreachable") throw new Error("fetch failed: connect ECONNREFUSED 127.0.0.1:8545");
+        if (fault === "stalled") await stalled;
+        const result = await real.verify(p, r);
+        verified += 1;
+        return result;
+      },
+      settle: (p, r) => real.settle(p, r),
+      getSupported: () => real.getSupported(),
+    };
+    const logger = createLogger({ level: "silent" });
+    const { network, payTo, asset, prices } = world.payments;
+    const payments = ready({ network, payTo, asset, prices, facilitator, logger, devChain: undefined });
+    if (payments.kind !== "ready") throw new Error("payments not ready");
+    const canceled: string[] = [];
+    payments.resourceServer.onVerifiedPaymentCanceled(async (context) => {
+      canceled.push(context.reason);
+    });
+    const app = new Hono<AppEnv>();
+    app.onError(handleError);
+    app.use("*", requestId());
+    app.use("/x402/*", paymentGate({ payments, routes, db: world.db, keyring, logger, baseUrl: BASE_URL }));
+    let runs = 0;
+    app.get("/x402/ping", async (c) => {
+      runs += 1;
+      // Both copies' verifications have answered (valid: nothing has settled yet).
+      await vi.waitFor(() => expect(verified).toBe(2));
+      return c.json({ pong: runs });
+    });
+    const payer = await world.fundedPayer(14, "1");
+    const before = await world.balanceOf(payer.address);
+    const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
+    const send = () => app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": payment } });
+
+    // Two copies at once: one runs, the other waits and gets its answer; its own verification,
+    // valid but unused, is cancelled through the SDK.
+    const copies = await Promise.all([send(), send()]);
+    expect(copies.map((r) => r.status)).toEqual([200, 200]);
+    expect(copies.filter((r) => r.headers.get("payment-replayed") === "true")).toHaveLength(1);
+    expect(runs).toBe(1);
+    await vi.waitFor(() => expect(canceled).toEqual(["after_verify_aborted"]));
+
+    // The facilitator away: the replay is answered from the store, its verification's failure ignored.
+    fault = "unreachable";
+    const away = await send();
+    expect(away.status).toBe(200);
+    expect(away.headers.get("payment-replayed")).toBe("true");
+    expect(await away.json()).toEqual({ pong: 1 });
+
+    // The facilitator not answering: the replay does not wait for it.
+    fault = "stalled";
+    const waiting = await send();
+    expect(waiting.status).toBe(200);
+    expect(waiting.headers.get("payment-replayed")).toBe("true");
+    expect(await waiting.json()).toEqual({ pong: 1 });
+    expect(verified).toBe(2);
+    unstall();
+    await vi.waitFor(() => expect(verified).toBe(3)); // the spent nonce's verification, refused and dropped
+
+    expect(runs).toBe(1);
+    expect(canceled).toEqual(["after_verify_aborted"]);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 

@@ -91,59 +91,79 @@ type Flow = SettlementFlow & {
 
 type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; held: PaymentRow } | Response;
 
-/** The lock's state machine; see the x402_payments schema for the states. */
+/**
+ * The lock's state machine; see the x402_payments schema for the states.
+ *
+ * The facilitator's verification starts with the lock's first read, not after it: on the common
+ * path (no row yet) the read costs nothing on top of verifying. Its result is used only where the
+ * request runs the handler on this payment (no row, or an abandoned claim taken over). A copy of a
+ * settled payment gets the stored answer without waiting for it (its spent nonce fails
+ * verification anyway); a held (`failed`) answer settles with the requirements stored with it.
+ */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
   const { args, identity, requestHash } = flow;
   const lock = { db: args.db, keyring: args.keyring, key: identity.key };
-  let verified: Verified | Response | undefined;
-  const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
-    waitMs: WAIT_FOR_FIRST_MS,
-    clock: flow.clock,
-    read: () => findPayment(lock),
-    judge: (row, now) => {
-      if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
-        throw new AppError(
-          "payment_reused",
-          "This payment authorization was already used for another request; sign a new payment for this one.",
-        );
-      }
-      if (row.state === "settled") return { replay: storedResponse(row, args.keyring) };
-      return row.state === "failed" || isStaleClaim(row, now) ? "take" : "wait";
-    },
-    take: async (row, now) => {
-      if (row?.state === "failed") {
-        // The handler already answered; its result is held until this payment settles.
-        const claim = await reclaimPayment(lock, row, now);
-        return claim && { claim, held: row };
-      }
-      // No row, or one abandoned by a dead process: verify (once), then claim.
-      verified ??= await verifyPayment(flow);
-      if (verified instanceof Response) return verified;
-      const requirements = verified.paymentRequirements;
-      const claim = row
-        ? await reclaimPayment(lock, row, now)
-        : await claimPayment(
-            lock,
-            {
-              paymentHash: identity.paymentHash,
-              requestHash,
-              route: flow.matched.pattern,
-              amount: requirements.amount,
-              requirements: requirements as unknown as Record<string, unknown>,
-              expiresAt: recordExpiry(identity.validBefore, now),
-            },
-            now,
+  let verification: Verification | undefined;
+  let won: Won | undefined;
+  try {
+    const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
+      waitMs: WAIT_FOR_FIRST_MS,
+      clock: flow.clock,
+      read: () => {
+        const row = findPayment(lock);
+        verification ??= startVerification(flow);
+        return row;
+      },
+      judge: (row, now) => {
+        if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
+          throw new AppError(
+            "payment_reused",
+            "This payment authorization was already used for another request; sign a new payment for this one.",
           );
-      return claim && { claim, verified };
-    },
-    inFlight: () =>
-      new AppError(
-        "payment_in_flight",
-        "This payment is still being processed; retry shortly for its result.",
-      ),
-  });
-  if ("replay" in held) return replayResponse(held.replay);
-  const won = held.claim;
+        }
+        if (row.state === "settled") return { replay: storedResponse(row, args.keyring) };
+        return row.state === "failed" || isStaleClaim(row, now) ? "take" : "wait";
+      },
+      take: async (row, now) => {
+        if (row?.state === "failed") {
+          // The handler already answered; its result is held until this payment settles.
+          const claim = await reclaimPayment(lock, row, now);
+          return claim && { claim, held: row };
+        }
+        // No row, or one abandoned by a dead process: verified (once, already under way), then claim.
+        if (!verification) throw new Error("x402: the payment lock was taken before it was read");
+        const verified = await verification.result;
+        if (verified instanceof Response) return verified;
+        const requirements = verified.paymentRequirements;
+        const claim = row
+          ? await reclaimPayment(lock, row, now)
+          : await claimPayment(
+              lock,
+              {
+                paymentHash: identity.paymentHash,
+                requestHash,
+                route: flow.matched.pattern,
+                amount: requirements.amount,
+                requirements: requirements as unknown as Record<string, unknown>,
+                expiresAt: recordExpiry(identity.validBefore, now),
+              },
+              now,
+            );
+        return claim && { claim, verified };
+      },
+      inFlight: () =>
+        new AppError(
+          "payment_in_flight",
+          "This payment is still being processed; retry shortly for its result.",
+        ),
+    });
+    if ("replay" in held) return replayResponse(held.replay);
+    won = held.claim;
+  } finally {
+    // Unless it goes on to the handler, this request gives its verification up, without waiting.
+    const runsHandler = won !== undefined && !(won instanceof Response) && "verified" in won;
+    if (!runsHandler) verification?.abandon(args.logger);
+  }
   if (won instanceof Response) return won;
   if ("verified" in won) return runHandler(flow, won.verified, won.claim);
   return settleAndRespond(flow, {
@@ -152,6 +172,39 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
     response: storedResponse(won.held, args.keyring),
     live: undefined,
   });
+}
+
+/** The facilitator's verification of this request's payment, started once, used or abandoned. */
+type Verification = {
+  /** Rejects as `verifyPayment` does (an outage is 503); only awaited where it is used. */
+  result: Promise<Verified | Response>;
+  /**
+   * Not used: a payment that verified is cancelled through the SDK's dispatcher (a scheme may
+   * hold something for a verified payment until it settles or is cancelled); a refusal needs
+   * nothing; an error (an outage, or one already thrown to the client) is only logged. Returns
+   * at once: nothing waits for the facilitator's answer.
+   */
+  abandon(logger: Logger): void;
+};
+
+function startVerification(flow: Flow): Verification {
+  const result = verifyPayment(flow);
+  // Handled here too: a verification nobody awaits (a replay, a held answer) must not go unhandled.
+  result.catch(() => undefined);
+  return {
+    result,
+    abandon(logger) {
+      result
+        .then((verified) =>
+          verified instanceof Response
+            ? undefined
+            : verified.cancellationDispatcher.cancel({ reason: "after_verify_aborted" }),
+        )
+        .catch((error: unknown) =>
+          logger.debug({ err: error }, "x402: a payment verification given up ended in an error"),
+        );
+    },
+  };
 }
 
 async function verifyPayment(flow: Flow): Promise<Verified | Response> {
@@ -189,14 +242,24 @@ async function runHandler(
     await claim.release();
     return undefined;
   }
+  // The answer's body is sealed for storing while settlement waits on the chain, not after it.
+  const body = await res.text();
+  const live = new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, {
+    status: res.status,
+    headers: res.headers,
+  });
+  setImmediate(() => claim.prepare(body));
   return settleAndRespond(flow, {
     claim,
     requirements: verified.paymentRequirements,
     response: undefined,
-    live: res,
+    live,
     declaredExtensions: verified.declaredExtensions,
   });
 }
+
+/** Statuses a `Response` may not carry a body with (Fetch's null body statuses, below 400). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -17,6 +17,12 @@ export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
 export type PaymentClaim = {
   settled(transaction: string, response: StoredResponse): Promise<void>;
   failed(response: StoredResponse): Promise<void>;
+  /**
+   * Seals `body` ahead, for `settled` or `failed` with that same body: called while settlement
+   * is in flight, so the stored answer's write after it only has the round trip left. Never
+   * throws (it runs outside the request); a failure shows in the write.
+   */
+  prepare(body: string): void;
   /** The handler refused or failed: nothing was charged, nothing is held; the payment is free again. */
   release(): Promise<void>;
 };
@@ -127,6 +133,9 @@ export async function reclaimPayment(
 
 function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentClaim {
   const mine = and(where(key), eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, claimId));
+  let prepared: { body: string; sealed: string } | undefined;
+  const seal = (body: string) =>
+    prepared?.body === body ? prepared.sealed : sealReplayBody(keyring, key, body);
   const answered = async (state: "settled" | "failed", response: StoredResponse, transaction?: string) => {
     await statements(db).answer.execute({
       ...key,
@@ -135,12 +144,19 @@ function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentCla
       transaction: transaction ?? null,
       responseStatus: response.status,
       responseHeaders: JSON.stringify(response.headers),
-      responseBody: sealReplayBody(keyring, key, response.body),
+      responseBody: seal(response.body),
     });
   };
   return {
     settled: (transaction, response) => answered("settled", response, transaction),
     failed: (response) => answered("failed", response),
+    prepare: (body) => {
+      try {
+        prepared = { body, sealed: seal(body) };
+      } catch {
+        // Never thrown here, outside any request: the write seals again and fails with the call.
+      }
+    },
     release: async () => {
       await db.delete(x402Payments).where(mine);
     },
