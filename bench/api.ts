@@ -6,7 +6,9 @@
  *
  * Every server runs in its own child process (patchbay and the bare baseline side by side, loaded
  * one at a time); the load generator runs here. The bare route is measured at the start, in the
- * middle and at the end; each row is compared with the median of those.
+ * middle and at the end; each row is compared with the median of those. Beside each, two floors on
+ * the same bare server: a read that makes one prepared query (reads and aggregations are compared
+ * with it) and a write that commits one single-row INSERT (writes are compared with it).
  *
  * Env: BENCH_SECONDS (measured per route, default 3), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
  * (32), BENCH_ROUTES (comma list of substrings: only rows whose label contains one), BENCH_SPANS
@@ -165,6 +167,22 @@ async function main(): Promise<number> {
   await waitForHttp(`${bareBase}/healthz`, bare);
   const bareRequest = (): LoadRequest => ({ path: `/api/v1/environments/${first.environmentId}` });
   const floorRequest = (): LoadRequest => ({ path: `/floor/api-keys/${pick(environments).organizationId}` });
+  let floorWrites = 0;
+  const writeFloorRequest = (): LoadRequest => {
+    floorWrites += 1;
+    return {
+      path: `/floor/write/${pick(environments).organizationId}`,
+      method: "POST",
+      expectStatus: 201,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        alias: `f-${floorWrites}`,
+        displayName: `Floor ${floorWrites}`,
+        endpointUrl: `https://f${floorWrites}.example.com/mcp`,
+        auth: { kind: "none" },
+      }),
+    };
+  };
 
   const routes = buildRoutes(environments).filter(
     (r) => settings.routes.length === 0 || settings.routes.some((s) => r.label.includes(s)),
@@ -172,11 +190,15 @@ async function main(): Promise<number> {
   const bareRows: Row[] = [];
   const rows: Row[] = [];
   const floorRows: Row[] = [];
+  const writeFloorRows: Row[] = [];
   const measureBare = async () => {
     bareRows.push(
       await measure("bare Hono route (in memory)", "bare", bareBase, bare.pid, null, bareRequest),
     );
     floorRows.push(await measure(FLOOR_LABEL, "floor", bareBase, bare.pid, database.name, floorRequest));
+    writeFloorRows.push(
+      await measure(WRITE_FLOOR_LABEL, "floor", bareBase, bare.pid, database.name, writeFloorRequest),
+    );
   };
   await measureBare();
   for (const [i, route] of routes.entries()) {
@@ -184,7 +206,7 @@ async function main(): Promise<number> {
     rows.push(await measure(route.label, route.cls, base, server.pid, database.name, route.request));
   }
   await measureBare();
-  return report(bareRows, floorRows, rows, routes);
+  return report(bareRows, floorRows, writeFloorRows, rows, routes);
 }
 
 /** Every measured row. Reads name a random environment, key and resource each time. */
@@ -432,11 +454,22 @@ function median(values: number[]): number {
 
 /** The bare route plus one prepared PostgreSQL query: what a read that makes one query can reach. */
 const FLOOR_LABEL = "bare Hono + 1 PostgreSQL query";
+/** The bare route plus one committed single-row INSERT: what a write that commits once can reach. */
+const WRITE_FLOOR_LABEL = "bare Hono + 1 committed INSERT";
 
-function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[]): number {
+function report(
+  bareRows: Row[],
+  floorRows: Row[],
+  writeFloorRows: Row[],
+  rows: Row[],
+  routes: Route[],
+): number {
   const bareRps = median(bareRows.map((r) => r.rps));
   const bareP99 = median(bareRows.map((r) => r.p99Ms));
   const floorRps = median(floorRows.map((r) => r.rps));
+  const writeFloorRps = median(writeFloorRows.map((r) => r.rps));
+  // Writes are compared with the write floor; reads and aggregations with the read floor.
+  const floorFor = (cls: Row["cls"]) => (cls === "write" ? writeFloorRps : floorRps);
   const header = [
     "route",
     "class",
@@ -455,7 +488,7 @@ function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[])
   const us = (v: number | null) => (v === null ? "—" : v.toFixed(0));
   const pct = (v: number | null) => (v === null ? "—" : `${v.toFixed(0)} %`);
   const table = [
-    ...[...bareRows, ...floorRows].map((r) => [
+    ...[...bareRows, ...floorRows, ...writeFloorRows].map((r) => [
       r.label,
       r.cls,
       r.rps.toFixed(0),
@@ -482,7 +515,7 @@ function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[])
         r.p50Ms.toFixed(2),
         r.p99Ms.toFixed(2),
         `${(ratio * 100).toFixed(1)} %`,
-        `${((r.rps / floorRps) * 100).toFixed(1)} %`,
+        `${((r.rps / floorFor(r.cls)) * 100).toFixed(1)} %`,
         `≥ ${(goal * 100).toFixed(0)} %`,
         `${p99Ratio.toFixed(1)}×`,
         us(r.serverUs),
@@ -504,7 +537,10 @@ function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[])
       `Goals: reads ≥ ${GOALS.read * 100} %, aggregations ≥ ${GOALS.aggregation * 100} %, writes ≥ ${GOALS.write * 100} % ` +
       `of its req/s; p99 ≤ ${P99_GOAL}× its p99. ${passed} of ${rows.length} rows pass.\n` +
       `Floor of a read that makes one query (${FLOOR_LABEL}, a page of API keys; median of ${floorRows.length}): ` +
-      `${floorRps.toFixed(0)} req/s, ${((floorRps / bareRps) * 100).toFixed(1)} % of the bare route; "vs floor" is each row's share of it.\n` +
+      `${floorRps.toFixed(0)} req/s, ${((floorRps / bareRps) * 100).toFixed(1)} % of the bare route.\n` +
+      `Floor of a write that commits once (${WRITE_FLOOR_LABEL}, one row; median of ${writeFloorRows.length}): ` +
+      `${writeFloorRps.toFixed(0)} req/s, ${((writeFloorRps / bareRps) * 100).toFixed(1)} % of the bare route.\n` +
+      `"vs floor" is a write's share of the write floor, any other row's share of the read floor.\n` +
       "server µs / db µs = CPU of the patchbay process / of its database's PostgreSQL backends per response;" +
       ` other = CPU used by unrelated processes, % of one core (${availableParallelism() * 100} % = all).` +
       `\nLoad average at the end: ${loadavg()
@@ -519,7 +555,7 @@ function report(bareRows: Row[], floorRows: Row[], rows: Row[], routes: Route[])
   ];
   if (measured.size)
     console.log(`Not measured (needs a GitHub App or a remediation run): ${skipped.join("; ")}.`);
-  const failed = [...bareRows, ...rows].filter((r) => r.errors > 0);
+  const failed = [...bareRows, ...floorRows, ...writeFloorRows, ...rows].filter((r) => r.errors > 0);
   for (const r of failed) {
     console.log(`\n${r.label}: ${r.errors} failed requests`);
     for (const sample of r.errorSamples) console.log(`  ${sample}`);

@@ -198,6 +198,7 @@ async function seedEnvironment(
       ...t,
       modelName: `svc__${t.name}`,
       connectionId: connections[0]?.id ?? "",
+      toolName: t.name,
     })),
   };
   const transcript = [

@@ -9,6 +9,12 @@
  * `GET /api/v1/api-keys` does (the same prepared keyset query, through a postgres.js pool of the
  * same size) and serialises the rows — no authentication, no mapping, no validation.
  *
+ * And the floor of a write: `POST /floor/write/:organizationId` inserts one row into a table of its
+ * own (`bench_floor_writes`, created here in the bench's scratch database), as its own committed
+ * transaction with the server's `synchronous_commit` (the WAL flush included), through the same
+ * pool, and answers 201 with the row — no authentication, no idempotency key, no audit, no body
+ * validation.
+ *
  * Env: PORT (required), HOST (default 127.0.0.1), BENCH_BODY (the JSON document to serve),
  * BENCH_DATABASE_URL (optional: patchbay's database).
  */
@@ -45,6 +51,22 @@ if (databaseUrl) {
       from api_keys where organization_id = ${c.req.param("organizationId")}
       order by created_at, id limit 51`;
     return c.json({ items: rows, nextCursor: null }, 200);
+  });
+
+  await sql`
+    create table if not exists bench_floor_writes (
+      id text primary key,
+      organization_id text not null,
+      body jsonb not null,
+      created_at timestamptz not null default now()
+    )`;
+  app.post("/floor/write/:organizationId", async (c) => {
+    const body: unknown = await c.req.json();
+    const [row] = await sql`
+      insert into bench_floor_writes (id, organization_id, body)
+      values (${crypto.randomUUID()}, ${c.req.param("organizationId")}, ${sql.json(body as postgres.JSONValue)})
+      returning id, organization_id, body, created_at`;
+    return c.json(row, 201);
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { problem } from "../../../test/http.ts";
-import { echoTool, type McpTestServer, manyTools } from "../../../test/lib/mcp-servers.ts";
+import { destructiveTool, echoTool, type McpTestServer, manyTools } from "../../../test/lib/mcp-servers.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { vaultSecrets } from "../../platform/db/schema/secrets.ts";
 
@@ -69,7 +69,7 @@ describe("MCP connection lifecycle against real MCP servers", () => {
     const token = "tok_lifecycle_7f3a9c2e5b1d";
     const server = await mcp.start({
       auth: { kind: "bearer", token },
-      tools: [echoTool("search"), echoTool("lookup"), echoTool("write_note")],
+      tools: [echoTool("search"), destructiveTool("lookup"), echoTool("write_note")],
     });
     const base = connectionsPath(owner);
     let conn = await create(owner, server, { kind: "bearer" });
@@ -114,8 +114,21 @@ describe("MCP connection lifecycle against real MCP servers", () => {
     expect(conn).toMatchObject({
       revision: 3,
       readiness: "disabled",
-      approval: { toolCount: 2, stale: false },
+      approval: {
+        toolCount: 2,
+        stale: false,
+        tools: [
+          { name: "lookup", access: "write", attested: false },
+          { name: "search", access: "read", attested: false },
+        ],
+      },
     });
+    // The list reads less of each row (and looks up discovery and approver in the same query):
+    // it shows each connection exactly as the connection's own read does.
+    const listed = (await call(owner.api.get(base), 200)) as { items: Conn[] };
+    expect(listed.items).toEqual([await call(owner.api.get(`${base}/${conn.id}`), 200)]);
+    expect(listed.items[0]).toMatchObject({ discovery: { id: disc.id, toolCount: 3 } });
+    expect(listed.items[0]).toMatchObject({ approval: { approvedByEmail: expect.stringContaining("@") } });
 
     conn = await call(
       owner.api.put(`${base}/${conn.id}/enablement`, { enabled: true }, { revision: 3 }),

@@ -8,7 +8,13 @@ import { findEnvironment } from "../environments/index.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
 import { withAccess } from "./tool-access.ts";
-import { approverEmail, toConnection, viewConnection, viewConnections } from "./view-connection.ts";
+import {
+  approverEmail,
+  listedConnectionColumns,
+  toConnection,
+  toListedConnection,
+  viewConnection,
+} from "./view-connection.ts";
 
 // Reads need `mcp_connections:read` and an owner or admin, like changes (spec 5.2/5.4).
 
@@ -30,8 +36,7 @@ export async function listConnections(args: {
   const db = ctx.deps.db;
   await findEnvironment(db, ctx, input.environmentId);
   const scope = { environmentId: input.environmentId, organizationId: ctx.actor.organizationId };
-  const page = await readPage(db, mcpConnections, scope, input, (row) => row);
-  return { items: await viewConnections(db, page.items), nextCursor: page.nextCursor };
+  return readPage(db, mcpConnections, scope, input, toListedConnection, listedConnectionColumns);
 }
 
 export type ConnectionReview = {

@@ -1,6 +1,6 @@
-import { inArray } from "drizzle-orm";
+import { getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/client.ts";
-import type { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
+import { mcpConnections, type ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { users } from "../../platform/db/schema/users.ts";
 import type { Connection, Health, Readiness } from "./schemas.ts";
@@ -11,6 +11,17 @@ type DiscoveryRow = Pick<
   typeof mcpDiscoveries.$inferSelect,
   "id" | "discoveredAt" | "toolCount" | "manifestHash"
 >;
+/** What the view reads of an approved tool: its name, and its annotations for the access class. */
+type ViewedTool = Pick<ToolDefinition, "name" | "annotations">;
+/**
+ * What the public view reads of a connection: every column but the endpoint URL, the credential's
+ * version, the organisation and the latest discovery's id, and of the approved manifest only each
+ * tool's name and annotations (a whole row fits, too).
+ */
+export type ViewedRow = Omit<
+  Row,
+  "endpointUrl" | "credentialVersion" | "organizationId" | "latestDiscoveryId" | "approvedManifest"
+> & { approvedManifest: ViewedTool[] | null };
 
 export const needsCredential = (row: Pick<Row, "authKind">): boolean => row.authKind !== "none";
 export const hasCredential = (row: Pick<Row, "credentialUpdatedAt">): boolean =>
@@ -26,7 +37,17 @@ export const approvalIsStale = (
  * Derived, never stored. DESIGN §5 precedence: the first condition that holds wins, because it
  * names the next step the owner has to take.
  */
-export function deriveReadiness(row: Row): Readiness {
+export function deriveReadiness(
+  row: Pick<
+    Row,
+    | "authKind"
+    | "credentialUpdatedAt"
+    | "approvedManifestHash"
+    | "approvedConfigVersion"
+    | "configVersion"
+    | "enabled"
+  >,
+): Readiness {
   if (needsCredential(row) && !hasCredential(row)) return "credential_missing";
   if (!hasApproval(row)) return "approval_missing";
   if (approvalIsStale(row)) return "approval_stale";
@@ -44,7 +65,7 @@ const nextSteps: Record<Readiness, string> = {
 
 /** The public view. Never the endpoint URL, the credential or any vault reference. */
 export function toConnection(
-  row: Row,
+  row: ViewedRow,
   discovery: DiscoveryRow | null | undefined,
   approverEmail: string | null = null,
 ): Connection {
@@ -82,7 +103,7 @@ export function toConnection(
             toolCount: row.approvedToolCount,
             manifestHash: row.approvedManifestHash,
             stale: approvalIsStale(row),
-            tools: (row.approvedManifest ?? []).map((tool) => ({
+            tools: (row.approvedManifest ?? []).map((tool: ViewedTool) => ({
               name: tool.name,
               access: toolAccess(tool, row.attestedReadTools),
               attested: row.attestedReadTools.includes(tool.name),
@@ -95,7 +116,7 @@ export function toConnection(
   };
 }
 
-function toHealth(row: Row): Health {
+function toHealth(row: ViewedRow): Health {
   return {
     lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
     lastFailureAt: row.lastFailureAt?.toISOString() ?? null,
@@ -135,15 +156,57 @@ export async function approverEmails(db: Db, rows: Pick<Row, "approvedBy">[]): P
   return new Map(found.map((u) => [u.id, u.email]));
 }
 
-/** The public views, each with its latest discovery's summary and its approver's email. */
-export async function viewConnections(db: Db, rows: Row[]): Promise<Connection[]> {
-  // One after the other: `db` may be a transaction, whose connection runs one query at a time.
-  const latest = await latestDiscoveries(db, rows);
-  const emails = await approverEmails(db, rows);
-  return rows.map((row) =>
-    toConnection(row, latest.get(row.latestDiscoveryId ?? ""), emails.get(row.approvedBy ?? "") ?? null),
+const {
+  endpointUrl: _endpointUrl,
+  credentialVersion: _credentialVersion,
+  organizationId: _organizationId,
+  latestDiscoveryId: _latestDiscoveryId,
+  approvedManifest: _approvedManifest,
+  ...viewedColumns
+} = getTableColumns(mcpConnections);
+
+/** The latest discovery's summary as one jsonb object (its time in epoch milliseconds). */
+type DiscoverySummary = { id: string; discoveredAtMs: number; toolCount: number; manifestHash: string };
+
+/**
+ * What a list of connections reads (`readPage`'s columns): the view's columns, with the latest
+ * discovery's summary and the approver's email looked up in the same query, and of the approved
+ * manifest only the tools' names and annotations. A manifest carries every tool's schemas and
+ * descriptions; read whole, parsing it was the largest part of a page's CPU
+ * (docs/performance.md, "REST API").
+ */
+export const listedConnectionColumns = {
+  ...viewedColumns,
+  // json, not jsonb: built as text, it costs PostgreSQL less than building jsonb.
+  approvedManifest: sql<ViewedTool[] | null>`(
+    select json_agg(
+      case when t.tool ? 'annotations'
+        then json_build_object('name', t.tool -> 'name', 'annotations', t.tool -> 'annotations')
+        else json_build_object('name', t.tool -> 'name') end
+      order by t.n)
+    from jsonb_array_elements(mcp_connections.approved_manifest) with ordinality as t(tool, n))`,
+  discovery: sql<DiscoverySummary | null>`(
+    select json_build_object(
+      'id', d.id, 'discoveredAtMs', round(extract(epoch from d.discovered_at) * 1000),
+      'toolCount', d.tool_count, 'manifestHash', d.manifest_hash)
+    from mcp_discoveries d where d.id = mcp_connections.latest_discovery_id)`,
+  approverEmail: sql<string | null>`(select u.email from users u where u.id = mcp_connections.approved_by)`,
+};
+
+/** The public view of a row read with `listedConnectionColumns`. */
+export const toListedConnection = (
+  row: ViewedRow & { discovery: DiscoverySummary | null; approverEmail: string | null },
+): Connection =>
+  toConnection(
+    row,
+    row.discovery && {
+      id: row.discovery.id,
+      discoveredAt: new Date(row.discovery.discoveredAtMs),
+      toolCount: row.discovery.toolCount,
+      manifestHash: row.discovery.manifestHash,
+    },
+    row.approverEmail,
   );
-}
 
 export async function viewConnection(db: Db, row: Row): Promise<Connection> {
   const discovery = (await latestDiscoveries(db, [row])).get(row.latestDiscoveryId ?? "");

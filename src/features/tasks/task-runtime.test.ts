@@ -235,7 +235,7 @@ describe("task runtime", () => {
     mcp,
   }) => {
     const a = await mcp.start({ tools: [echoTool("one")] });
-    const b = await mcp.start({ tools: [echoTool("two")] });
+    const b = await mcp.start({ tools: [echoTool("two", { description: undefined })] });
     const script = scriptedModel([finish(), finish()]);
     const { deps: d, api } = withModel(deps, owner, script.model);
     await ready(api, owner.environmentId, a, "a");
@@ -246,6 +246,20 @@ describe("task runtime", () => {
     const second = await start(api, owner.environmentId);
     await runAsJob(d, { id: second.id, organizationId: owner.organizationId });
     expect(script.offeredTools(1).sort()).toEqual(["a__one", "b__two", "finish"]);
+    // The list reads only the part of each snapshot it shows: it shows each task exactly as the
+    // task's own read does (a tool without a description has none in either).
+    const path = `/environments/${owner.environmentId}/tasks`;
+    const list = await json<{ items: TaskView[] }>(api.get(path), 200);
+    expect(list.items).toEqual([
+      await json<TaskView>(api.get(`${path}/${first.id}`), 200),
+      await json<TaskView>(api.get(`${path}/${second.id}`), 200),
+    ]);
+    const tools = (list.items[1] as unknown as { snapshot: { tools: Record<string, unknown>[] } }).snapshot
+      .tools;
+    expect(tools.map((t) => [t.toolName, "description" in t])).toEqual([
+      ["one", true],
+      ["two", false],
+    ]);
   });
 
   test("environment isolation: a task never sees another environment's connections", async ({

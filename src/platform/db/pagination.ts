@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import { AppError } from "../../errors.ts";
 import { type Db, perDatabase } from "./client.ts";
 
@@ -50,8 +51,19 @@ type ListedTable = PgTable & { createdAt: PgColumn; id: PgColumn };
 export type PageScope<T extends ListedTable> = Partial<Record<keyof T["$inferSelect"] & string, string>>;
 
 /**
+ * What a page reads when it needs less than whole rows: columns of the table, and SQL expressions
+ * over a row (a part of a large jsonb column, a correlated lookup). Must include `createdAt` and
+ * `id` (the cursor).
+ */
+export type PageColumns = Record<string, PgColumn | SQL | SQL.Aliased> & {
+  createdAt: PgColumn;
+  id: PgColumn;
+};
+
+/**
  * One page of `table`'s rows whose columns equal `scope`, oldest first, after `input.cursor`: the
- * keyset query every list verb makes. The verb authorises and scopes before calling it.
+ * keyset query every list verb makes. The verb authorises and scopes before calling it. With
+ * `columns`, each row holds just those (typed by them); without, whole rows.
  *
  * The query is built once per database handle and shape (table, scope columns, columns read,
  * with or without a cursor) as a prepared statement with placeholders: building drizzle's SQL was
@@ -63,8 +75,23 @@ export async function readPage<T extends ListedTable, U>(
   scope: PageScope<T>,
   input: { pageSize: number; cursor?: string | undefined },
   map: (row: T["$inferSelect"]) => U,
-  /** The columns to read when the page needs fewer than all (a large one it never shows). */
-  columns?: Record<string, PgColumn>,
+): Promise<{ items: U[]; nextCursor: string | null }>;
+export async function readPage<T extends ListedTable, C extends PageColumns, U>(
+  db: Db,
+  table: T,
+  scope: PageScope<T>,
+  input: { pageSize: number; cursor?: string | undefined },
+  map: (row: SelectResultFields<C>) => U,
+  /** The columns to read, when the page needs fewer than all (a large one it never shows). */
+  columns: C,
+): Promise<{ items: U[]; nextCursor: string | null }>;
+export async function readPage<T extends ListedTable, U>(
+  db: Db,
+  table: T,
+  scope: PageScope<T>,
+  input: { pageSize: number; cursor?: string | undefined },
+  map: (row: never) => U,
+  columns?: PageColumns,
 ): Promise<{ items: U[]; nextCursor: string | null }> {
   const cursor = decodeCursor(input.cursor);
   const keys = Object.keys(scope).sort();
@@ -88,8 +115,8 @@ export async function readPage<T extends ListedTable, U>(
     params.afterCreatedAt = cursor.createdAt.toISOString();
     params.afterId = cursor.id;
   }
-  const rows = (await statement.execute(params)) as (T["$inferSelect"] & Cursor)[];
-  return toPage(rows, input.pageSize, map);
+  const rows = (await statement.execute(params)) as Cursor[];
+  return toPage(rows, input.pageSize, map as (row: Cursor) => U);
 }
 
 type PageStatement = { execute(params: Record<string, unknown>): Promise<unknown[]> };
@@ -101,7 +128,7 @@ function buildPageQuery(
   db: Db,
   table: ListedTable,
   keys: string[],
-  columns: Record<string, PgColumn> | undefined,
+  columns: PageColumns | undefined,
   withCursor: boolean,
   name: string,
 ): PageStatement {
