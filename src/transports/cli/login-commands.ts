@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import type { Command } from "commander";
 import type { Me } from "../../features/me/schemas.ts";
 import { CLI_CLIENT_ID, DEVICE_CODE_GRANT } from "../../features/oauth/cli-client.ts";
@@ -194,6 +193,7 @@ function openBrowser(url: string): void {
           : [];
   if (!bin) return;
   try {
+    const { spawn } = process.getBuiltinModule("node:child_process");
     const child = spawn(bin, args, { detached: true, stdio: "ignore" });
     child.on("error", () => {});
     child.unref();

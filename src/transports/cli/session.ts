@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
 import { version } from "../../version.ts";
 import {
@@ -164,7 +163,7 @@ export function openSession(flags: SessionFlags, hint: HintContext = {}, setting
         return flags.idempotencyKey;
       }
       if (generatedKey === undefined) {
-        generatedKey = randomUUID();
+        generatedKey = globalThis.crypto.randomUUID();
         if (!session.json) session.info(`idempotency key: ${generatedKey} (generated)`);
       }
       return generatedKey;

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import { CliError, exitCodes, usageError } from "./cli-error.ts";
 import type { Stream } from "./format.ts";
 
@@ -79,6 +78,8 @@ export async function confirmOrStop(
   refused: string,
 ): Promise<void> {
   if (yes) return;
+  // Loaded here: most commands never ask, and every command's start would pay for it.
+  const { createInterface } = process.getBuiltinModule("node:readline/promises");
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`${question} [y/N] `);
