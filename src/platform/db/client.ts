@@ -1,7 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { beginPglite, createsPglite, type PgliteOpening, type PgliteTarget } from "./pglite-open.ts";
@@ -119,6 +118,7 @@ export async function openDatabase(target: DatabaseTarget, opening?: PgliteOpeni
       throw error;
     }
     const release = started.release;
+    const { drizzle: drizzlePglite } = await import("drizzle-orm/pglite");
     const db: Db = drizzlePglite(client, { schema });
     return {
       kind: "pglite",

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { migratedTemplate } from "./pglite-template.ts";
 
 /** An embedded database: a data directory of its own, or "memory". */
@@ -43,8 +43,10 @@ export function beginPglite(target: PgliteTarget): PgliteOpening {
   const creates = createsPglite(target);
   const template = creates && !target.empty ? migratedTemplate() : undefined;
   const release = target.dataDir === "memory" ? () => {} : lockDataDir(target.dataDir);
-  const client = compiledPostgres().then(
-    (pgliteWasmModule) =>
+  // PGlite's JavaScript (~6 MiB resident) is loaded only where a PGlite database opens: a
+  // service on PostgreSQL never holds it.
+  const client = Promise.all([compiledPostgres(), import("@electric-sql/pglite")]).then(
+    ([pgliteWasmModule, { PGlite }]) =>
       new PGlite(pgliteDir(target.dataDir), {
         pgliteWasmModule,
         ...(template ? { loadDataDir: template } : {}),

@@ -2,9 +2,6 @@ import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
 
 // A migrated, empty PGlite database as a data-directory tarball, made at install
 // (scripts/build.ts) and loaded (PGlite's `loadDataDir`) wherever a new PGlite database starts:
@@ -62,6 +59,11 @@ export function migratedTemplate(): Blob | undefined {
 
 /** Writes the template (a new in-memory database, migrated, dumped); the version file last. */
 export async function buildMigratedTemplate(): Promise<void> {
+  const [{ PGlite }, { drizzle }, { migrate }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("drizzle-orm/pglite"),
+    import("drizzle-orm/pglite/migrator"),
+  ]);
   const client = new PGlite();
   try {
     await migrate(drizzle(client), { migrationsFolder });
