@@ -84,6 +84,32 @@ describe.each(engines)("jobs on $name", ({ open }) => {
     return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows).length;
   }
 
+  test("a start creates a queue as declared, and a later start with other settings updates it", async () => {
+    const queue = queueName();
+    const settings = async () => {
+      const rows = await engine.handle.db.execute(
+        sql`select policy, expire_seconds, updated_on from pgboss.queue where name = ${queue}`,
+      );
+      const list: unknown[] = Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows;
+      return list[0] as { policy: string; expire_seconds: number; updated_on: unknown } | undefined;
+    };
+    const first = await startJobs({ [queue]: { expireInSeconds: 60 } });
+    await first.start();
+    await first.stop({ graceful: false });
+    const created = await settings();
+    expect(created).toMatchObject({ policy: "standard", expire_seconds: 60 });
+
+    const same = await startJobs({ [queue]: { expireInSeconds: 60 } });
+    await same.start();
+    await same.stop({ graceful: false });
+    // As declared: not written again.
+    expect(String((await settings())?.updated_on)).toBe(String(created?.updated_on));
+
+    const changed = await startJobs({ [queue]: { policy: "stately", expireInSeconds: 120 } });
+    await changed.start();
+    expect(await settings()).toMatchObject({ policy: "stately", expire_seconds: 120 });
+  });
+
   test("a sent job is handled once and completed", async () => {
     const queue = queueName();
     const jobs = await startJobs({ [queue]: {} });
