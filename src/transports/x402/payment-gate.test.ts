@@ -39,6 +39,7 @@ const routes: PaidRoutes = {
   "POST /x402/refuse": { price: "signup", description: "Always refuses (422)" },
   "GET /x402/crash": { price: "read", description: "Always throws (500)" },
   "POST /x402/drain": { price: "read", description: "Empties the payer's wallet before settlement" },
+  "DELETE /x402/thing": { price: "read", description: "Answers 204 No Content" },
 };
 
 type World = {
@@ -95,6 +96,10 @@ const test = base.extend<{ world: World }>({
         return c.json({ drained: true });
       });
       app.get("/x402/free", (c) => c.json({ free: true }));
+      app.delete("/x402/thing", (c) => {
+        count("thing");
+        return c.body(null, 204);
+      });
 
       await use({
         payments,
@@ -165,6 +170,24 @@ describe("x402 payment gate", () => {
     expect(world.runs.ping).toBe(runs + 1);
     expect(await world.balanceOf(payer.address)).toBe(before.payer - READ);
     expect(await world.balanceOf(world.payments.payTo)).toBe(before.payTo + READ);
+  });
+
+  test("a paid 204 settles, carries its receipt and is replayed as a 204 with no body", async ({ world }) => {
+    const payer = await world.fundedPayer(9, "1");
+    const before = await world.balanceOf(payer.address);
+    const payment = await signedPayment(world, payer.privateKey, "/x402/thing", "DELETE");
+    const headers = { "payment-signature": payment };
+    const first = await world.app.request(`${BASE_URL}/x402/thing`, { method: "DELETE", headers });
+    expect(first.status).toBe(204);
+    expect(await first.text()).toBe("");
+    expect(decodePaymentResponseHeader(first.headers.get("payment-response") ?? "")).toMatchObject({
+      success: true,
+    });
+    const replay = await world.app.request(`${BASE_URL}/x402/thing`, { method: "DELETE", headers });
+    expect(replay.status).toBe(204);
+    expect(replay.headers.get("payment-replayed")).toBe("true");
+    expect(world.runs.thing).toBe(1);
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
   test("a handler that refuses (4xx) or fails (5xx) costs nothing", async ({ world }) => {

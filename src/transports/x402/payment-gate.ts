@@ -23,7 +23,7 @@ import {
   reclaimPayment,
   storedResponse,
 } from "./payment-lock.ts";
-import { challengeResponse, replayResponse } from "./payment-responses.ts";
+import { bodyFor, challengeResponse, replayResponse } from "./payment-responses.ts";
 import { type SettlementFlow, settleAndRespond } from "./payment-settlement.ts";
 import type { VerifiedPayment } from "./verified-payment.ts";
 
@@ -244,7 +244,7 @@ async function runHandler(
   }
   // The answer's body is sealed for storing while settlement waits on the chain, not after it.
   const body = await res.text();
-  const live = new Response(NULL_BODY_STATUSES.has(res.status) ? null : body, {
+  const live = new Response(bodyFor(res.status, body), {
     status: res.status,
     headers: res.headers,
   });
@@ -257,9 +257,6 @@ async function runHandler(
     declaredExtensions: verified.declaredExtensions,
   });
 }
-
-/** Statuses a `Response` may not carry a body with (Fetch's null body statuses, below 400). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -99,7 +99,7 @@ export function replayResponse(stored: StoredResponse): Response {
   const headers = new Headers(stored.headers);
   headers.set("payment-replayed", "true");
   headers.set("cache-control", "private, no-store");
-  return new Response(stored.body, { status: stored.status, headers });
+  return new Response(bodyFor(stored.status, stored.body), { status: stored.status, headers });
 }
 
 /** The SDK sometimes fills reason codes from thrown messages: anything but a code is replaced. */
@@ -134,3 +134,10 @@ function sanitizeReceipt(headers: Headers): string {
     return "settlement_failed";
   }
 }
+
+/** Fetch's null body statuses below 400 (204, 205, 304): a `Response` with any body, even "", throws. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/** `body` as a `Response` may carry it for `status`. */
+export const bodyFor = (status: number, body: string): string | null =>
+  NULL_BODY_STATUSES.has(status) ? null : body;

@@ -9,7 +9,12 @@ import { requestContext } from "./http-adapter.ts";
 import type { MatchedRoute } from "./paid-routes.ts";
 import type { PaymentIdentity } from "./payment-identity.ts";
 import type { PaymentClaim } from "./payment-lock.ts";
-import { replayedHeaders, settlementFailedResponse, settlementUnknown } from "./payment-responses.ts";
+import {
+  bodyFor,
+  replayedHeaders,
+  settlementFailedResponse,
+  settlementUnknown,
+} from "./payment-responses.ts";
 
 /** What settling needs of the gate's request (the gate's own flow carries more). */
 export type SettlementFlow = {
@@ -83,7 +88,7 @@ export async function settleAndRespond(
   headers.delete("transfer-encoding");
   for (const [name, value] of Object.entries(receipt)) headers.set(name, value);
   headers.set("cache-control", withPrivateCacheControl(headers.get("cache-control")));
-  return respond(c, new Response(body, { status: response.status, headers }));
+  return respond(c, new Response(bodyFor(response.status, body), { status: response.status, headers }));
 }
 
 function respond(c: Context, res: Response): Response {
