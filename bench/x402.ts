@@ -29,7 +29,6 @@
  * default postgres://postgres@127.0.0.1:5432/postgres; `pglite` for the embedded engine).
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { x402HTTPClient } from "@x402/core/client";
@@ -49,7 +48,8 @@ import { requestId } from "../src/transports/http/request-id.ts";
 import { paymentGate } from "../src/transports/x402/payment-gate.ts";
 import { claimPayment, findPayment } from "../src/transports/x402/payment-lock.ts";
 import { agentClient, startTestChain } from "../test/lib/dev-chain.ts";
-import { machineCpuSeconds, postgresCpuSeconds } from "./lib/processes.ts";
+import { cpuSecondsOf, machineCpuSeconds, postgresCpuSeconds } from "./lib/processes.ts";
+import { quantile } from "./lib/stats.ts";
 
 const perRound = Number(process.env.BENCH_PAID ?? 40);
 /** Goal: patchbay's own share of a paid call, medians (docs/performance.md). */
@@ -284,32 +284,6 @@ try {
 } finally {
   await chain.close();
   await database.drop();
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
-
-/** CPU seconds (user + system) used so far by every process whose command is `name`, from /proc. */
-function cpuSecondsOf(name: string): number | null {
-  let total = 0;
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== name) continue;
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        total += (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ
-      } catch {
-        // the process went away meanwhile
-      }
-    }
-  } catch {
-    return null;
-  }
-  return total;
 }
 
 /** CPU used from now until `end()` (% of one core): this process, PostgreSQL, anvil, the rest. */

@@ -143,8 +143,8 @@ export function processRssBytes(pid: number): number | null {
   }
 }
 
-/** CPU seconds used so far by all processes named `postgres` (the server's backends), from /proc. */
-export function postgresCpuSeconds(): number | null {
+/** CPU seconds (user + system) used so far by every process whose command is `name`, from /proc. */
+export function cpuSecondsOf(name: string): number | null {
   let total = 0;
   try {
     for (const entry of readdirSync("/proc")) {
@@ -152,7 +152,7 @@ export function postgresCpuSeconds(): number | null {
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
         const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        if (comm !== "postgres") continue;
+        if (comm !== name) continue;
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
         total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
       } catch {
@@ -164,6 +164,9 @@ export function postgresCpuSeconds(): number | null {
   }
   return total;
 }
+
+/** CPU seconds used so far by all processes named `postgres` (the server's backends). */
+export const postgresCpuSeconds = (): number | null => cpuSecondsOf("postgres");
 
 /** Whole-machine CPU time from /proc/stat (busy and total over all cores, in seconds); null where unavailable. */
 export function machineCpuSeconds(): { busy: number; total: number } | null {
