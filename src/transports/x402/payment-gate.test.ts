@@ -117,6 +117,18 @@ const test = base.extend<{ world: World }>({
   ],
 });
 
+/** The dev chain's own facilitator, for a test to wrap with faults of its own. */
+function realFacilitator(world: World) {
+  const devChain = world.payments.devChain;
+  if (!devChain) throw new Error("no dev chain");
+  return createLocalFacilitator({
+    rpcUrl: devChain.rpcUrl,
+    chainId: devChain.chainId,
+    network: devChain.network,
+    privateKey: devChain.facilitator.privateKey,
+  });
+}
+
 const payingFetch = (world: World, privateKey: Hex) => payingFetchOf(world.app, world.payments, privateKey);
 const signedPayment = (world: World, privateKey: Hex, path: string, method = "GET") =>
   signedPaymentOf(world.app, world.payments, privateKey, `${BASE_URL}${path}`, { method });
@@ -321,14 +333,7 @@ describe("x402 payment gate", () => {
   test("a facilitator that does not answer is a 503 with Retry-After; an answer already produced is held for the same payment", async ({
     world,
   }) => {
-    const devChain = world.payments.devChain;
-    if (!devChain) throw new Error("no dev chain");
-    const real = createLocalFacilitator({
-      rpcUrl: devChain.rpcUrl,
-      chainId: devChain.chainId,
-      network: devChain.network,
-      privateKey: devChain.facilitator.privateKey,
-    });
+    const real = realFacilitator(world);
     let fault: "verify" | "settle" | "pending" | undefined;
     const unreachable = () => Promise.reject(new Error("fetch failed: connect ECONNREFUSED 127.0.0.1:8545"));
     const pending = (): Promise<SettleResponse> =>
@@ -336,7 +341,7 @@ describe("x402 payment gate", () => {
         success: false,
         errorReason: "settlement_pending",
         transaction: `0x${"ab".repeat(32)}`,
-        network: devChain.network,
+        network: world.payments.network,
       });
     const facilitator: FacilitatorClient = {
       verify: (p, r) => (fault === "verify" ? unreachable() : real.verify(p, r)),
@@ -393,14 +398,7 @@ describe("x402 payment gate", () => {
   test("verification runs beside the lock's read: a replay gets its stored answer whatever the facilitator does, and an unused verification is cancelled", async ({
     world,
   }) => {
-    const devChain = world.payments.devChain;
-    if (!devChain) throw new Error("no dev chain");
-    const real = createLocalFacilitator({
-      rpcUrl: devChain.rpcUrl,
-      chainId: devChain.chainId,
-      network: devChain.network,
-      privateKey: devChain.facilitator.privateKey,
-    });
+    const real = realFacilitator(world);
     let fault: "unreachable" | "stalled" | undefined;
     let verified = 0;
     let unstall = () => {};
