@@ -1,11 +1,54 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { requirePermission } from "../../../context.ts";
+import { type Db, perDatabase } from "../../../platform/db/client.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
 import { callerEnvironment } from "../../environments/index.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
 import { decodeCursor, encodeCursor } from "../queries/telemetry-cursor.ts";
-import { problemColumns, toProblemSummary } from "./problem-columns.ts";
+import { problemSummaryColumns, toProblemSummary } from "./problem-columns.ts";
 import type { ProblemListQueryInput, ProblemPage } from "./schemas.ts";
+
+type Shape = { status: boolean; service: boolean; cursor: boolean };
+type SummaryRow = Parameters<typeof toProblemSummary>[0];
+type PageStatement = { execute(params: Record<string, unknown>): Promise<SummaryRow[]> };
+
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * The page query of one shape (which filters, first page or after a cursor), prepared once per
+ * database handle: building drizzle's SQL per request was most of a list's CPU
+ * (docs/performance.md, "REST API").
+ */
+function buildPageQuery(db: Db, shape: Shape, name: string): PageStatement {
+  const conditions: (SQL | undefined)[] = [
+    eq(problems.environmentId, p("environmentId")),
+    shape.status ? eq(problems.status, p("status")) : undefined,
+    shape.service ? eq(problems.serviceName, p("service")) : undefined,
+    shape.cursor
+      ? sql`(${problems.lastSeen}, ${problems.id}) < (${p("beforeTime")}::timestamptz, ${p("beforeId")})`
+      : undefined,
+  ];
+  return db
+    .select(problemSummaryColumns)
+    .from(problems)
+    .where(and(...conditions))
+    .orderBy(desc(problems.lastSeen), desc(problems.id))
+    .limit(p("limit"))
+    .prepare(name) as unknown as PageStatement;
+}
+
+const pageStatements = perDatabase((db: Db) => {
+  const built = new Map<string, PageStatement>();
+  return (shape: Shape): PageStatement => {
+    const key = `${+shape.status}${+shape.service}${+shape.cursor}`;
+    let statement = built.get(key);
+    if (!statement) {
+      statement = buildPageQuery(db, shape, `problems_page_${key}`);
+      built.set(key, statement);
+    }
+    return statement;
+  };
+});
 
 /**
  * An environment's problems, most recently seen first, optionally of one status or service. The
@@ -22,21 +65,18 @@ export async function listProblems({
     const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
     return Number.isFinite(ms) && typeof id === "string" ? { time: new Date(ms), id } : undefined;
   });
-  const rows = await ctx.deps.db
-    .select(problemColumns)
-    .from(problems)
-    .where(
-      and(
-        eq(problems.environmentId, environmentId),
-        input.status ? eq(problems.status, input.status) : undefined,
-        input.service ? eq(problems.serviceName, input.service) : undefined,
-        before
-          ? sql`(${problems.lastSeen}, ${problems.id}) < (${sql.param(before.time, problems.lastSeen)}, ${before.id})`
-          : undefined,
-      ),
-    )
-    .orderBy(desc(problems.lastSeen), desc(problems.id))
-    .limit(input.pageSize + 1);
+  const statement = pageStatements(ctx.deps.db)({
+    status: Boolean(input.status),
+    service: Boolean(input.service),
+    cursor: before !== undefined,
+  });
+  const rows = await statement.execute({
+    environmentId,
+    limit: input.pageSize + 1,
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.service ? { service: input.service } : {}),
+    ...(before ? { beforeTime: before.time.toISOString(), beforeId: before.id } : {}),
+  });
   const page = rows.slice(0, input.pageSize);
   const last = page.at(-1);
   return {

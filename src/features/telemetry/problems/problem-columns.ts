@@ -24,16 +24,38 @@ export const problemColumns = {
   remediationState: latestRun("status"),
 };
 
+/**
+ * What a list shows of each problem (`toProblemSummary`): not the samples and the stack trace,
+ * which a page of 50 would otherwise read and throw away.
+ */
+export const problemSummaryColumns = {
+  id: problems.id,
+  fingerprint: problems.fingerprint,
+  title: problems.title,
+  culprit: problems.culprit,
+  serviceName: problems.serviceName,
+  exceptionType: problems.exceptionType,
+  status: problems.status,
+  count: problems.count,
+  firstSeen: problems.firstSeen,
+  lastSeen: problems.lastSeen,
+  revision: problems.revision,
+  remediationId: problemColumns.remediationId,
+  remediationState: problemColumns.remediationState,
+};
+
 /** A problem with its latest remediation (`problemColumns`). */
 type ProblemRow = typeof problems.$inferSelect & {
   remediationId: string | null;
   remediationState: string | null;
 };
 
+type ProblemSummaryRow = Pick<ProblemRow, keyof typeof problemSummaryColumns>;
+
 /** Frames shown with a problem: plenty to read, bounded for pathological stacks. */
 const MAX_FRAMES = 50;
 
-export const toProblemSummary = (row: ProblemRow): ProblemSummary => ({
+export const toProblemSummary = (row: ProblemSummaryRow): ProblemSummary => ({
   id: row.id,
   fingerprint: row.fingerprint,
   title: row.title,
