@@ -6,9 +6,10 @@
  *
  * Every server runs in its own child process (patchbay and the bare baseline side by side, loaded
  * one at a time); the load generator runs here. The bare route is measured at the start, in the
- * middle and at the end; each row is compared with the median of those. Beside each, two floors on
- * the same bare server: a read that makes one prepared query (reads and aggregations are compared
- * with it) and a write that commits one single-row INSERT (writes are compared with it).
+ * middle and at the end; each row is compared with the median of those. Beside each, floors on the
+ * same bare server: a read that makes one prepared query (reads and aggregations are compared with
+ * it), a write that commits one single-row INSERT (writes), and patchbay's own services statement
+ * run as one prepared query (the services row; measured only when that row is).
  *
  * Env: BENCH_SECONDS (measured per route, default 3), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS
  * (32), BENCH_ROUTES (comma list of substrings: only rows whose label contains one), BENCH_SPANS
@@ -68,7 +69,18 @@ type Row = LoadResult & {
   otherPct: number | null;
 };
 
-type Route = { label: string; cls: RouteClass; request: (worker: number) => LoadRequest };
+/**
+ * Which floor a row is set beside: the one-query read, the one-commit write, or the services
+ * aggregation's own statement (a read whose single query is the aggregation).
+ */
+type FloorKind = "read" | "write" | "services";
+
+type Route = {
+  label: string;
+  cls: RouteClass;
+  request: (worker: number) => LoadRequest;
+  floor?: FloorKind;
+};
 
 const children = new Set<Child>();
 const interrupt = new AbortController();
@@ -184,29 +196,50 @@ async function main(): Promise<number> {
     };
   };
 
+  const servicesFloorRequest = (): LoadRequest => ({
+    path: `/floor/services/${pick(environments).environmentId}`,
+  });
+
   const routes = buildRoutes(environments).filter(
     (r) => settings.routes.length === 0 || settings.routes.some((s) => r.label.includes(s)),
   );
   const bareRows: Row[] = [];
   const rows: Row[] = [];
-  const floorRows: Row[] = [];
-  const writeFloorRows: Row[] = [];
+  const floors: Record<FloorKind, Row[]> = { read: [], write: [], services: [] };
+  // The services floor only where a row is set beside it (it is ~12 s of a run).
+  const servicesFloor = routes.some((r) => r.floor === "services");
   const measureBare = async () => {
     bareRows.push(
       await measure("bare Hono route (in memory)", "bare", bareBase, bare.pid, null, bareRequest),
     );
-    floorRows.push(await measure(FLOOR_LABEL, "floor", bareBase, bare.pid, database.name, floorRequest));
-    writeFloorRows.push(
-      await measure(WRITE_FLOOR_LABEL, "floor", bareBase, bare.pid, database.name, writeFloorRequest),
+    floors.read.push(
+      await measure(FLOOR_LABELS.read, "floor", bareBase, bare.pid, database.name, floorRequest),
     );
+    floors.write.push(
+      await measure(FLOOR_LABELS.write, "floor", bareBase, bare.pid, database.name, writeFloorRequest),
+    );
+    if (servicesFloor) {
+      floors.services.push(
+        await measure(
+          FLOOR_LABELS.services,
+          "floor",
+          bareBase,
+          bare.pid,
+          database.name,
+          servicesFloorRequest,
+        ),
+      );
+    }
   };
   await measureBare();
+  const floorOf = new Map<string, FloorKind>();
   for (const [i, route] of routes.entries()) {
     if (i === Math.floor(routes.length / 2) && i > 0) await measureBare();
     rows.push(await measure(route.label, route.cls, base, server.pid, database.name, route.request));
+    floorOf.set(route.label, route.floor ?? (route.cls === "write" ? "write" : "read"));
   }
   await measureBare();
-  return report(bareRows, floorRows, writeFloorRows, rows, routes);
+  return report(bareRows, floors, floorOf, rows, routes);
 }
 
 /** Every measured row. Reads name a random environment, key and resource each time. */
@@ -285,7 +318,7 @@ function buildRoutes(environments: SeededEnvironment[]): Route[] {
     read("…/tasks/{id}/call-approvals", (e) => `${envPath(e)}/tasks/${pick(e.tasks)}/call-approvals`),
     read("…/tasks/{id}/transcript", (e) => `${envPath(e)}/tasks/${pick(e.tasks)}/transcript`),
     read("…/publishable-keys", (e) => `${envPath(e)}/publishable-keys`),
-    read("…/services", (e) => `${envPath(e)}/services`, "aggregation"),
+    { ...read("…/services", (e) => `${envPath(e)}/services`, "aggregation"), floor: "services" },
     read("…/logs", (e) => `${envPath(e)}/logs`),
     read("…/traces/{id}", (e) => `${envPath(e)}/traces/${pick(e.traces)}`),
     read("…/problems", (e) => `${envPath(e)}/problems`, "aggregation"),
@@ -452,24 +485,34 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** The bare route plus one prepared PostgreSQL query: what a read that makes one query can reach. */
-const FLOOR_LABEL = "bare Hono + 1 PostgreSQL query";
-/** The bare route plus one committed single-row INSERT: what a write that commits once can reach. */
-const WRITE_FLOOR_LABEL = "bare Hono + 1 committed INSERT";
+const FLOOR_LABELS: Record<FloorKind, string> = {
+  /** The bare route plus one prepared PostgreSQL query: what a read that makes one query can reach. */
+  read: "bare Hono + 1 PostgreSQL query",
+  /** The bare route plus one committed single-row INSERT: what a write that commits once can reach. */
+  write: "bare Hono + 1 committed INSERT",
+  /** The bare route plus patchbay's services statement: what that aggregation can reach. */
+  services: "bare Hono + the services statement",
+};
 
 function report(
   bareRows: Row[],
-  floorRows: Row[],
-  writeFloorRows: Row[],
+  floors: Record<FloorKind, Row[]>,
+  floorOf: Map<string, FloorKind>,
   rows: Row[],
   routes: Route[],
 ): number {
   const bareRps = median(bareRows.map((r) => r.rps));
   const bareP99 = median(bareRows.map((r) => r.p99Ms));
-  const floorRps = median(floorRows.map((r) => r.rps));
-  const writeFloorRps = median(writeFloorRows.map((r) => r.rps));
-  // Writes are compared with the write floor; reads and aggregations with the read floor.
-  const floorFor = (cls: Row["cls"]) => (cls === "write" ? writeFloorRps : floorRps);
+  const floorRps = median(floors.read.map((r) => r.rps));
+  const writeFloorRps = median(floors.write.map((r) => r.rps));
+  const servicesFloorRps = median(floors.services.map((r) => r.rps));
+  const floorRpsOf: Record<FloorKind, number> = {
+    read: floorRps,
+    write: writeFloorRps,
+    services: servicesFloorRps,
+  };
+  const floorFor = (label: string) => floorRpsOf[floorOf.get(label) ?? "read"];
+  const floorRows = [...floors.read, ...floors.write, ...floors.services];
   const header = [
     "route",
     "class",
@@ -488,7 +531,7 @@ function report(
   const us = (v: number | null) => (v === null ? "—" : v.toFixed(0));
   const pct = (v: number | null) => (v === null ? "—" : `${v.toFixed(0)} %`);
   const table = [
-    ...[...bareRows, ...floorRows, ...writeFloorRows].map((r) => [
+    ...[...bareRows, ...floorRows].map((r) => [
       r.label,
       r.cls,
       r.rps.toFixed(0),
@@ -515,7 +558,7 @@ function report(
         r.p50Ms.toFixed(2),
         r.p99Ms.toFixed(2),
         `${(ratio * 100).toFixed(1)} %`,
-        `${((r.rps / floorFor(r.cls)) * 100).toFixed(1)} %`,
+        `${((r.rps / floorFor(r.label)) * 100).toFixed(1)} %`,
         `≥ ${(goal * 100).toFixed(0)} %`,
         `${p99Ratio.toFixed(1)}×`,
         us(r.serverUs),
@@ -536,11 +579,15 @@ function report(
     `\nBaseline: median of ${bareRows.length} bare runs, ${bareRps.toFixed(0)} req/s, p99 ${bareP99.toFixed(2)} ms. ` +
       `Goals: reads ≥ ${GOALS.read * 100} %, aggregations ≥ ${GOALS.aggregation * 100} %, writes ≥ ${GOALS.write * 100} % ` +
       `of its req/s; p99 ≤ ${P99_GOAL}× its p99. ${passed} of ${rows.length} rows pass.\n` +
-      `Floor of a read that makes one query (${FLOOR_LABEL}, a page of API keys; median of ${floorRows.length}): ` +
+      `Floor of a read that makes one query (${FLOOR_LABELS.read}, a page of API keys; median of ${floors.read.length}): ` +
       `${floorRps.toFixed(0)} req/s, ${((floorRps / bareRps) * 100).toFixed(1)} % of the bare route.\n` +
-      `Floor of a write that commits once (${WRITE_FLOOR_LABEL}, one row; median of ${writeFloorRows.length}): ` +
+      `Floor of a write that commits once (${FLOOR_LABELS.write}, one row; median of ${floors.write.length}): ` +
       `${writeFloorRps.toFixed(0)} req/s, ${((writeFloorRps / bareRps) * 100).toFixed(1)} % of the bare route.\n` +
-      `"vs floor" is a write's share of the write floor, any other row's share of the read floor.\n` +
+      (floors.services.length
+        ? `Floor of the services aggregation (${FLOOR_LABELS.services}; median of ${floors.services.length}): ` +
+          `${servicesFloorRps.toFixed(0)} req/s, ${((servicesFloorRps / bareRps) * 100).toFixed(1)} % of the bare route.\n`
+        : "") +
+      `"vs floor" is a write's share of the write floor, the services row's share of the services floor, any other row's share of the read floor.\n` +
       "server µs / db µs = CPU of the patchbay process / of its database's PostgreSQL backends per response;" +
       ` other = CPU used by unrelated processes, % of one core (${availableParallelism() * 100} % = all).` +
       `\nLoad average at the end: ${loadavg()
@@ -555,7 +602,7 @@ function report(
   ];
   if (measured.size)
     console.log(`Not measured (needs a GitHub App or a remediation run): ${skipped.join("; ")}.`);
-  const failed = [...bareRows, ...floorRows, ...writeFloorRows, ...rows].filter((r) => r.errors > 0);
+  const failed = [...bareRows, ...floorRows, ...rows].filter((r) => r.errors > 0);
   for (const r of failed) {
     console.log(`\n${r.label}: ${r.errors} failed requests`);
     for (const sample of r.errorSamples) console.log(`  ${sample}`);

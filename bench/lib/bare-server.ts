@@ -15,12 +15,21 @@
  * pool, and answers 201 with the row — no authentication, no idempotency key, no audit, no body
  * validation.
  *
+ * And the floor of the services aggregation: `GET /floor/services/:environmentId` runs patchbay's own
+ * statement (`queryServiceHealth`: the environment's services with their entry spans' counts and
+ * percentiles over the last hour) as one prepared query and serialises its rows — what that
+ * aggregation costs PostgreSQL and a bare server, before any authentication or shaping.
+ *
  * Env: PORT (required), HOST (default 127.0.0.1), BENCH_BODY (the JSON document to serve),
  * BENCH_DATABASE_URL (optional: patchbay's database).
  */
 import { serve } from "@hono/node-server";
+import type { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { Hono } from "hono";
 import postgres from "postgres";
+import { queryServiceHealth } from "../../src/features/telemetry/storage/store-reads.ts";
+import type { Db } from "../../src/platform/db/client.ts";
 
 const port = Number(process.env.PORT);
 const host = process.env.HOST ?? "127.0.0.1";
@@ -51,6 +60,26 @@ if (databaseUrl) {
       from api_keys where organization_id = ${c.req.param("organizationId")}
       order by created_at, id limit 51`;
     return c.json({ items: rows, nextCursor: null }, 200);
+  });
+
+  // patchbay's statement text and parameters, run as one prepared query (as patchbay prepares it).
+  const dialect = new PgDialect();
+  const prepared = {
+    execute(query: SQL) {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      return sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+    },
+  } as unknown as Db;
+  const HOUR_MS = 3_600_000;
+  app.get("/floor/services/:environmentId", async (c) => {
+    const now = Date.now();
+    const items = await queryServiceHealth(prepared, c.req.param("environmentId"), {
+      from: new Date(now - HOUR_MS).toISOString(),
+      to: new Date(now).toISOString(),
+      after: undefined,
+      limit: 51,
+    });
+    return c.json({ items, nextCursor: null }, 200);
   });
 
   await sql`
