@@ -5,7 +5,6 @@ import type { DiscoveredTool } from "../db/schema/mcp-discoveries.ts";
 import { assessTool, discoveryLimitExceeded, MAX_LISTING_BYTES, markDuplicateNames } from "./bounds.ts";
 import type { RemoteTarget } from "./endpoint-client.ts";
 import { parseEndpoint } from "./endpoint-url.ts";
-import { toRemoteError } from "./remote-errors.ts";
 import { hashCanonicalManifest } from "./tool-hash.ts";
 import { forEachToolPage } from "./tool-pages.ts";
 
@@ -48,8 +47,12 @@ export async function withRemoteClient<T>(
     return error;
   };
   // The MCP SDK's client is loaded on the first remote call (a discovery or a credential check),
-  // not at every start of a server that may never make one.
-  const { createEndpointClient } = await import("./endpoint-client.ts");
+  // not at every start of a server that may never make one. Its error mapping too: it imports
+  // the SDK's error classes, and with them the SDK's protocol schemas (~10 ms of a start).
+  const [{ createEndpointClient }, { toRemoteError }] = await Promise.all([
+    import("./endpoint-client.ts"),
+    import("./remote-errors.ts"),
+  ]);
   const { client, transport } = createEndpointClient(target, limit ? countBytes : undefined);
 
   let failure: unknown;
