@@ -40,6 +40,7 @@ import type { Deps } from "../../deps.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { organizations } from "../../platform/db/schema/organizations.ts";
 import { x402Payments } from "../../platform/db/schema/x402-payments.ts";
+import { loadBazaar } from "../../transports/x402/bazaar.ts";
 import { paidRoutesBanner } from "../../transports/x402/catalog.ts";
 import { paidTable } from "../../transports/x402/route.ts";
 import { x402Routes } from "../../transports/x402/router.ts";
@@ -601,7 +602,7 @@ describe("catalog and llms.txt", () => {
     }
   });
 
-  test("every paid route's output example is accepted by its output schema, and its input example by its input schema", () => {
+  test("every paid route's output example is accepted by its output schema, and its input example by its input schema", async () => {
     for (const route of x402Routes) {
       if (!route.paid) continue;
       const label = `${route.method} ${route.path}`;
@@ -610,6 +611,7 @@ describe("catalog and llms.txt", () => {
       if (inputExample) expect(input?.safeParse(inputExample).error, label).toBeUndefined();
       if (pathParamsExample) expect(pathParams?.safeParse(pathParamsExample).error, label).toBeUndefined();
     }
+    await loadBazaar();
     for (const [route, entry] of Object.entries(paidTable(x402Routes))) {
       // As the SDK enriches it for a request: the HTTP method joins the declared input.
       const { bazaar } = entry.extensions as { bazaar: DiscoveryExtension };

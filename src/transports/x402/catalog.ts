@@ -3,6 +3,7 @@ import type { HTTPAdapter, x402HTTPResourceServer } from "@x402/core/server";
 import type { Deps } from "../../deps.ts";
 import type { AppError } from "../../errors.ts";
 import { formatUsd } from "../../platform/payments/prices.ts";
+import { loadBazaar } from "./bazaar.ts";
 import type { FreeReadCatalog } from "./free-read-access.ts";
 import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
 import { paymentsUnavailable } from "./payment-responses.ts";
@@ -34,6 +35,7 @@ export async function buildCatalog(args: {
   free: FreeReadCatalog;
 }) {
   const { deps } = args;
+  await loadBazaar();
   const server = deps.payments.kind === "ready" ? await args.loadServer() : undefined;
   const items = [];
   for (const [pattern, route] of Object.entries(args.routes)) {

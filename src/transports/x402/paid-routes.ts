@@ -4,6 +4,7 @@ import type { Logger } from "../../platform/logging/logger.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
 import { patternOf } from "../http/allowed-methods.ts";
+import { loadBazaar } from "./bazaar.ts";
 import { facilitatorUnavailable, paymentsUnavailable } from "./payment-responses.ts";
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -94,10 +95,10 @@ export function resourceServerLoader(args: {
     const payments = args.payments;
     if (payments.kind !== "ready") return Promise.reject(paymentsUnavailable());
     server ??= (async () => {
+      const bazaar = await loadBazaar();
       const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
       // Routes that declare Bazaar discovery get the SDK's extension, as `@x402/hono` would do.
       if (Object.values(args.routes).some((route) => route.extensions?.bazaar !== undefined)) {
-        const bazaar = await import("@x402/extensions/bazaar");
         if (!http.server.hasExtension("bazaar"))
           http.server.registerExtension(bazaar.bazaarResourceServerExtension);
         bazaar.validateBazaarRouteExtensions(http.routes);

@@ -1,4 +1,3 @@
-import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Context } from "hono";
 import { type ZodType, z } from "zod";
 import type { FreeReader, Payer, WalletActor } from "../../actor.ts";
@@ -7,6 +6,7 @@ import type { Deps } from "../../deps.ts";
 import type { AppError } from "../../errors.ts";
 import type { PriceKey } from "../../platform/payments/prices.ts";
 import type { AppEnv } from "../http/env.ts";
+import { loadedBazaar } from "./bazaar.ts";
 import type { PaidRoutes, RoutePattern } from "./paid-routes.ts";
 
 type Handler<A> = (c: Context<AppEnv>, ctx: ServiceContext<A>) => Promise<Response>;
@@ -96,6 +96,7 @@ function discoveryExtension(method: X402Route["method"], paid: NonNullable<X402R
     ...(pathParams ? { pathParamsSchema: jsonSchema(pathParams, "input") } : {}),
     output: { schema: jsonSchema(output, "output"), example: outputExample },
   };
+  const { declareDiscoveryExtension } = loadedBazaar();
   return method === "POST"
     ? declareDiscoveryExtension({ ...schemas, bodyType: "json" })
     : declareDiscoveryExtension(schemas);
