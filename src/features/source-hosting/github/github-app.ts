@@ -1,6 +1,5 @@
-import { App } from "@octokit/app";
-// @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
-import { Octokit } from "@octokit/core";
+import type { App } from "@octokit/app";
+import type { Octokit } from "@octokit/core";
 import { AppError } from "../../../errors.ts";
 import type { SourceHost } from "../source-host.ts";
 import { githubHost } from "./github-host.ts";
@@ -72,14 +71,31 @@ export type GithubAppSettings = {
  * repositories, and its OAuth client for the user who comes back from installing it.
  */
 export function githubIntegration(settings: GithubAppSettings): GithubIntegration {
-  const app = new App({
-    appId: settings.appId,
-    privateKey: settings.privateKey,
-    webhooks: { secret: settings.webhookSecret },
-    oauth: { clientId: settings.clientId, clientSecret: settings.clientSecret },
-    Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
-  });
-  const installation = (installationId: number) => app.getInstallationOctokit(installationId);
+  // Octokit (~0.1 MB of code) loads with the App's first call, not at every start of a server
+  // configured with an App.
+  let loading: Promise<App> | undefined;
+  const loadApp = (): Promise<App> => {
+    loading ??= (async () => {
+      const [{ App }, { Octokit }] = await Promise.all([
+        import("@octokit/app"),
+        // @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
+        import("@octokit/core"),
+      ]);
+      return new App({
+        appId: settings.appId,
+        privateKey: settings.privateKey,
+        webhooks: { secret: settings.webhookSecret },
+        oauth: { clientId: settings.clientId, clientSecret: settings.clientSecret },
+        Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
+      });
+    })();
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  const installation = async (installationId: number) =>
+    (await loadApp()).getInstallationOctokit(installationId);
 
   return {
     installUrl(state) {
@@ -87,7 +103,7 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
     },
 
     installationOfUser(args) {
-      return installationOfUser((code) => app.oauth.getUserOctokit({ code }), args);
+      return installationOfUser(async (code) => (await loadApp()).oauth.getUserOctokit({ code }), args);
     },
 
     async getRepository({ installationId, fullName }) {
@@ -118,6 +134,7 @@ export function githubIntegration(settings: GithubAppSettings): GithubIntegratio
     host: githubHost(installation),
 
     async receiveWebhook({ name, signature, body }) {
+      const app = await loadApp();
       if (!signature || !(await app.webhooks.verify(body, signature).catch(() => false))) {
         throw new AppError(
           "invalid_webhook_signature",
