@@ -16,7 +16,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createLogger } from "../../src/platform/logging/logger.ts";
-import { devAccount } from "../../src/platform/payments/dev-chain.ts";
+import { deriveDevAccount } from "../../src/platform/payments/dev-chain-deploy.ts";
 import { type Payments, startPayments } from "../../src/platform/payments/payments.ts";
 import { readPrices } from "../../src/platform/payments/prices.ts";
 
@@ -38,7 +38,7 @@ export async function startTestChain(options: { payTo?: Address } = {}): Promise
     settings: {
       devChain: { port: 0 },
       remote: undefined,
-      payTo: options.payTo ?? devAccount(2).address,
+      payTo: options.payTo ?? deriveDevAccount(2).address,
       prices: readPrices(""),
     },
     cacheDir: join(tmpdir(), "patchbay-contracts"),
@@ -66,7 +66,7 @@ export async function startTestChain(options: { payTo?: Address } = {}): Promise
     balanceOf: (address) =>
       reader.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [address] }),
     async fundedPayer(index, usd) {
-      const account = devAccount(index);
+      const account = deriveDevAccount(index);
       await transfer(chain.payer.privateKey, account.address, parseUnits(usd, 6));
       return account;
     },

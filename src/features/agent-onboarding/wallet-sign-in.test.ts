@@ -15,7 +15,7 @@ import { jsonPost, type PaidApp, paidTest as test } from "../../../test/lib/paid
 import { createApp } from "../../app.ts";
 import { newId } from "../../ids.ts";
 import { remediationEvents, remediations } from "../../platform/db/schema/remediations.ts";
-import { devAccount } from "../../platform/payments/dev-chain.ts";
+import { deriveDevAccount } from "../../platform/payments/dev-chain-deploy.ts";
 import { DEFAULT_REMEDIATION_BUDGETS } from "../remediations/schemas.ts";
 
 // The first test also starts the file's chain and pays for two wallets' signups.
@@ -270,7 +270,7 @@ describe("free reads with the paying wallet signed in (x402 sign-in-with-x)", ()
     // Not even a signature: a refusal too, never mistaken for the chain being away.
     expect(await refusedWith(withSignIn({ ...genuine, signature: "0x1234" }))).toBe("invalid_siwx_signature");
     // Another wallet's signature over this challenge, claiming to be this wallet.
-    const impostor = await signed(info, devAccount(19).privateKey);
+    const impostor = await signed(info, deriveDevAccount(19).privateKey);
     const claimed = { ...impostor, address: genuine.address };
     expect(await refusedWith(withSignIn(claimed))).toBe("invalid_siwx_signature");
     expect(await refusedWith({ headers: { "sign-in-with-x": "not base64 json" } })).toBe(
@@ -285,7 +285,7 @@ describe("free reads with the paying wallet signed in (x402 sign-in-with-x)", ()
     paid,
     chain,
   }) => {
-    const stranger = devAccount(19);
+    const stranger = deriveDevAccount(19);
     const onboarding = `${paid.base}/x402/onboard/obs_unknown`;
     const { info } = await challengeOf(paid, onboarding);
     const res = await appFetch(paid.app)(onboarding, withSignIn(await signed(info, stranger.privateKey)));

@@ -1,17 +1,19 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, getContractAddress, http } from "viem";
 import { afterAll, expect, test } from "vitest";
-import { type DevChain, deriveDevAccount, devAccount, startDevChain } from "./dev-chain.ts";
+import { type DevChain, devAccount, startDevChain, TOKEN_ADDRESS } from "./dev-chain.ts";
+import { deriveDevAccount } from "./dev-chain-deploy.ts";
 import { loadTestUsdc } from "./test-usdc.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "patchbay-dev-chain-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-test("the dev chain's well-known accounts are the mnemonic's #0 and #1", () => {
-  for (const index of [0, 1]) expect(devAccount(index)).toEqual(deriveDevAccount(index));
+test("the dev chain's well-known accounts are the mnemonic's #0 and #1, and the token is #0's first deployment", () => {
+  for (const index of [0, 1] as const) expect(devAccount(index)).toEqual(deriveDevAccount(index));
   expect(devAccount(0).address).not.toBe(devAccount(1).address);
+  expect(TOKEN_ADDRESS).toBe(getContractAddress({ from: devAccount(0).address, nonce: 0n }));
 });
 
 /** What a start's chain holds: the token's code, the payer's funds, what account #0 has sent. */

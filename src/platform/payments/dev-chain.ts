@@ -1,32 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, pbkdf2Sync } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  getAddress,
-  getContractAddress,
-  type Hex,
-  http,
-  parseUnits,
-  toHex,
-} from "viem";
-import { HDKey, hdKeyToAccount } from "viem/accounts";
+import type { Address, Hex } from "viem";
 import { type ContractArtifact, loadTestUsdc } from "./test-usdc.ts";
 
 /**
  * anvil's well-known development mnemonic. Its accounts are public knowledge and funded only
  * on local chains: #0 deploys the token and is the in-process facilitator, #1 is the demo payer.
  */
-const DEV_MNEMONIC = "test test test test test test test test test test test junk";
+export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_CHAIN_ID = 31337;
-/** What the demo payer starts with on every start of the chain (it keeps no state). */
-const DEMO_PAYER_FUNDS = parseUnits("1000", 6);
+/** What the demo payer starts with on every start of the chain (it keeps no state): 1,000 USDC. */
+export const DEMO_PAYER_FUNDS = 1_000_000_000n;
 
 export type DevAccount = { address: Address; privateKey: Hex };
 
@@ -45,29 +33,10 @@ export type DevChain = {
 
 const START_TIMEOUT_MS = 20_000;
 
-export const evmChain = (id: number, name: string, rpcUrl: string) =>
-  defineChain({
-    id,
-    name,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-
-/**
- * The mnemonic's BIP-39 root key, derived once with Node's native PBKDF2: viem's
- * `mnemonicToAccount` runs the 2,048 PBKDF2 rounds in JavaScript, about 0.1 s of a start each time.
- */
-let devRoot: HDKey | undefined;
-const devRootKey = (): HDKey => {
-  devRoot ??= HDKey.fromMasterSeed(
-    pbkdf2Sync(DEV_MNEMONIC.normalize("NFKD"), "mnemonic", 2048, 64, "sha512"),
-  );
-  return devRoot;
-};
-
 /**
  * Accounts #0 and #1, as anvil documents them for DEV_MNEMONIC (dev-chain.test.ts derives them
  * again): a start uses only these, and deriving HD keys in JavaScript took ~0.14 s of its CPU.
+ * Other accounts: `deriveDevAccount` (dev-chain-deploy.ts).
  */
 const WELL_KNOWN: readonly DevAccount[] = [
   {
@@ -80,16 +49,19 @@ const WELL_KNOWN: readonly DevAccount[] = [
   },
 ];
 
-/** Account `index` of DEV_MNEMONIC (m/44'/60'/0'/0/index), funded with 10,000 ETH by anvil. */
-export const devAccount = (index: number): DevAccount => WELL_KNOWN[index] ?? deriveDevAccount(index);
-
-/** The derivation itself, whatever the index. */
-export function deriveDevAccount(index: number): DevAccount {
-  const account = hdKeyToAccount(devRootKey(), { addressIndex: index });
-  const key = account.getHdKey().privateKey;
-  if (!key) throw new Error(`no private key for dev account #${index}`);
-  return { address: account.address, privateKey: toHex(key) };
+/** Account #0 or #1 of DEV_MNEMONIC (m/44'/60'/0'/0/index), funded with 10,000 ETH by anvil. */
+export function devAccount(index: 0 | 1): DevAccount {
+  const account = WELL_KNOWN[index];
+  if (!account) throw new Error(`dev account #${index} is not a well-known one: derive it`);
+  return account;
 }
+
+/**
+ * TestUSDC's address on a fresh chain: account #0's first deployment (its nonce 0), the address
+ * anvil's and Hardhat's documentation show for a first contract (dev-chain.test.ts computes it
+ * again). A load must find the token here; a deployment elsewhere is not saved.
+ */
+export const TOKEN_ADDRESS: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
 /**
  * Starts anvil (the binary shipped inside `@foundry-rs/anvil`'s platform package) on
@@ -137,9 +109,16 @@ async function launch(
     const payer = devAccount(1);
     const port = await listeningPort(child, options.port);
     const rpcUrl = `http://127.0.0.1:${port}`;
+    // Only a start that deploys needs viem (its clients and ABI encoding): loaded then.
     const usdcAddress = savedState
-      ? tokenAddress()
-      : await deployToken({ rpcUrl, artifact, facilitator, payer, cacheDir: options.cacheDir });
+      ? TOKEN_ADDRESS
+      : await (await import("./dev-chain-deploy.ts")).deployToken({
+          rpcUrl,
+          artifact,
+          facilitator,
+          payer,
+          save: (dumped) => saveState(savedStateFile(options.cacheDir, artifact.sourceHash), dumped),
+        });
     return {
       rpcUrl,
       chainId: DEV_CHAIN_ID,
@@ -153,47 +132,6 @@ async function launch(
     await stop();
     throw error;
   }
-}
-
-/** TestUSDC's address on a fresh chain: account #0's first deployment. */
-const tokenAddress = (): Address => getContractAddress({ from: devAccount(0).address, nonce: 0n });
-
-/**
- * Deploys TestUSDC from account #0, mints the demo payer's funds and saves the resulting state
- * for the next start. anvil holds account #0 unlocked: it signs the deployment and the mint
- * itself (eth_sendTransaction), so a start does no elliptic-curve work of its own.
- */
-async function deployToken(args: {
-  rpcUrl: string;
-  artifact: ContractArtifact;
-  facilitator: DevAccount;
-  payer: DevAccount;
-  cacheDir: string;
-}): Promise<Address> {
-  const { rpcUrl, artifact } = args;
-  const chain = evmChain(DEV_CHAIN_ID, "patchbay dev chain", rpcUrl);
-  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-  const wallet = createWalletClient({ account: args.facilitator.address, chain, transport: http(rpcUrl) });
-  const deployment = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode });
-  const { contractAddress: deployed } = await publicClient.waitForTransactionReceipt({ hash: deployment });
-  if (!deployed) throw new Error("TestUSDC deployment produced no contract address");
-  const usdcAddress = getAddress(deployed);
-  const mint = await wallet.writeContract({
-    address: usdcAddress,
-    abi: artifact.abi,
-    functionName: "mint",
-    args: [args.payer.address, DEMO_PAYER_FUNDS],
-  });
-  const minted = await publicClient.waitForTransactionReceipt({ hash: mint });
-  if (minted.status !== "success") throw new Error("minting the demo payer's test USDC failed");
-  // Only a chain a later start can stand for is saved: its token where a load expects it.
-  if (usdcAddress === tokenAddress()) {
-    const dumped = (await publicClient.request({
-      method: "anvil_dumpState",
-    } as never)) as Hex;
-    saveState(savedStateFile(args.cacheDir, artifact.sourceHash), dumped);
-  }
-  return usdcAddress;
 }
 
 /**

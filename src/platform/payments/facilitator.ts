@@ -30,7 +30,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
-import { evmChain } from "./dev-chain.ts";
+import { evmChain } from "./dev-chain-deploy.ts";
 
 /** A frozen or unreachable node must not hold a paid call open; a local chain mines at once. */
 const RPC_TIMEOUT_MS = 4_000;

@@ -1,5 +1,6 @@
 import type { Network } from "@x402/core/types";
-import { type Address, getAddress, isAddress } from "viem";
+import type { Address } from "viem";
+import { getAddress, isAddress } from "viem/utils";
 import { ConfigError } from "../../config-error.ts";
 import { type Prices, readPrices } from "./prices.ts";
 

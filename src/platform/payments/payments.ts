@@ -4,7 +4,6 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { Address } from "viem";
 import type { Logger } from "../logging/logger.ts";
 import { type DevChain, startDevChain } from "./dev-chain.ts";
-import { createLocalFacilitator } from "./facilitator.ts";
 import { guardFacilitator } from "./facilitator-boundary.ts";
 import type { PaymentAsset, PaymentSettings } from "./payment-settings.ts";
 import type { Prices } from "./prices.ts";
@@ -57,10 +56,32 @@ export async function startPayments(args: {
     payTo: settings.payTo ?? chain.facilitator.address,
     asset: { address: chain.usdcAddress, name: "USD Coin", version: "2" },
     prices: settings.prices,
-    facilitator: createLocalFacilitator({ ...chain, privateKey: chain.facilitator.privateKey }),
+    // The in-process facilitator is viem and the SDK's EVM facilitator, most of the payments
+    // code: loaded when the first payment (or the first paid route's set-up) asks for it.
+    facilitator: loadedOnFirstCall(async () => {
+      const { createLocalFacilitator } = await import("./facilitator.ts");
+      return createLocalFacilitator({ ...chain, privateKey: chain.facilitator.privateKey });
+    }),
     logger,
     devChain: chain,
   });
+}
+
+/** A facilitator built by `load` when first called; a failed load is tried again on the next call. */
+function loadedOnFirstCall(load: () => Promise<FacilitatorClient>): FacilitatorClient {
+  let loading: Promise<FacilitatorClient> | undefined;
+  const facilitator = () => {
+    loading ??= load();
+    loading.catch(() => {
+      loading = undefined;
+    });
+    return loading;
+  };
+  return {
+    verify: async (payload, requirements) => (await facilitator()).verify(payload, requirements),
+    settle: async (payload, requirements) => (await facilitator()).settle(payload, requirements),
+    getSupported: async () => (await facilitator()).getSupported(),
+  };
 }
 
 export function paymentsUnavailable(reason: string, prices: Prices): Payments {

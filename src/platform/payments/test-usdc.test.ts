@@ -13,7 +13,8 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { test as base, describe, expect } from "vitest";
-import { type DevChain, devAccount, startDevChain } from "./dev-chain.ts";
+import { type DevChain, startDevChain } from "./dev-chain.ts";
+import { deriveDevAccount } from "./dev-chain-deploy.ts";
 import { loadTestUsdc } from "./test-usdc.ts";
 
 const cacheDir = join(tmpdir(), "patchbay-contracts");
@@ -55,7 +56,7 @@ function token(chain: DevChain) {
   const reader = createPublicClient({ transport: http(chain.rpcUrl) });
   const payer = privateKeyToAccount(chain.payer.privateKey);
   const relayer = createWalletClient({
-    account: privateKeyToAccount(devAccount(4).privateKey),
+    account: privateKeyToAccount(deriveDevAccount(4).privateKey),
     transport: http(chain.rpcUrl),
   });
   const domain = {
@@ -75,7 +76,7 @@ function token(chain: DevChain) {
     const now = BigInt(Math.floor(Date.now() / 1000));
     return {
       from: payer.address,
-      to: devAccount(3).address,
+      to: deriveDevAccount(3).address,
       value: 1_000n,
       validAfter: now - 600n,
       validBefore: now + 600n,
@@ -159,7 +160,7 @@ describe("TestUSDC (EIP-3009)", () => {
     expect(await t.tryTransfer({ ...signed, value: signed.value * 2n }, await t.sign(signed))).toContain(
       "invalid signature",
     );
-    const foreign = t.authorization({ from: devAccount(5).address });
+    const foreign = t.authorization({ from: deriveDevAccount(5).address });
     expect(await t.tryTransfer(foreign, await t.sign(foreign))).toContain("invalid signature");
   });
 

@@ -1,7 +1,8 @@
 import type { HTTPProcessResult, x402HTTPResourceServer } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { Context, MiddlewareHandler } from "hono";
-import { getAddress, type Hex } from "viem";
+import type { Hex } from "viem";
+import { getAddress } from "viem/utils";
 import { AppError } from "../../errors.ts";
 import { claimOrReplay, releasingOnThrow, type StoredResponse } from "../../platform/db/claim.ts";
 import type { Db } from "../../platform/db/client.ts";

@@ -14,6 +14,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { DEV_CHAIN_ID, type DevAccount, devAccount } from "../../../src/platform/payments/dev-chain.ts";
+import { deriveDevAccount } from "../../../src/platform/payments/dev-chain-deploy.ts";
 import { freePort, type SpawnedServer, spawnServer } from "../../lib/spawn-server.ts";
 import { type DevChainControl, devChainOf } from "./dev-chain-control.ts";
 import type { AgentChain, SentPayment } from "./paying-agents.ts";
@@ -101,7 +102,7 @@ export async function startPaidInstance(args: {
   try {
     const agentChain = await challengeAsset(server.baseUrl);
     const asset = agentChain.asset.address;
-    const payers = args.payerIndexes.map(devAccount);
+    const payers = args.payerIndexes.map((index) => deriveDevAccount(index));
     await fund(chain.rpcUrl, asset, payers);
     const openClaims = async () =>
       (await sql<{ n: number }[]>`select count(*)::int as n from x402_payments where state = 'in_flight'`)[0]
