@@ -144,6 +144,28 @@ describe("malformed JSON-RPC requests", () => {
     ]);
   });
 
+  test("a batch that cancels its own request is still answered in full", async ({ app, owner }) => {
+    const res = await Promise.race([
+      post(app, owner.apiKey, [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "list_mcp_connections", arguments: { environmentId: owner.environmentId } },
+        },
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      ]),
+      // Before the guard ignored cancellations this POST never got an answer at all; the wait
+      // only bounds how long the test takes to say so (an answer comes in milliseconds).
+      new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), 15_000)),
+    ]);
+    expect(res).not.toBe("hung");
+    expect(await (res as Response).json()).toMatchObject({
+      id: 1,
+      result: { structuredContent: { items: [], nextCursor: null } },
+    });
+  });
+
   test("a task-augmented tools/call runs as a plain call: the server declares no tasks capability", async ({
     app,
     owner,

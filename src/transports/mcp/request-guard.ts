@@ -33,6 +33,11 @@ export function guardRequests(transport: Transport, tools: ReadonlySet<string>):
   const deliver = transport.onmessage;
   if (!deliver) throw new Error("guardRequests runs after server.connect(transport)");
   transport.onmessage = (message: JSONRPCMessage, extra) => {
+    // Stateless, a cancellation can only name a request of the same POST, and the SDK answers a
+    // cancelled request with nothing: the POST (JSON mode) would then wait forever, holding its
+    // server and a load-shedding slot. The spec lets a receiver ignore cancellations; this one does.
+    // Told by shape (the transport validated the message; the SDK's type guards are Zod parses).
+    if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") return;
     if (!isJSONRPCRequest(message)) return deliver(message, extra);
     const request = withoutTask(message);
     const refusal = invalidParams(request, tools);
