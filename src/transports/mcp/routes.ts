@@ -14,7 +14,10 @@ import {
 } from "../http/protected-resource.ts";
 import { type RateLimits, rateLimitedResponse, stampRateLimit } from "../http/rate-limit.ts";
 import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
+import { type McpPost, readMcpPost } from "./request-body.ts";
 import { connectionTools } from "./tools/connections/index.ts";
+
+let serving: Promise<typeof import("./serve-request.ts")> | undefined;
 
 const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
 
@@ -54,12 +57,14 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
         { requiredPermission: "mcp_connections:read" },
       );
     }
-    if (actor.oauth && !write && (await callsWriteTool(c.req.raw))) {
+    const post = await readMcpPost(c.req.raw);
+    if (actor.oauth && !write && (await callsWriteTool(post))) {
       return insufficientScope(c, "patchbay.mcp.write");
     }
-    // One server per request (stateless), serving exactly this caller. Read tools need read *or*
-    // write, while the read verbs check `mcp_connections:read` exactly, so write access also
-    // grants that one permission here; owner/admin and tenancy stay the verbs' checks.
+    // Served for exactly this caller, who travels with the request to every handler (caller.ts)
+    // though the servers are pooled (serve-request.ts). Read tools need read *or* write, while the
+    // read verbs check `mcp_connections:read` exactly, so write access also grants that one
+    // permission here; owner/admin and tenancy stay the verbs' checks.
     const permissions = new Set<Permission>(actor.permissions).add("mcp_connections:read");
     const ctx = {
       deps: c.get("deps"),
@@ -67,9 +72,14 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
       channel: "mcp" as const,
       requestId: c.get("requestId"),
     };
-    // The MCP SDK's server (and its JSON Schema conversion) loads with the first request.
-    const { serveMcpRequest } = await import("./serve-request.ts");
-    const response = await serveMcpRequest(c.req.raw, ctx);
+    // The MCP SDK's server (and its JSON Schema conversion) loads with the first request; held
+    // after, as `import()` resolves the module again on every call.
+    serving ??= import("./serve-request.ts").catch((error: unknown) => {
+      serving = undefined; // the next request tries again
+      throw error;
+    });
+    const { serveMcpRequest } = await serving;
+    const response = await serveMcpRequest(post, ctx);
     if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
     return response;
   });
@@ -107,21 +117,24 @@ function insufficientScope(c: Context<AppEnv>, scope: "patchbay.mcp.read" | "pat
 }
 
 /**
- * Whether a message of this request calls a write tool, read from a copy of the body (the
- * transport still reads the original). Only asked for read-only OAuth tokens; a body too large or
- * unreadable is left to the transport to refuse.
+ * Whether a message of this request calls a write tool, read from the parsed body or else a copy
+ * of it (the transport still reads the original). Only asked for read-only OAuth tokens; a body
+ * too large or unreadable is left to the transport to refuse.
  */
-async function callsWriteTool(request: Request): Promise<boolean> {
-  const text = await request
-    .clone()
-    .text()
-    .catch(() => "");
-  if (text.length === 0 || text.length > MAX_API_BODY_BYTES) return false;
+async function callsWriteTool(post: McpPost): Promise<boolean> {
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return false;
+  if (post.json) parsed = post.json.value;
+  else {
+    const text = await post.request
+      .clone()
+      .text()
+      .catch(() => "");
+    if (text.length === 0 || text.length > MAX_API_BODY_BYTES) return false;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return false;
+    }
   }
   return [parsed].flat().some((message) => {
     if (typeof message !== "object" || message === null) return false;

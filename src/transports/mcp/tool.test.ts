@@ -11,17 +11,23 @@ import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
 import { resolveApiKey } from "../../features/api-keys/resolve-api-key.ts";
 import { idempotencyKeys } from "../../platform/db/schema/idempotency-keys.ts";
+import { callerAuthInfo } from "./caller.ts";
 import { defineTool, type RegistrableTool } from "./tool.ts";
 import { ERROR_META_KEY } from "./tool-errors.ts";
 
-async function serve(deps: Deps, apiKey: string, tools: RegistrableTool[]) {
+async function serve(deps: Deps, apiKey: string, tools: RegistrableTool[], withCaller = true) {
   const actor = await resolveApiKey(deps, apiKey);
   if (!actor) throw new Error("bootstrap key did not resolve");
   const ctx: ServiceContext<MemberActor> = { deps, actor, channel: "mcp", requestId: "req_tooltest" };
   const server = new McpServer({ name: "t", version: "1" });
-  for (const tool of tools) tool.register(server, ctx);
+  for (const tool of tools) tool.register(server);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
+  // What the HTTP transport does with serve-request.ts's authInfo: every message carries the caller.
+  const deliver = a.onmessage;
+  if (withCaller) {
+    a.onmessage = (message, extra) => deliver?.(message, { ...extra, authInfo: callerAuthInfo(ctx) });
+  }
   const client = new Client({ name: "c", version: "1" });
   await client.connect(b);
   return {
@@ -90,5 +96,32 @@ describe("defineTool", () => {
     expect((await call("flaky", { n: 1, idempotencyKey: "flaky-1" })).structuredContent).toMatchObject({
       replayed: true,
     });
+  });
+
+  test("a call that reaches a tool without its request's caller fails and runs nothing", async ({
+    deps,
+    owner,
+  }) => {
+    let ran = false;
+    const probe = defineTool({
+      name: "probe",
+      title: "Probe",
+      description: "Runs.",
+      access: "read",
+      input: { n: z.number().describe("n") },
+      output: { n: z.number() },
+      annotations: { readOnlyHint: true },
+      async run(input) {
+        ran = true;
+        return { text: "ran", data: { n: input.n } };
+      },
+    });
+    const { call } = await serve(deps, owner.apiKey, [probe], false);
+    const result = await call("probe", { n: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toMatchObject({
+      text: expect.stringContaining("without its request's caller"),
+    });
+    expect(ran).toBe(false);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "../../platform/db/claim.ts";
 import { asKnownError } from "../../platform/db/errors.ts";
 import { containsLoneSurrogate, containsNul } from "../http/unstorable-text.ts";
+import { callerOf } from "./caller.ts";
 import { appErrorResult, internalErrorResult, type NextStep } from "./tool-errors.ts";
 
 /** What a tool's `run` returns: a concise line for the model and the structured result. */
@@ -37,12 +38,15 @@ export type ToolSpec<I extends Shape, O extends Shape> = {
   run(input: z.output<z.ZodObject<I>>, ctx: ServiceContext): Promise<ToolAnswer<z.output<z.ZodObject<O>>>>;
 };
 
-/** A tool with its types erased, ready to be registered on each request's server. */
+/** A tool with its types erased, ready to be registered on the shared servers. */
 export type RegistrableTool = {
   name: string;
   access: "read" | "write";
-  /** `ctx`: the `/mcp` request's caller, as the verbs see them. */
-  register(server: McpServer, ctx: ServiceContext<MemberActor>): void;
+  /**
+   * Registers the tool once per server, for every caller that server will serve: each call finds
+   * its own caller in the request's `extra` (caller.ts), never in the registration.
+   */
+  register(server: McpServer): void;
 };
 
 const idempotencyKeyArg = z
@@ -103,7 +107,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
   return {
     name: spec.name,
     access: spec.access,
-    register(server, ctx) {
+    register(server) {
       server.registerTool(
         spec.name,
         {
@@ -113,7 +117,7 @@ export function defineTool<I extends Shape, O extends Shape>(spec: ToolSpec<I, O
           outputSchema: declaredOutput,
           annotations: { title: spec.title, ...spec.annotations },
         },
-        (args: unknown) => call(ctx, args),
+        (args: unknown, extra) => call(callerOf(extra), args),
       );
     },
   };
