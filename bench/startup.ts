@@ -277,7 +277,8 @@ async function main(): Promise<number> {
         await db.drop();
       }
     }
-    row("PostgreSQL: npm start → /readyz", idle.ready, idle.floorReady, "ms", 1.5);
+    // The issue sets the start goal against the PGlite floor; on PostgreSQL it is shown, not judged.
+    row("PostgreSQL: npm start → /readyz (no goal)", idle.ready, idle.floorReady, "ms", Number.NaN);
     row("PostgreSQL: idle RSS 3 s after ready", idle.mine, idle.theirs, "MiB", 1.3);
     // The same bare server holding patchbay's code, none of it run: how much of the figure above
     // is code any start must load (routes, schemas, the payment and MCP protocol libraries).
