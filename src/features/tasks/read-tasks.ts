@@ -12,8 +12,11 @@ type TaskRef = { environmentId: string; taskId: string };
 export const findTask = (db: Db, ctx: ServiceContext, ref: TaskRef, opts: { forUpdate?: boolean } = {}) =>
   findInEnvironment(db, ctx, tasks, { environmentId: ref.environmentId, id: ref.taskId, what: "Task" }, opts);
 
-/** The public view: snapshot summary without schemas (they can be large), never secrets. */
-export const toTask = (row: Omit<typeof tasks.$inferSelect, "transcript">): Task => ({
+/**
+ * The public view: the snapshot's summary without schemas (they can be large; `snapshotView`,
+ * kept by PostgreSQL from the snapshot), never secrets.
+ */
+export const toTask = (row: Omit<typeof tasks.$inferSelect, "transcript" | "snapshot">): Task => ({
   id: row.id,
   environmentId: row.environmentId,
   kind: row.kind,
@@ -22,16 +25,7 @@ export const toTask = (row: Omit<typeof tasks.$inferSelect, "transcript">): Task
   errorCode: row.errorCode,
   errorMessage: row.errorMessage,
   summary: row.summary,
-  snapshot: {
-    takenAt: row.snapshot.takenAt,
-    connections: row.snapshot.connections,
-    tools: row.snapshot.tools.map((t) => ({
-      modelName: t.modelName,
-      connectionId: t.connectionId,
-      toolName: t.toolName,
-      ...(t.description !== undefined ? { description: t.description } : {}),
-    })),
-  },
+  snapshot: row.snapshotView,
   budgets: row.budgets,
   usage: row.usage,
   awaitingApproval: row.status === "running" ? row.awaitingCallApproval : null,
@@ -58,8 +52,11 @@ export async function getTaskTranscript(args: {
   return { taskId: row.id, entries: row.transcript };
 }
 
-/** A list never shows transcripts (they grow with every step): it does not read them. */
-const { transcript: _transcript, ...listedColumns } = getTableColumns(tasks);
+/**
+ * A list never shows transcripts (they grow with every step) nor whole snapshots (the tools'
+ * schemas): it does not read them.
+ */
+const { transcript: _transcript, snapshot: _snapshot, ...listedColumns } = getTableColumns(tasks);
 
 export async function listTasks(args: {
   ctx: ServiceContext;

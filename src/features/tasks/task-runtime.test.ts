@@ -260,6 +260,21 @@ describe("task runtime", () => {
       ["one", true],
       ["two", false],
     ]);
+    // The view is kept by PostgreSQL (task_snapshot_view): exactly the snapshot without schemas.
+    const rows = await deps.db.select().from(tasks).where(eq(tasks.environmentId, owner.environmentId));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.snapshotView).toEqual({
+        takenAt: row.snapshot.takenAt,
+        connections: row.snapshot.connections,
+        tools: row.snapshot.tools.map(({ modelName, connectionId, toolName, description }) => ({
+          modelName,
+          connectionId,
+          toolName,
+          ...(description !== undefined ? { description } : {}),
+        })),
+      });
+    }
   });
 
   test("environment isolation: a task never sees another environment's connections", async ({

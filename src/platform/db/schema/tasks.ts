@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigserial, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { millis } from "./columns.ts";
 import { environmentRef } from "./environments.ts";
@@ -33,6 +34,13 @@ export type SnapshotConnection = {
 
 export type TaskSnapshot = { takenAt: string; connections: SnapshotConnection[]; tools: SnapshotTool[] };
 
+/** What a task's view shows of its snapshot: each tool's names and description, no schemas. */
+export type TaskSnapshotView = {
+  takenAt: string;
+  connections: SnapshotConnection[];
+  tools: Pick<SnapshotTool, "modelName" | "connectionId" | "toolName" | "description">[];
+};
+
 export type TaskBudgets = { maxSteps: number; maxTokens: number; maxDurationMs: number };
 export type TaskUsage = { steps: number; inputTokens: number; outputTokens: number };
 
@@ -64,6 +72,15 @@ export const tasks = pgTable(
     summary: text("summary"),
     /** Written once at creation, never rewritten (task rule 1). */
     snapshot: jsonb("snapshot").$type<TaskSnapshot>().notNull(),
+    /**
+     * `snapshot` as a task's view shows it, kept by PostgreSQL (a stored generated column; the
+     * function is migration 0025's): the snapshot never changes, and a page of 50 tasks read
+     * whole snapshots, tools' schemas included, to show their names.
+     */
+    snapshotView: jsonb("snapshot_view")
+      .$type<TaskSnapshotView>()
+      .notNull()
+      .generatedAlwaysAs(sql`task_snapshot_view(snapshot)`),
     budgets: jsonb("budgets").$type<TaskBudgets>().notNull(),
     usage: jsonb("usage").$type<TaskUsage>().notNull(),
     transcript: jsonb("transcript").$type<TranscriptEntry[]>().notNull(),
