@@ -10,7 +10,13 @@ import {
   toHex,
 } from "viem";
 import { HDKey, hdKeyToAccount } from "viem/accounts";
-import { DEMO_PAYER_FUNDS, DEV_CHAIN_ID, DEV_MNEMONIC, type DevAccount, TOKEN_ADDRESS } from "./dev-chain.ts";
+import {
+  DEMO_PAYER_FUNDS,
+  DEV_CHAIN_ID,
+  DEV_MNEMONIC,
+  type DevAccount,
+  TOKEN_ADDRESS,
+} from "./dev-chain-constants.ts";
 import type { ContractArtifact } from "./test-usdc.ts";
 
 // The dev chain's viem side: what only a deployment, the in-process facilitator or a test needs,
