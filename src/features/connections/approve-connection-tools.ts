@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { auditRows } from "../../platform/audit/record-audit.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { canonicalTool, hashManifest } from "../../platform/mcp-client/tool-hash.ts";
@@ -9,7 +9,7 @@ import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from
 import { assertEnvironmentRoom, MAX_APPROVED_TOOLS } from "./limits.ts";
 import type { Connection } from "./schemas.ts";
 import { toolAccess } from "./tool-access.ts";
-import { viewConnection } from "./view-connection.ts";
+import { toListedConnection } from "./view-connection.ts";
 
 /**
  * Approves a subset of a discovery made under the current configuration. The approved manifest
@@ -103,6 +103,34 @@ export async function approveConnectionTools(args: {
     }
     const manifestHash = hashManifest(manifest);
     const now = ctx.deps.clock();
+    const revision = row.revision + 1;
+    const audit = auditRows(tx, ctx, [
+      {
+        action: "mcp_connection.tools_approved",
+        targetType: "mcp_connection",
+        targetId: row.id,
+        environmentId: row.environmentId,
+        details: {
+          revision,
+          discoveryId: discovery.id,
+          toolNames: names,
+          manifestHash,
+          readTools: manifest.filter((t) => toolAccess(t, attested) === "read").map((t) => t.name),
+          attestedReadOnly: attested,
+        },
+      },
+      ...(attested.length
+        ? [
+            {
+              action: "mcp_connection.tools_attested_read_only" as const,
+              targetType: "mcp_connection",
+              targetId: row.id,
+              environmentId: row.environmentId,
+              details: { revision, manifestHash, toolNames: attested },
+            },
+          ]
+        : []),
+    ]);
     const next = await bumpRevision(
       tx,
       row,
@@ -116,30 +144,8 @@ export async function approveConnectionTools(args: {
         attestedReadTools: attested,
       },
       now,
+      audit,
     );
-    await recordAudit(tx, ctx, {
-      action: "mcp_connection.tools_approved",
-      targetType: "mcp_connection",
-      targetId: row.id,
-      environmentId: row.environmentId,
-      details: {
-        revision: next.revision,
-        discoveryId: discovery.id,
-        toolNames: names,
-        manifestHash,
-        readTools: manifest.filter((t) => toolAccess(t, attested) === "read").map((t) => t.name),
-        attestedReadOnly: attested,
-      },
-    });
-    if (attested.length) {
-      await recordAudit(tx, ctx, {
-        action: "mcp_connection.tools_attested_read_only",
-        targetType: "mcp_connection",
-        targetId: row.id,
-        environmentId: row.environmentId,
-        details: { revision: next.revision, manifestHash, toolNames: attested },
-      });
-    }
-    return viewConnection(tx, next);
+    return toListedConnection(next);
   });
 }

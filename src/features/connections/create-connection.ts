@@ -1,7 +1,7 @@
 import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
-import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { auditRows } from "../../platform/audit/record-audit.ts";
 import { isUniqueViolation } from "../../platform/db/errors.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
@@ -27,11 +27,30 @@ export async function createConnection(args: {
   if (input.auth.kind === "api_key") assertHeaderName(input.auth.headerName);
   const now = ctx.deps.clock();
   return withTransaction(ctx, async (tx) => {
-    await findEnvironment(tx, ctx, input.environmentId);
+    // Its id as stored (the path may spell it in upper case): the audit row's environment is text.
+    const environmentId = (await findEnvironment(tx, ctx, input.environmentId)).id;
+    const id = newId("mcp");
+    // Everything the audit row says is known before the insert, so it goes in the same statement
+    // (a `with`): a refused insert (alias taken) fails the statement, audit row included.
+    const audit = auditRows(tx, ctx, [
+      {
+        action: "mcp_connection.created",
+        targetType: "mcp_connection",
+        targetId: id,
+        environmentId,
+        details: {
+          environmentId,
+          alias: input.alias,
+          endpointOrigin: endpoint.origin,
+          authKind: input.auth.kind,
+        },
+      },
+    ]);
     const [row] = await tx
+      .with(tx.$with("audit_rows", {}).as(audit.getSQL()))
       .insert(mcpConnections)
       .values({
-        id: newId("mcp"),
+        id,
         organizationId: ctx.actor.organizationId,
         environmentId: input.environmentId,
         alias: input.alias,
@@ -54,18 +73,6 @@ export async function createConnection(args: {
         throw error;
       });
     if (!row) throw new Error("insert returned no row");
-    await recordAudit(tx, ctx, {
-      action: "mcp_connection.created",
-      targetType: "mcp_connection",
-      targetId: row.id,
-      environmentId: row.environmentId,
-      details: {
-        environmentId: row.environmentId,
-        alias: row.alias,
-        endpointOrigin: row.endpointOrigin,
-        authKind: row.authKind,
-      },
-    });
     return toConnection(row, null);
   });
 }

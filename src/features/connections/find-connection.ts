@@ -1,9 +1,12 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, exists, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
+import type { AuditRows } from "../../platform/audit/record-audit.ts";
 import type { Db } from "../../platform/db/client.ts";
+import { environments } from "../../platform/db/schema/environments.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { findInEnvironment } from "../environments/index.ts";
+import { findEnvironment, findInEnvironment } from "../environments/index.ts";
+import { type ListedRow, listedConnectionColumns } from "./view-connection.ts";
 
 export type ConnectionRow = typeof mcpConnections.$inferSelect;
 export type ConnectionRef = { environmentId: string; connectionId: string };
@@ -12,19 +15,54 @@ export type ConnectionRef = { environmentId: string; connectionId: string };
  * The tenancy gate for a connection (`findInEnvironment`): another organisation's or another
  * environment's connection is 404. `lockEnvironment` is for verbs that check environment-wide limits.
  */
-export const findConnection = (
+export async function findConnection(
   db: Db,
   ctx: ServiceContext,
   ref: ConnectionRef,
   opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
-): Promise<ConnectionRow> =>
-  findInEnvironment(
+): Promise<ConnectionRow> {
+  if (opts.forUpdate && !opts.lockEnvironment) return lockConnection(db, ctx, ref);
+  return findInEnvironment(
     db,
     ctx,
     mcpConnections,
     { environmentId: ref.environmentId, id: ref.connectionId, what: "MCP connection" },
     opts,
   );
+}
+
+/**
+ * `findInEnvironment` with `forUpdate` when the environment needs no lock, in one query instead of
+ * two: the environment's check rides along as an `exists` (it is not locked: `of` names the
+ * connection alone). Only when no row comes back does the environment get read on its own, so a
+ * missing environment is answered as `findInEnvironment` answers it.
+ */
+async function lockConnection(db: Db, ctx: ServiceContext, ref: ConnectionRef): Promise<ConnectionRow> {
+  const organizationId = ctx.actor.organizationId;
+  const [row] = await db
+    .select()
+    .from(mcpConnections)
+    .where(
+      and(
+        eq(mcpConnections.id, ref.connectionId),
+        eq(mcpConnections.environmentId, ref.environmentId),
+        eq(mcpConnections.organizationId, organizationId),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(environments)
+            .where(
+              and(eq(environments.id, ref.environmentId), eq(environments.organizationId, organizationId)),
+            ),
+        ),
+      ),
+    )
+    .limit(1)
+    .for("update", { of: mcpConnections });
+  if (row) return row;
+  await findEnvironment(db, ctx, ref.environmentId);
+  throw new AppError("not_found", `MCP connection ${ref.connectionId} was not found in this environment.`);
+}
 
 /** 412 with the current revision when the caller's If-Match is out of date. */
 export function assertRevision(row: ConnectionRow, revision: number): void {
@@ -41,18 +79,27 @@ type Patch = Partial<
   Omit<ConnectionRow, "id" | "organizationId" | "environmentId" | "alias" | "revision" | "createdAt">
 >;
 
-/** Applies a change and increments the revision; the row must be locked by the caller. */
+/**
+ * Applies a change and increments the revision (to `row.revision + 1`); the row must be locked by
+ * the caller. Returns the changed row as the view reads it (`toListedConnection`): the update's
+ * RETURNING reads the latest discovery and the approver's email too, so a write needs no further
+ * query for its answer. `audit` (`auditRows`) goes in the same statement, as a `with`: PostgreSQL
+ * runs it whether or not the update matches, and when it does not this throws, which rolls the
+ * transaction and the audit rows back.
+ */
 export async function bumpRevision(
   tx: Db,
   row: ConnectionRow,
   patch: Patch,
   now: Date,
-): Promise<ConnectionRow> {
-  const [next] = await tx
+  audit?: AuditRows,
+): Promise<ListedRow> {
+  const writer = audit ? tx.with(tx.$with("audit_rows", {}).as(audit.getSQL())) : tx;
+  const [next] = await writer
     .update(mcpConnections)
     .set({ ...patch, revision: sql`${mcpConnections.revision} + 1`, updatedAt: now })
     .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.revision, row.revision)))
-    .returning();
+    .returning(listedConnectionColumns);
   if (!next) throw new Error("locked connection row changed under its lock");
   return next;
 }

@@ -1,12 +1,12 @@
 import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { auditRows } from "../../platform/audit/record-audit.ts";
 import { listRemoteTools } from "../../platform/mcp-client/remote-client.ts";
 import { storeCredential } from "../../platform/vault/credential-store.ts";
 import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { candidateAuth } from "./remote-auth.ts";
 import type { Connection } from "./schemas.ts";
-import { viewConnection } from "./view-connection.ts";
+import { toListedConnection } from "./view-connection.ts";
 
 /**
  * Sets or rotates the credential. The candidate is tried against the server through egress
@@ -47,21 +47,24 @@ export async function setConnectionCredential(args: {
     });
     const now = ctx.deps.clock();
     // A new credential is a fresh start for the rejection condition (it may be accepted now).
+    const audit = auditRows(tx, ctx, [
+      {
+        action: current.credentialUpdatedAt
+          ? "mcp_connection.credential_rotated"
+          : "mcp_connection.credential_set",
+        targetType: "mcp_connection",
+        targetId: current.id,
+        environmentId: current.environmentId,
+        details: { revision: current.revision + 1, credentialVersion },
+      },
+    ]);
     const next = await bumpRevision(
       tx,
       current,
       { credentialVersion, credentialUpdatedAt: now, credentialRejectedAt: null },
       now,
+      audit,
     );
-    await recordAudit(tx, ctx, {
-      action: current.credentialUpdatedAt
-        ? "mcp_connection.credential_rotated"
-        : "mcp_connection.credential_set",
-      targetType: "mcp_connection",
-      targetId: current.id,
-      environmentId: current.environmentId,
-      details: { revision: next.revision, credentialVersion },
-    });
-    return viewConnection(tx, next);
+    return toListedConnection(next);
   });
 }

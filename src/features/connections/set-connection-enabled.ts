@@ -1,6 +1,6 @@
 import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { auditRows } from "../../platform/audit/record-audit.ts";
 import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { assertEnvironmentRoom } from "./limits.ts";
 import type { Connection } from "./schemas.ts";
@@ -9,6 +9,7 @@ import {
   hasApproval,
   hasCredential,
   needsCredential,
+  toListedConnection,
   viewConnection,
 } from "./view-connection.ts";
 
@@ -45,14 +46,16 @@ export async function setConnectionEnabled(args: {
         approvedToolCount: row.approvedToolCount,
       });
     }
-    const next = await bumpRevision(tx, row, { enabled: input.enabled }, ctx.deps.clock());
-    await recordAudit(tx, ctx, {
-      action: input.enabled ? "mcp_connection.enabled" : "mcp_connection.disabled",
-      targetType: "mcp_connection",
-      targetId: row.id,
-      environmentId: row.environmentId,
-      details: { revision: next.revision },
-    });
-    return viewConnection(tx, next);
+    const audit = auditRows(tx, ctx, [
+      {
+        action: input.enabled ? "mcp_connection.enabled" : "mcp_connection.disabled",
+        targetType: "mcp_connection",
+        targetId: row.id,
+        environmentId: row.environmentId,
+        details: { revision: row.revision + 1 },
+      },
+    ]);
+    const next = await bumpRevision(tx, row, { enabled: input.enabled }, ctx.deps.clock(), audit);
+    return toListedConnection(next);
   });
 }

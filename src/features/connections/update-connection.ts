@@ -1,12 +1,12 @@
 import { requireOwnerOrAdmin, type ServiceContext, withTransaction } from "../../context.ts";
 import { AppError } from "../../errors.ts";
-import { recordAudit } from "../../platform/audit/record-audit.ts";
+import { auditRows } from "../../platform/audit/record-audit.ts";
 import { validateEndpointUrl } from "../../platform/egress/endpoint-url.ts";
 import { destroyCredential } from "../../platform/vault/credential-store.ts";
 import { assertRevision, bumpRevision, type ConnectionRef, findConnection } from "./find-connection.ts";
 import { assertHeaderName } from "./remote-auth.ts";
 import type { AuthInputValue, Connection } from "./schemas.ts";
-import { hasApproval, viewConnection } from "./view-connection.ts";
+import { hasApproval, toListedConnection, viewConnection } from "./view-connection.ts";
 
 /**
  * Partial update (alias is immutable). Changing the endpoint or the auth configuration needs a
@@ -55,6 +55,25 @@ export async function updateConnection(args: {
     const credentialDestroyed = (kindChanged || originChanged) && row.credentialUpdatedAt !== null;
     if (credentialDestroyed) await destroyCredential(tx, { connectionId: row.id });
 
+    const audit = auditRows(tx, ctx, [
+      {
+        action: "mcp_connection.updated",
+        targetType: "mcp_connection",
+        targetId: row.id,
+        environmentId: row.environmentId,
+        details: {
+          revision: row.revision + 1,
+          changed: [
+            ...(nameChanged ? ["displayName"] : []),
+            ...(endpointChanged ? ["endpointUrl"] : []),
+            ...(kindChanged || headerChanged ? ["auth"] : []),
+          ],
+          endpointOrigin: endpoint?.origin ?? row.endpointOrigin,
+          approvalStale: configChanged && hasApproval(row),
+          credentialDestroyed,
+        },
+      },
+    ]);
     const next = await bumpRevision(
       tx,
       row,
@@ -67,24 +86,8 @@ export async function updateConnection(args: {
         ...(credentialDestroyed ? { credentialUpdatedAt: null } : {}),
       },
       ctx.deps.clock(),
+      audit,
     );
-    await recordAudit(tx, ctx, {
-      action: "mcp_connection.updated",
-      targetType: "mcp_connection",
-      targetId: row.id,
-      environmentId: row.environmentId,
-      details: {
-        revision: next.revision,
-        changed: [
-          ...(nameChanged ? ["displayName"] : []),
-          ...(endpointChanged ? ["endpointUrl"] : []),
-          ...(kindChanged || headerChanged ? ["auth"] : []),
-        ],
-        endpointOrigin: next.endpointOrigin,
-        approvalStale: configChanged && hasApproval(row),
-        credentialDestroyed,
-      },
-    });
-    return viewConnection(tx, next);
+    return toListedConnection(next);
   });
 }

@@ -1,7 +1,8 @@
-import { getTableColumns, inArray, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections, type ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
-import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
+import type { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { users } from "../../platform/db/schema/users.ts";
 import type { Connection, Health, Readiness } from "./schemas.ts";
 import { toolAccess } from "./tool-access.ts";
@@ -127,35 +128,6 @@ function toHealth(row: ViewedRow): Health {
   };
 }
 
-/** The latest discoveries' summaries of these rows, by id (one query for them all). */
-async function latestDiscoveries(db: Db, rows: Row[]): Promise<Map<string, DiscoveryRow>> {
-  const ids = rows.flatMap((r) => (r.latestDiscoveryId ? [r.latestDiscoveryId] : []));
-  const discoveries = ids.length
-    ? await db
-        .select({
-          id: mcpDiscoveries.id,
-          discoveredAt: mcpDiscoveries.discoveredAt,
-          toolCount: mcpDiscoveries.toolCount,
-          manifestHash: mcpDiscoveries.manifestHash,
-        })
-        .from(mcpDiscoveries)
-        .where(inArray(mcpDiscoveries.id, ids))
-    : [];
-  return new Map(discoveries.map((d) => [d.id, d]));
-}
-
-/**
- * The approvers' emails, by user id (one query for them all): people read who approved as an
- * email, not an id.
- */
-export async function approverEmails(db: Db, rows: Pick<Row, "approvedBy">[]): Promise<Map<string, string>> {
-  const ids = [...new Set(rows.flatMap((r) => (r.approvedBy ? [r.approvedBy] : [])))];
-  const found = ids.length
-    ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids))
-    : [];
-  return new Map(found.map((u) => [u.id, u.email]));
-}
-
 const {
   endpointUrl: _endpointUrl,
   credentialVersion: _credentialVersion,
@@ -193,10 +165,11 @@ export const listedConnectionColumns = {
   approverEmail: sql<string | null>`(select u.email from users u where u.id = mcp_connections.approved_by)`,
 };
 
+/** A row read with `listedConnectionColumns`: what `toListedConnection` makes the view of. */
+export type ListedRow = ViewedRow & { discovery: DiscoverySummary | null; approverEmail: string | null };
+
 /** The public view of a row read with `listedConnectionColumns`. */
-export const toListedConnection = (
-  row: ViewedRow & { discovery: DiscoverySummary | null; approverEmail: string | null },
-): Connection =>
+export const toListedConnection = (row: ListedRow): Connection =>
   toConnection(
     row,
     row.discovery && {
@@ -208,12 +181,33 @@ export const toListedConnection = (
     row.approverEmail,
   );
 
+/**
+ * The public view of a connection row already read whole (a GET, a change that kept the row as
+ * it was): one query for what the row does not hold, the latest discovery's summary and the
+ * approver's email, with the list's own subqueries. Matched on the organisation too, so an id
+ * alone never reads another tenant's row.
+ */
 export async function viewConnection(db: Db, row: Row): Promise<Connection> {
-  const discovery = (await latestDiscoveries(db, [row])).get(row.latestDiscoveryId ?? "");
-  return toConnection(row, discovery, await approverEmail(db, row));
+  const [extra] = await db
+    .select({
+      discovery: listedConnectionColumns.discovery,
+      approverEmail: listedConnectionColumns.approverEmail,
+    })
+    .from(mcpConnections)
+    .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.organizationId, row.organizationId)))
+    .limit(1);
+  // Outside a transaction the row can be deleted between the caller's read and this one.
+  if (!extra) throw new AppError("not_found", `MCP connection ${row.id} was not found in this environment.`);
+  return toListedConnection({ ...row, ...extra });
 }
 
-/** The approver's email of one connection, if it has an approval. */
+/** The approver's email of one connection, if it has an approval: people read an email, not an id. */
 export async function approverEmail(db: Db, row: Pick<Row, "approvedBy">): Promise<string | null> {
-  return (await approverEmails(db, [row])).get(row.approvedBy ?? "") ?? null;
+  if (!row.approvedBy) return null;
+  const [user] = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(eq(users.id, row.approvedBy))
+    .limit(1);
+  return user?.email ?? null;
 }

@@ -3,38 +3,51 @@ import type { Db } from "../db/client.ts";
 import { auditLog } from "../db/schema/audit-log.ts";
 import type { AuditAction } from "./actions.ts";
 
+/** One audit entry of the calling actor (`recordAudit`, `auditRows`). */
+export type AuditEntry = {
+  action: AuditAction;
+  targetType: string;
+  targetId: string;
+  environmentId?: string | null | undefined;
+  details?: Record<string, unknown>;
+};
+
 /**
  * Appends an audit entry. Call it with the transaction that makes the change so both commit
  * or neither does. `details` must never carry secrets: pass ids, revisions and counts.
  * `environmentId` is the environment the target lives in (none for organisation-wide targets).
  */
-export async function recordAudit(
-  tx: Db,
-  ctx: ServiceContext,
-  entry: {
-    action: AuditAction;
-    targetType: string;
-    targetId: string;
-    environmentId?: string | null | undefined;
-    details?: Record<string, unknown>;
-  },
-): Promise<void> {
-  const actor = ctx.actor;
-  await tx.insert(auditLog).values({
-    organizationId: actor.organizationId,
-    actorType: actor.type,
-    actorId: actor.id,
-    actorUserId: "userId" in actor ? actor.userId : null,
-    channel: ctx.channel,
-    environmentId: entry.environmentId ?? null,
-    action: entry.action,
-    targetType: entry.targetType,
-    targetId: entry.targetId,
-    requestId: ctx.requestId,
-    idempotencyKey: ctx.idempotencyKey ?? null,
-    details: entry.details ?? null,
-  });
+export async function recordAudit(tx: Db, ctx: ServiceContext, entry: AuditEntry): Promise<void> {
+  await auditRows(tx, ctx, [entry]);
 }
+
+/**
+ * The INSERT of `recordAudit`'s rows for several entries, not yet run: await it, or hand it to a
+ * change that carries it in its own statement (a `with`), so the audit costs the write no round
+ * trip of its own. Same rules as `recordAudit`: the change's transaction, no secrets.
+ */
+export function auditRows(tx: Db, ctx: ServiceContext, entries: readonly AuditEntry[]) {
+  const actor = ctx.actor;
+  return tx.insert(auditLog).values(
+    entries.map((entry) => ({
+      organizationId: actor.organizationId,
+      actorType: actor.type,
+      actorId: actor.id,
+      actorUserId: "userId" in actor ? actor.userId : null,
+      channel: ctx.channel,
+      environmentId: entry.environmentId ?? null,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: entry.targetId,
+      requestId: ctx.requestId,
+      idempotencyKey: ctx.idempotencyKey ?? null,
+      details: entry.details ?? null,
+    })),
+  );
+}
+
+/** The INSERT `auditRows` builds. */
+export type AuditRows = ReturnType<typeof auditRows>;
 
 /**
  * A row whose actor is not (yet) an actor of the organisation: the person accepting an
