@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, getContractAddress, http } from "viem";
 import { afterAll, expect, test } from "vitest";
-import { type DevChain, devAccount, startDevChain, TOKEN_ADDRESS } from "./dev-chain.ts";
+import { type DevChain, devAccount, startDevChain } from "./dev-chain.ts";
+import { TOKEN_ADDRESS } from "./dev-chain-constants.ts";
 import { deriveDevAccount } from "./dev-chain-deploy.ts";
 import { loadTestUsdc } from "./test-usdc.ts";
 

@@ -8,14 +8,6 @@ import type { Address, Hex } from "viem";
 import { DEMO_PAYER_FUNDS, DEV_CHAIN_ID, type DevAccount, TOKEN_ADDRESS } from "./dev-chain-constants.ts";
 import { type ContractArtifact, loadTestUsdc } from "./test-usdc.ts";
 
-export {
-  DEMO_PAYER_FUNDS,
-  DEV_CHAIN_ID,
-  DEV_MNEMONIC,
-  type DevAccount,
-  TOKEN_ADDRESS,
-} from "./dev-chain-constants.ts";
-
 export type DevChain = {
   rpcUrl: string;
   chainId: number;

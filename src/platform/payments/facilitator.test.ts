@@ -4,7 +4,8 @@ import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { agentClient, startTestChain, type TestChain } from "../../../test/lib/dev-chain.ts";
 import { freePort } from "../../../test/lib/spawn-server.ts";
-import { DEV_CHAIN_ID, devAccount } from "./dev-chain.ts";
+import { devAccount } from "./dev-chain.ts";
+import { DEV_CHAIN_ID } from "./dev-chain-constants.ts";
 import { createLocalFacilitator } from "./facilitator.ts";
 
 const READ = "10000"; // $0.01

@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { anvilBinary, DEV_CHAIN_ID } from "../../../src/platform/payments/dev-chain.ts";
+import { anvilBinary } from "../../../src/platform/payments/dev-chain.ts";
+import { DEV_CHAIN_ID } from "../../../src/platform/payments/dev-chain-constants.ts";
 
 /**
  * The dev chain of a spawned `patchbay serve` (the anvil child it started on

@@ -13,7 +13,8 @@ import {
   parseUnits,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { DEV_CHAIN_ID, type DevAccount, devAccount } from "../../../src/platform/payments/dev-chain.ts";
+import { devAccount } from "../../../src/platform/payments/dev-chain.ts";
+import { DEV_CHAIN_ID, type DevAccount } from "../../../src/platform/payments/dev-chain-constants.ts";
 import { deriveDevAccount } from "../../../src/platform/payments/dev-chain-deploy.ts";
 import { freePort, type SpawnedServer, spawnServer } from "../../lib/spawn-server.ts";
 import { type DevChainControl, devChainOf } from "./dev-chain-control.ts";
