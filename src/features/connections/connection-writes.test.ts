@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { vi } from "vitest";
 import { describe, expect, test } from "../../../test/fixtures.ts";
+import { createConnection } from "../../../test/lib/connections.ts";
 import type { Deps } from "../../deps.ts";
 import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
@@ -11,8 +12,6 @@ import { users } from "../../platform/db/schema/users.ts";
 // A connection write's answer and audit rows come with the change's own statement
 // (docs/performance.md, "REST API"). These pin what folding them must keep: the same view as a
 // GET, the audit rows at the new revision, atomicity and tenancy.
-
-type Conn = { id: string; revision: number };
 
 /** The SQL of every statement sent while `fn` runs (both engines' sessions prepare each one). */
 async function statementsDuring(deps: Deps, fn: () => Promise<unknown>): Promise<string[]> {
@@ -38,14 +37,7 @@ describe("connection writes", () => {
     owner,
   }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    const created = (await (
-      await owner.api.post(path, {
-        alias: "one",
-        displayName: "One",
-        endpointUrl: "https://one.example.com/mcp",
-        auth: { kind: "none" },
-      })
-    ).json()) as Conn;
+    const created = await createConnection(owner.api, owner.environmentId, "one");
     let res: Response | undefined;
     const sent = await statementsDuring(deps, async () => {
       res = await owner.api.patch(`${path}/${created.id}`, { displayName: "Renamed" }, { revision: 1 });
@@ -76,14 +68,7 @@ describe("connection writes", () => {
     owner,
   }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    const created = (await (
-      await owner.api.post(path, {
-        alias: "two",
-        displayName: "Two",
-        endpointUrl: "https://two.example.com/mcp",
-        auth: { kind: "none" },
-      })
-    ).json()) as Conn;
+    const created = await createConnection(owner.api, owner.environmentId, "two");
     // A discovery as discover-connection-tools stores it, without a remote server.
     const [row] = await deps.db.select().from(mcpConnections).where(eq(mcpConnections.id, created.id));
     const discoveryId = `dsc_${randomUUID().replaceAll("-", "")}`;
@@ -152,7 +137,7 @@ describe("connection writes", () => {
       endpointUrl: "https://same.example.com/mcp",
       auth: { kind: "none" },
     };
-    const first = (await (await owner.api.post(path, body)).json()) as Conn;
+    const first = (await (await owner.api.post(path, body)).json()) as { id: string };
     expect((await owner.api.post(path, body)).status).toBe(409);
     const created = await deps.db
       .select()
@@ -169,14 +154,7 @@ describe("connection writes", () => {
     stranger,
   }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
-    const created = (await (
-      await owner.api.post(path, {
-        alias: "mine",
-        displayName: "Mine",
-        endpointUrl: "https://mine.example.com/mcp",
-        auth: { kind: "none" },
-      })
-    ).json()) as Conn;
+    const created = await createConnection(owner.api, owner.environmentId, "mine");
     const change = { displayName: "Taken" };
     const foreign = await stranger.api.patch(`${path}/${created.id}`, change, { revision: 1 });
     expect(foreign.status).toBe(404);
@@ -193,7 +171,7 @@ describe("connection writes", () => {
     );
     expect(wrongEnvironment.status).toBe(404);
     expect(await (await owner.api.get(`${path}/${created.id}`)).json()).toMatchObject({
-      displayName: "Mine",
+      displayName: "mine",
       revision: 1,
     });
   });

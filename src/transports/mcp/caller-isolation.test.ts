@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { vi } from "vitest";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
+import { createConnection } from "../../../test/lib/connections.ts";
 import { MCP_URL } from "../../../test/lib/mcp-client.ts";
 import type { Connection } from "../../features/connections/schemas.ts";
 import { ERROR_META_KEY } from "./tool-errors.ts";
@@ -47,17 +48,6 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 const call = (name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
-
-async function connectionOf(tenant: Tenant, alias: string, url: string): Promise<Connection> {
-  const res = await tenant.api.post(`/environments/${tenant.environmentId}/mcp-connections`, {
-    alias,
-    displayName: alias,
-    endpointUrl: url,
-    auth: { kind: "none" },
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()) as Connection;
-}
 
 /**
  * One request of `who`, of a kind that checks the caller it ran as: its own data only, and — in
@@ -123,8 +113,13 @@ describe("/mcp caller isolation on shared servers", () => {
     mcp,
   }) => {
     const server = await mcp.start();
-    const ownerConn = await connectionOf(owner, "owner-only", server.url);
-    const strangerConn = await connectionOf(stranger, "stranger-only", server.url);
+    const ownerConn = await createConnection(owner.api, owner.environmentId, "owner-only", server.url);
+    const strangerConn = await createConnection(
+      stranger.api,
+      stranger.environmentId,
+      "stranger-only",
+      server.url,
+    );
     const a = { tenant: owner, own: ownerConn, other: strangerConn };
     const b = { tenant: stranger, own: strangerConn, other: ownerConn };
     // Waves alternate between everything at once and one organisation after the other, so servers
@@ -187,8 +182,16 @@ describe("/mcp caller isolation on shared servers", () => {
     mcp,
   }) => {
     const server = await mcp.start();
-    const a = { tenant: owner, own: await connectionOf(owner, "mine", server.url), other: undefined };
-    const b = { tenant: stranger, own: await connectionOf(stranger, "theirs", server.url), other: a.own };
+    const a = {
+      tenant: owner,
+      own: await createConnection(owner.api, owner.environmentId, "mine", server.url),
+      other: undefined,
+    };
+    const b = {
+      tenant: stranger,
+      own: await createConnection(stranger.api, stranger.environmentId, "theirs", server.url),
+      other: a.own,
+    };
     const aWithOther = { ...a, other: b.own };
     const handle = WebStandardStreamableHTTPServerTransport.prototype.handleRequest;
     const spy = vi
