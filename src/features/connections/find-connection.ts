@@ -1,11 +1,10 @@
-import { and, eq, exists, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
 import type { AuditRows } from "../../platform/audit/record-audit.ts";
 import type { Db } from "../../platform/db/client.ts";
-import { environments } from "../../platform/db/schema/environments.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
-import { findEnvironment, findInEnvironment } from "../environments/index.ts";
+import { findInEnvironment } from "../environments/index.ts";
 import { type ListedRow, listedConnectionColumns } from "./view-connection.ts";
 
 export type ConnectionRow = typeof mcpConnections.$inferSelect;
@@ -15,54 +14,19 @@ export type ConnectionRef = { environmentId: string; connectionId: string };
  * The tenancy gate for a connection (`findInEnvironment`): another organisation's or another
  * environment's connection is 404. `lockEnvironment` is for verbs that check environment-wide limits.
  */
-export async function findConnection(
+export const findConnection = (
   db: Db,
   ctx: ServiceContext,
   ref: ConnectionRef,
   opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
-): Promise<ConnectionRow> {
-  if (opts.forUpdate && !opts.lockEnvironment) return lockConnection(db, ctx, ref);
-  return findInEnvironment(
+): Promise<ConnectionRow> =>
+  findInEnvironment(
     db,
     ctx,
     mcpConnections,
     { environmentId: ref.environmentId, id: ref.connectionId, what: "MCP connection" },
     opts,
   );
-}
-
-/**
- * `findInEnvironment` with `forUpdate` when the environment needs no lock, in one query instead of
- * two: the environment's check rides along as an `exists` (it is not locked: `of` names the
- * connection alone). Only when no row comes back does the environment get read on its own, so a
- * missing environment is answered as `findInEnvironment` answers it.
- */
-async function lockConnection(db: Db, ctx: ServiceContext, ref: ConnectionRef): Promise<ConnectionRow> {
-  const organizationId = ctx.actor.organizationId;
-  const [row] = await db
-    .select()
-    .from(mcpConnections)
-    .where(
-      and(
-        eq(mcpConnections.id, ref.connectionId),
-        eq(mcpConnections.environmentId, ref.environmentId),
-        eq(mcpConnections.organizationId, organizationId),
-        exists(
-          db
-            .select({ one: sql`1` })
-            .from(environments)
-            .where(
-              and(eq(environments.id, ref.environmentId), eq(environments.organizationId, organizationId)),
-            ),
-        ),
-      ),
-    )
-    .limit(1)
-    .for("update", { of: mcpConnections });
-  if (row) return row;
-  await findEnvironment(db, ctx, ref.environmentId);
-  throw new AppError("not_found", `MCP connection ${ref.connectionId} was not found in this environment.`);
-}
 
 /** 412 with the current revision when the caller's If-Match is out of date. */
 export function assertRevision(row: ConnectionRow, revision: number): void {

@@ -1,4 +1,4 @@
-import { and, eq, getTableName, is, sql } from "drizzle-orm";
+import { and, eq, exists, getTableName, is, sql } from "drizzle-orm";
 import { type PgColumn, type PgTable, PgTransaction } from "drizzle-orm/pg-core";
 import type { ServiceContext } from "../../context.ts";
 import { AppError } from "../../errors.ts";
@@ -135,7 +135,32 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
 ): Promise<T["$inferSelect"]> {
   const organizationId = ctx.actor.organizationId;
   let row: T["$inferSelect"] | undefined;
-  if (opts.forUpdate || opts.lockEnvironment || is(db, PgTransaction)) {
+  if (opts.forUpdate && !opts.lockEnvironment) {
+    // One query instead of two: the environment's check rides in the row lock as an `exists` (the
+    // environment is not locked: `of` names the row's table alone). Only when no row comes back
+    // is the environment read on its own, so a missing environment is still its own 404.
+    [row] = await db
+      .select()
+      .from(table as PgTable)
+      .where(
+        and(
+          eq(table.id, ref.id),
+          eq(table.environmentId, ref.environmentId),
+          eq(table.organizationId, organizationId),
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(environments)
+              .where(
+                and(eq(environments.id, ref.environmentId), eq(environments.organizationId, organizationId)),
+              ),
+          ),
+        ),
+      )
+      .limit(1)
+      .for("update", { of: table as PgTable });
+    if (!row) await findEnvironment(db, ctx, ref.environmentId);
+  } else if (opts.lockEnvironment || is(db, PgTransaction)) {
     await findEnvironment(db, ctx, ref.environmentId, { forUpdate: opts.lockEnvironment === true });
     const query = db
       .select()
