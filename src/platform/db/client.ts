@@ -32,6 +32,24 @@ export function perDatabase<T>(build: (db: Db) => T): (db: Db) => T {
   };
 }
 
+/**
+ * `perDatabase` for statements that come in shapes (which filters, first page or after a
+ * cursor): one per database handle and shape key, built by `build` on first use. `build` gets how
+ * many shapes that handle already has, for a statement name no other shape uses.
+ */
+export function perDatabaseShape<T>(): (db: Db, shape: string, build: (index: number) => T) => T {
+  const byDatabase = perDatabase((): Map<string, T> => new Map());
+  return (db, shape, build) => {
+    const built = byDatabase(db);
+    let value = built.get(shape);
+    if (value === undefined) {
+      value = build(built.size);
+      built.set(shape, value);
+    }
+    return value;
+  };
+}
+
 export type DatabaseTarget = PgliteTarget | { kind: "postgres"; url: string };
 
 export type DatabaseHandle = {

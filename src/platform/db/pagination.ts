@@ -2,7 +2,7 @@ import { and, asc, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import { AppError } from "../../errors.ts";
-import { type Db, perDatabase } from "./client.ts";
+import { type Db, perDatabaseShape } from "./client.ts";
 
 /** Keyset cursor over (createdAt, id): stable under inserts, O(page) per request. */
 export type Cursor = { createdAt: Date; id: string };
@@ -96,19 +96,9 @@ export async function readPage<T extends ListedTable, U>(
   const cursor = decodeCursor(input.cursor);
   const keys = Object.keys(scope).sort();
   const shape = `${getTableName(table)}:${keys.join(",")}:${columns ? Object.keys(columns).join(",") : "*"}:${cursor ? "after" : "first"}`;
-  const statements = pageStatements(db);
-  let statement = statements.get(shape);
-  if (!statement) {
-    statement = buildPageQuery(
-      db,
-      table,
-      keys,
-      columns,
-      cursor !== undefined,
-      `page_${statements.size}_${getTableName(table)}`,
-    );
-    statements.set(shape, statement);
-  }
+  const statement = pageStatement(db, shape, (index) =>
+    buildPageQuery(db, table, keys, columns, cursor !== undefined, `page_${index}_${getTableName(table)}`),
+  );
   const params: Record<string, unknown> = { limit: input.pageSize + 1 };
   for (const key of keys) params[`scope_${key}`] = scope[key as keyof PageScope<T>];
   if (cursor) {
@@ -122,7 +112,7 @@ export async function readPage<T extends ListedTable, U>(
 type PageStatement = { execute(params: Record<string, unknown>): Promise<unknown[]> };
 
 /** Per database handle, by query shape. */
-const pageStatements = perDatabase((): Map<string, PageStatement> => new Map());
+const pageStatement = perDatabaseShape<PageStatement>();
 
 function buildPageQuery(
   db: Db,

@@ -1,6 +1,6 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { requirePermission } from "../../../context.ts";
-import { type Db, perDatabase } from "../../../platform/db/client.ts";
+import { type Db, perDatabaseShape } from "../../../platform/db/client.ts";
 import { problems } from "../../../platform/db/schema/problems.ts";
 import { callerEnvironment } from "../../environments/index.ts";
 import type { EnvironmentRead } from "../queries/schemas.ts";
@@ -37,18 +37,7 @@ function buildPageQuery(db: Db, shape: Shape, name: string): PageStatement {
     .prepare(name) as unknown as PageStatement;
 }
 
-const pageStatements = perDatabase((db: Db) => {
-  const built = new Map<string, PageStatement>();
-  return (shape: Shape): PageStatement => {
-    const key = `${+shape.status}${+shape.service}${+shape.cursor}`;
-    let statement = built.get(key);
-    if (!statement) {
-      statement = buildPageQuery(db, shape, `problems_page_${key}`);
-      built.set(key, statement);
-    }
-    return statement;
-  };
-});
+const pageStatement = perDatabaseShape<PageStatement>();
 
 /**
  * An environment's problems, most recently seen first, optionally of one status or service. The
@@ -65,11 +54,15 @@ export async function listProblems({
     const ms = typeof time === "string" ? Date.parse(time) : Number.NaN;
     return Number.isFinite(ms) && typeof id === "string" ? { time: new Date(ms), id } : undefined;
   });
-  const statement = pageStatements(ctx.deps.db)({
+  const shape: Shape = {
     status: Boolean(input.status),
     service: Boolean(input.service),
     cursor: before !== undefined,
-  });
+  };
+  const key = `${+shape.status}${+shape.service}${+shape.cursor}`;
+  const statement = pageStatement(ctx.deps.db, key, () =>
+    buildPageQuery(ctx.deps.db, shape, `problems_page_${key}`),
+  );
   const rows = await statement.execute({
     environmentId,
     limit: input.pageSize + 1,
