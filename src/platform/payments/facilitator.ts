@@ -38,6 +38,8 @@ const RPC_RETRIES = 1;
 const POLLING_MS = 250;
 const CONFIRMATION_TIMEOUT_MS = 5_000;
 
+type LocalFacilitatorArgs = { rpcUrl: string; chainId: number; network: Network; privateKey: Hex };
+
 /**
  * The embedded default's facilitator: the SDK's `x402Facilitator` with the `exact` EVM scheme,
  * settling from `privateKey` over `rpcUrl`, in this process.
@@ -48,25 +50,11 @@ const CONFIRMATION_TIMEOUT_MS = 5_000;
  * The node going away is an outage, never a verdict on the payment (the SDK would turn RPC errors
  * into reason codes): an operation with an unanswered RPC request throws at once (`watched`), and
  * a settlement that already happened is found again (`earlierSettlement`).
+ *
+ * Built when payments first need it (`startPayments` loads this module then): deriving the
+ * account's key is secp256k1 work in JavaScript (~50 ms), for a facilitator many starts never use.
  */
 export function createLocalFacilitator(args: LocalFacilitatorArgs): FacilitatorClient {
-  // Built on first use: deriving the account's key (secp256k1 tables in JavaScript) took ~50 ms
-  // of every start, for a facilitator many starts never use.
-  let built: FacilitatorClient | undefined;
-  const facilitator = () => {
-    built ??= buildLocalFacilitator(args);
-    return built;
-  };
-  return {
-    verify: (payload, requirements) => facilitator().verify(payload, requirements),
-    settle: (payload, requirements) => facilitator().settle(payload, requirements),
-    getSupported: () => facilitator().getSupported(),
-  };
-}
-
-type LocalFacilitatorArgs = { rpcUrl: string; chainId: number; network: Network; privateKey: Hex };
-
-function buildLocalFacilitator(args: LocalFacilitatorArgs): FacilitatorClient {
   const nonceManager = createNonceManager({ source: jsonRpc() });
   const account = privateKeyToAccount(args.privateKey, { nonceManager });
   const operation: Operations = new AsyncLocalStorage();
