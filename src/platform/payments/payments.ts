@@ -2,6 +2,7 @@ import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } fro
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { Address } from "viem";
+import { loadOnce } from "../load-once.ts";
 import type { Logger } from "../logging/logger.ts";
 import { type DevChain, startDevChain } from "./dev-chain.ts";
 import { guardFacilitator } from "./facilitator-boundary.ts";
@@ -69,14 +70,7 @@ export async function startPayments(args: {
 
 /** A facilitator built by `load` when first called; a failed load is tried again on the next call. */
 function loadedOnFirstCall(load: () => Promise<FacilitatorClient>): FacilitatorClient {
-  let loading: Promise<FacilitatorClient> | undefined;
-  const facilitator = () => {
-    loading ??= load();
-    loading.catch(() => {
-      loading = undefined;
-    });
-    return loading;
-  };
+  const facilitator = loadOnce(load);
   return {
     verify: async (payload, requirements) => (await facilitator()).verify(payload, requirements),
     settle: async (payload, requirements) => (await facilitator()).settle(payload, requirements),

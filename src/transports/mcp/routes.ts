@@ -3,6 +3,7 @@ import type { MemberActor } from "../../actor.ts";
 import { AppError, isAppError } from "../../errors.ts";
 import { MCP_PATH } from "../../oauth-resources.ts";
 import type { Permission } from "../../permissions.ts";
+import { loadOnce } from "../../platform/load-once.ts";
 import { MAX_API_BODY_BYTES } from "../http/api-guards.ts";
 import { resolveBearerActor } from "../http/authenticate.ts";
 import type { AppEnv } from "../http/env.ts";
@@ -17,7 +18,9 @@ import { dnsRebindingGuard } from "./dns-rebinding-guard.ts";
 import { type McpPost, readMcpPost } from "./request-body.ts";
 import { connectionTools } from "./tools/connections/index.ts";
 
-let serving: Promise<typeof import("./serve-request.ts")> | undefined;
+// The MCP SDK's server (and its JSON Schema conversion) loads with the first request; held
+// after, as `import()` resolves the module again on every call.
+const loadServing = loadOnce(() => import("./serve-request.ts"));
 
 const writeTools = new Set(connectionTools.filter((t) => t.access === "write").map((t) => t.name));
 
@@ -72,13 +75,7 @@ export function mountMcp(app: Hono<AppEnv>, limits?: RateLimits): void {
       channel: "mcp" as const,
       requestId: c.get("requestId"),
     };
-    // The MCP SDK's server (and its JSON Schema conversion) loads with the first request; held
-    // after, as `import()` resolves the module again on every call.
-    serving ??= import("./serve-request.ts").catch((error: unknown) => {
-      serving = undefined; // the next request tries again
-      throw error;
-    });
-    const { serveMcpRequest } = await serving;
+    const { serveMcpRequest } = await loadServing();
     const response = await serveMcpRequest(post, ctx);
     if (limits && verdict) stampRateLimit(response.headers, limits, verdict);
     return response;

@@ -4,6 +4,7 @@ import type { StatusCode } from "hono/utils/http-status";
 import type Provider from "oidc-provider";
 import type { Deps } from "../../deps.ts";
 import { AppError } from "../../errors.ts";
+import { loadOnce } from "../../platform/load-once.ts";
 import { protectedResourceMetadata, resourceMetadataPath } from "../http/protected-resource.ts";
 import { clientAddress } from "../web/client-address.ts";
 import { verifyCsrf } from "../web/csrf.ts";
@@ -29,21 +30,13 @@ const MAX_BODY_BYTES = 64 * 1024;
 export function createOAuthRoutes(deps: Deps): Hono<WebEnv> {
   // oidc-provider (with Koa, jose and mime-db, ~1 MB of JavaScript) is loaded and configured on
   // the first request that needs it, not at every start.
-  let loading: Promise<Provider> | undefined;
-  const loadProvider = () => {
-    loading ??= import("./provider.ts")
-      .then(({ createOAuthProvider }) => {
-        const provider = createOAuthProvider(deps, oauthPages);
-        provider.use(completeDiscovery(deps.config.baseUrl));
-        return provider;
-      })
-      .catch((error: unknown) => {
-        // A load that failed is tried again by the next request.
-        loading = undefined;
-        throw error;
-      });
-    return loading;
-  };
+  // A load that failed is tried again by the next request.
+  const loadProvider = loadOnce(async (): Promise<Provider> => {
+    const { createOAuthProvider } = await import("./provider.ts");
+    const provider = createOAuthProvider(deps, oauthPages);
+    provider.use(completeDiscovery(deps.config.baseUrl));
+    return provider;
+  });
   const forward = forwarder(deps, loadProvider);
   const oauth = new Hono<WebEnv>();
   oauth.onError(handleWebError);

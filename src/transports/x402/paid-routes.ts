@@ -1,5 +1,6 @@
 import { type RouteConfig, type RoutesConfig, x402HTTPResourceServer } from "@x402/core/server";
 import type { Price as X402Price } from "@x402/core/types";
+import { loadOnce } from "../../platform/load-once.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
 import { formatUsd, type PriceKey } from "../../platform/payments/prices.ts";
@@ -90,11 +91,10 @@ export function resourceServerLoader(args: {
   routes: PaidRoutes;
   logger: Logger;
 }): () => Promise<x402HTTPResourceServer> {
-  let server: Promise<x402HTTPResourceServer> | undefined;
-  return () => {
-    const payments = args.payments;
-    if (payments.kind !== "ready") return Promise.reject(paymentsUnavailable());
-    server ??= (async () => {
+  const payments = args.payments;
+  if (payments.kind !== "ready") return () => Promise.reject(paymentsUnavailable());
+  return loadOnce(async () => {
+    try {
       const bazaar = await loadBazaar();
       const http = new x402HTTPResourceServer(payments.resourceServer, toX402Routes(args.routes, payments));
       // Routes that declare Bazaar discovery get the SDK's extension, as `@x402/hono` would do.
@@ -105,11 +105,9 @@ export function resourceServerLoader(args: {
       }
       await http.initialize();
       return http;
-    })().catch((error: unknown) => {
-      server = undefined;
+    } catch (error) {
       args.logger.error({ err: error }, "x402 resource server could not initialize");
       throw facilitatorUnavailable();
-    });
-    return server;
-  };
+    }
+  });
 }

@@ -1,6 +1,7 @@
 import type { App } from "@octokit/app";
 import type { Octokit } from "@octokit/core";
 import { AppError } from "../../../errors.ts";
+import { loadOnce } from "../../../platform/load-once.ts";
 import type { SourceHost } from "../source-host.ts";
 import { githubHost } from "./github-host.ts";
 
@@ -73,27 +74,20 @@ export type GithubAppSettings = {
 export function githubIntegration(settings: GithubAppSettings): GithubIntegration {
   // Octokit (~0.1 MB of code) loads with the App's first call, not at every start of a server
   // configured with an App.
-  let loading: Promise<App> | undefined;
-  const loadApp = (): Promise<App> => {
-    loading ??= (async () => {
-      const [{ App }, { Octokit }] = await Promise.all([
-        import("@octokit/app"),
-        // @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
-        import("@octokit/core"),
-      ]);
-      return new App({
-        appId: settings.appId,
-        privateKey: settings.privateKey,
-        webhooks: { secret: settings.webhookSecret },
-        oauth: { clientId: settings.clientId, clientSecret: settings.clientSecret },
-        Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
-      });
-    })();
-    loading.catch(() => {
-      loading = undefined;
+  const loadApp = loadOnce(async (): Promise<App> => {
+    const [{ App }, { Octokit }] = await Promise.all([
+      import("@octokit/app"),
+      // @octokit/app's own client (a pinned dependency of it): only to point it at another base URL.
+      import("@octokit/core"),
+    ]);
+    return new App({
+      appId: settings.appId,
+      privateKey: settings.privateKey,
+      webhooks: { secret: settings.webhookSecret },
+      oauth: { clientId: settings.clientId, clientSecret: settings.clientSecret },
+      Octokit: Octokit.defaults({ baseUrl: settings.apiUrl, userAgent: "patchbay" }),
     });
-    return loading;
-  };
+  });
   const installation = async (installationId: number) =>
     (await loadApp()).getInstallationOctokit(installationId);
 
