@@ -134,6 +134,13 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
   opts: { forUpdate?: boolean; lockEnvironment?: boolean } = {},
 ): Promise<T["$inferSelect"]> {
   const organizationId = ctx.actor.organizationId;
+  /** The row itself: exactly this id, in exactly this environment of the caller's organisation. */
+  const inEnvironment = (environmentId: string) =>
+    and(
+      eq(table.id, ref.id),
+      eq(table.environmentId, environmentId),
+      eq(table.organizationId, organizationId),
+    );
   let row: T["$inferSelect"] | undefined;
   if (opts.forUpdate && !opts.lockEnvironment) {
     // One query instead of two: the environment's check rides in the row lock as an `exists` (the
@@ -144,9 +151,7 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
       .from(table as PgTable)
       .where(
         and(
-          eq(table.id, ref.id),
-          eq(table.environmentId, ref.environmentId),
-          eq(table.organizationId, organizationId),
+          inEnvironment(ref.environmentId),
           exists(
             db
               .select({ one: sql`1` })
@@ -165,13 +170,7 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
     const query = db
       .select()
       .from(table as PgTable)
-      .where(
-        and(
-          eq(table.id, ref.id),
-          eq(table.environmentId, ref.environmentId),
-          eq(table.organizationId, organizationId),
-        ),
-      )
+      .where(inEnvironment(ref.environmentId))
       .limit(1);
     [row] = opts.forUpdate ? await query.for("update") : await query;
   } else {
@@ -195,13 +194,7 @@ export async function findInEnvironment<T extends EnvironmentScoped>(
       [row] = await ctx.deps.database.pointReads
         .select()
         .from(table as PgTable)
-        .where(
-          and(
-            eq(table.id, ref.id),
-            eq(table.environmentId, environment.value.id),
-            eq(table.organizationId, organizationId),
-          ),
-        )
+        .where(inEnvironment(environment.value.id))
         .limit(1);
     }
   }
