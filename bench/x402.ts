@@ -15,12 +15,15 @@
  * patchbay's overhead per paid call = paid − verify − settle − free (median of free).
  * Payments are signed before the clock starts: signing is the client's cost.
  *
- * Floor, in the same rounds: the payment lock's three statements alone, on scratch keys of the
- * same table — the prepared lookup, the claim (a committed INSERT) and the settled answer's write
- * (a committed UPDATE of that row, its body sealed beforehand as the gate seals it while
- * settlement is in flight). The lookup runs beside verification; the claim (so a payment's
- * handler never runs twice) and the answer (what a replay gets) are commits a paid call cannot
- * do without: their sum is the floor patchbay's overhead is set against.
+ * Floor, in the same rounds: a bare paid call on the same SDK resource server, facilitator and
+ * table, without the gate — verify (the lock lookup beside it), claim the payment (a committed
+ * INSERT), the handler's query, settle on chain, write the answer (a committed UPDATE, its body
+ * sealed while settlement is in flight, as the gate does). The claim (so a payment's handler never
+ * runs twice) and the answer (what a replay gets) are commits a paid call cannot do without: their
+ * sum is the floor patchbay's overhead is set against. They are timed inside that bare call, after
+ * a real verification and settlement, because a statement on a connection that has waited for
+ * the chain costs more than one sent right after another (the database backend and this process
+ * wake up again).
  *
  * Also printed: the CPU used during the rounds by this process, PostgreSQL, anvil and everything
  * else on the machine (% of one core); other work on a 2-core machine inflates every hand-off.
@@ -33,6 +36,7 @@ import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { x402HTTPClient } from "@x402/core/client";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { Hex } from "viem";
@@ -143,67 +147,76 @@ try {
   const client = new x402HTTPClient(agentClient(chain.payments, payer.privateKey as Hex));
   const challenge = await app.fetch(new Request(url));
   const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required") ?? "");
-  const sign = async () =>
-    client.encodePaymentSignatureHeader(await client.createPaymentPayload(required))["PAYMENT-SIGNATURE"] ??
-    "";
+  const sign = () => client.createPaymentPayload(required);
+  const header = (payload: PaymentPayload) =>
+    client.encodePaymentSignatureHeader(payload)["PAYMENT-SIGNATURE"] ?? "";
 
   // Warm-up: JIT, connection pools, the resource server's first initialize.
   for (let i = 0; i < 20; i++) {
     await call("/x402/bench-free");
     await call("/x402/bench");
   }
-  for (let i = 0; i < 3; i++) await call("/x402/bench", { "payment-signature": await sign() });
+  for (let i = 0; i < 3; i++) await call("/x402/bench", { "payment-signature": header(await sign()) });
 
-  // The lock's statements alone, on scratch keys (another payer, random nonces) of the same table.
-  const { network, amount } = required.accepts[0] ?? { network: "", amount: "0" };
+  // The bare paid call: the same SDK calls and the lock's statements, none of the gate's own work.
   const answer = { status: 200, headers: { "content-type": "application/json" }, body: '{"id":"…"}' };
-  const floorStatements = async () => {
+  const barePaid = async (payment: PaymentPayload) => {
+    const requirements = payment.accepted;
+    const { from, nonce } = (payment.payload as { authorization: { from: string; nonce: string } })
+      .authorization;
     const key = {
-      network,
-      asset: chain.asset.toLowerCase(),
-      payer: "0x000000000000000000000000000000000000b0b0",
-      nonce: `0x${randomBytes(32).toString("hex")}`,
+      network: requirements.network,
+      asset: requirements.asset.toLowerCase(),
+      payer: from.toLowerCase(),
+      nonce: nonce.toLowerCase(),
     };
     const lock = { db, keyring, key };
+    const started = performance.now();
+    const looked = findPayment(lock).then((row) => ({ row, ms: performance.now() - started }));
+    const verified = await server.verifyPayment(payment, requirements);
+    const lookup = await looked;
+    if (!verified.isValid || lookup.row) throw new Error("the bare call's payment did not verify");
     const now = new Date();
     let t = performance.now();
-    if (await findPayment(lock)) throw new Error("a scratch key already has a row");
-    const lookup = performance.now() - t;
-    t = performance.now();
     const claim = await claimPayment(
       lock,
       {
-        paymentHash: key.nonce,
-        requestHash: key.nonce,
+        paymentHash: nonce,
+        requestHash: nonce,
         route: "GET /x402/bench",
-        amount,
-        requirements: { amount },
+        amount: requirements.amount,
+        requirements: requirements as unknown as Record<string, unknown>,
         expiresAt: new Date(now.getTime() + 86_400_000),
       },
       now,
     );
     const claimed = performance.now() - t;
-    if (!claim) throw new Error("a scratch key could not be claimed");
-    claim.prepare(answer.body); // sealed ahead, as the gate does while settlement is in flight
+    if (!claim) throw new Error("the bare call's payment could not be claimed");
+    await db.select().from(environments).where(eq(environments.id, envId));
+    claim.prepare(answer.body);
+    const settled = await server.settlePayment(payment, requirements);
+    if (!settled.success) throw new Error("the bare call's payment did not settle");
     t = performance.now();
-    await claim.settled(`0x${"00".repeat(32)}`, answer);
-    return { lookup, claim: claimed, answer: performance.now() - t };
+    await claim.settled(settled.transaction, answer);
+    const end = performance.now();
+    return { lookup: lookup.ms, claim: claimed, answer: end - t, total: end - started };
   };
-  for (let i = 0; i < 20; i++) await floorStatements();
+  for (let i = 0; i < 3; i++) await barePaid(await sign());
 
   const free: number[] = [];
-  const floor: { lookup: number; claim: number; answer: number }[] = [];
+  const floor: { lookup: number; claim: number; answer: number; total: number }[] = [];
   const unpaid: number[] = [];
   const paid: { total: number; verify: number; settle: number; split: Record<Split, number> }[] = [];
   const before = await chain.balanceOf(payer.address);
   const cpu = cpuWindow();
+  // Each round makes its paid calls, then as many bare ones: each kind of call follows its own
+  // kind, so the database sees the same pattern of commits under both.
   for (let round = 0; round < rounds; round++) {
-    const payments = await Promise.all(Array.from({ length: perRound }, sign));
-    for (const payment of payments) {
+    const payments = await Promise.all(Array.from({ length: 2 * perRound }, sign));
+    for (const payment of payments.slice(0, perRound)) {
       const f = await call("/x402/bench-free");
-      floor.push(await floorStatements());
       const u = await call("/x402/bench");
-      const p = await call("/x402/bench", { "payment-signature": payment });
+      const p = await call("/x402/bench", { "payment-signature": header(payment) });
       if (f.status !== 200 || u.status !== 402 || p.status !== 200)
         throw new Error(`unexpected statuses ${f.status}/${u.status}/${p.status}`);
       free.push(f.ms);
@@ -221,10 +234,11 @@ try {
         },
       });
     }
+    for (const payment of payments.slice(perRound)) floor.push(await barePaid(payment));
   }
   const cpuPercent = cpu.end();
   const moved = before - (await chain.balanceOf(payer.address));
-  const expected = BigInt(paid.length) * 10_000n;
+  const expected = BigInt(paid.length + floor.length) * 10_000n;
   if (moved !== expected) throw new Error(`moved ${moved}, expected ${expected}`);
 
   const freeMedian = quantile(free, 0.5);
@@ -238,6 +252,7 @@ try {
     ["  facilitator settle (on chain)", paid.map((p) => p.settle)],
     ["  patchbay overhead", overhead],
     ...SPLITS.map(([split, label]): [string, number[]] => [`    ${label}`, paid.map((p) => p.split[split])]),
+    ["bare paid call (no gate)", floor.map((f) => f.total)],
     ["floor: lock lookup (prepared)", floor.map((f) => f.lookup)],
     ["floor: claim (committed INSERT)", floor.map((f) => f.claim)],
     ["floor: answer (committed UPDATE)", floor.map((f) => f.answer)],
@@ -279,7 +294,7 @@ try {
       `WARNING: other processes used more than ${NOISY_OTHER_CPU} % of a core during the rounds: every database round trip and facilitator call then waits to be scheduled. Compare quiet runs only.`,
     );
   console.log(
-    `\nmoved on chain: ${Number(moved) / 1e6} USDC for ${paid.length} calls (exactly the price each)`,
+    `\nmoved on chain: ${Number(moved) / 1e6} USDC for ${paid.length} paid and ${floor.length} bare calls (exactly the price each)`,
   );
 } finally {
   await chain.close();

@@ -76,8 +76,7 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
         problem: read?.problem,
       });
     }
-    const requestHash = await hashRequest(c);
-    return runOnce({ c, next, http, args, clock, matched, identity: read.identity, requestHash, price });
+    return runOnce({ c, next, http, args, clock, matched, identity: read.identity, price });
   };
 }
 
@@ -86,7 +85,6 @@ type Flow = SettlementFlow & {
   next: () => Promise<void>;
   args: GateArgs;
   clock: () => Date;
-  requestHash: string;
   price: Price;
 };
 
@@ -95,26 +93,23 @@ type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; 
 /**
  * The lock's state machine; see the x402_payments schema for the states.
  *
- * The facilitator's verification starts with the lock's first read, not after it: on the common
- * path (no row yet) the read costs nothing on top of verifying. Its result is used only where the
- * request runs the handler on this payment (no row, or an abandoned claim taken over). A copy of a
- * settled payment gets the stored answer without waiting for it (its spent nonce fails
+ * The facilitator's verification starts first, before the request's hash and the lock's read: on
+ * the common path (no row yet) they cost nothing on top of verifying. Its result is used only
+ * where the request runs the handler on this payment (no row, or an abandoned claim taken over). A
+ * copy of a settled payment gets the stored answer without waiting for it (its spent nonce fails
  * verification anyway); a held (`failed`) answer settles with the requirements stored with it.
  */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
-  const { args, identity, requestHash } = flow;
+  const { args, identity } = flow;
   const lock = { db: args.db, keyring: args.keyring, key: identity.key };
-  let verification: Verification | undefined;
+  const verification = startVerification(flow);
   let won: Won | undefined;
   try {
+    const requestHash = await hashRequest(flow.c);
     const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
       waitMs: WAIT_FOR_FIRST_MS,
       clock: flow.clock,
-      read: () => {
-        const row = findPayment(lock);
-        verification ??= startVerification(flow);
-        return row;
-      },
+      read: () => findPayment(lock),
       judge: (row, now) => {
         if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
           throw new AppError(
@@ -132,7 +127,6 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
           return claim && { claim, held: row };
         }
         // No row, or one abandoned by a dead process: verified (once, already under way), then claim.
-        if (!verification) throw new Error("x402: the payment lock was taken before it was read");
         const verified = await verification.result;
         if (verified instanceof Response) return verified;
         const requirements = verified.paymentRequirements;
@@ -163,7 +157,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   } finally {
     // Unless it goes on to the handler, this request gives its verification up, without waiting.
     const runsHandler = won !== undefined && !(won instanceof Response) && "verified" in won;
-    if (!runsHandler) verification?.abandon(args.logger);
+    if (!runsHandler) verification.abandon(args.logger);
   }
   if (won instanceof Response) return won;
   if ("verified" in won) return runHandler(flow, won.verified, won.claim);
