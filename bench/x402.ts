@@ -31,7 +31,6 @@
  * Env: BENCH_PAID (calls per round, default 40), BENCH_ROUNDS (5), BENCH_PG_URL (admin URL,
  * default postgres://postgres@127.0.0.1:5432/postgres; `pglite` for the embedded engine).
  */
-import { randomBytes } from "node:crypto";
 import { availableParallelism, cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { x402HTTPClient } from "@x402/core/client";
