@@ -3,7 +3,9 @@ import { vi } from "vitest";
 import { describe, expect, type Tenant, test } from "../../../test/fixtures.ts";
 import { createConnection } from "../../../test/lib/connections.ts";
 import { MCP_URL } from "../../../test/lib/mcp-client.ts";
+import { eventually } from "../../../test/lib/wait.ts";
 import type { Connection } from "../../features/connections/schemas.ts";
+import { serversInRelease } from "./serve-request.ts";
 import { ERROR_META_KEY } from "./tool-errors.ts";
 
 // The /mcp servers and their tools are built once and lent to one request at a time; the caller
@@ -43,8 +45,13 @@ async function post(app: AppLike, key: string, body: string): Promise<Rpc> {
   };
 }
 
-/** Lets the servers of the requests just answered go back to the pool (after each answer's turn). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1));
+/** Waits until the servers of the requests just answered are back in the pool, to be lent again. */
+const settle = () =>
+  eventually(
+    async () => (serversInRelease() === 0 ? true : undefined),
+    5_000,
+    "the answered requests' MCP servers back in the pool",
+  );
 
 const call = (name: string, args: Record<string, unknown>) =>
   JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });

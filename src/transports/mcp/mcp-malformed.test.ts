@@ -166,6 +166,42 @@ describe("malformed JSON-RPC requests", () => {
     });
   });
 
+  test("a batch that repeats a request id runs and answers the first request only", async ({
+    app,
+    owner,
+  }) => {
+    const create = (alias: string) => ({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: {
+        name: "create_mcp_connection",
+        arguments: {
+          environmentId: owner.environmentId,
+          alias,
+          displayName: alias,
+          endpointUrl: "https://mcp.example.com/mcp",
+          auth: { kind: "none" },
+        },
+      },
+    });
+    const res = await post(app, owner.apiKey, [create("first"), create("second")]);
+    // One answer, which the transport sends as it is, not in an array.
+    expect(await res.json()).toMatchObject({
+      id: 7,
+      result: { structuredContent: { connection: { alias: "first" } } },
+    });
+    // The second was never run: one connection exists.
+    const listed = await post(app, owner.apiKey, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "list_mcp_connections", arguments: { environmentId: owner.environmentId } },
+    });
+    const list = (await listed.json()) as { result: { structuredContent: { items: { alias: string }[] } } };
+    expect(list.result.structuredContent.items.map((c) => c.alias)).toEqual(["first"]);
+  });
+
   test("a task-augmented tools/call runs as a plain call: the server declares no tasks capability", async ({
     app,
     owner,

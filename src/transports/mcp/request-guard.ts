@@ -28,10 +28,15 @@ const served = {
  *
  * `params.task` is dropped: the server declares no `tasks` capability, and the tasks spec says such
  * a receiver processes the request normally, ignoring it (the SDK would refuse it with -32603).
+ *
+ * A request whose id an earlier request of the same POST already has is not run: MCP forbids
+ * reusing an id, the transport answers each id once, and it would answer the POST — and the
+ * server go back to the pool — while the second handler still ran. The first is answered.
  */
 export function guardRequests(transport: Transport, tools: ReadonlySet<string>): void {
   const deliver = transport.onmessage;
   if (!deliver) throw new Error("guardRequests runs after server.connect(transport)");
+  const ids = new Set<string | number>();
   transport.onmessage = (message: JSONRPCMessage, extra) => {
     // Stateless, a cancellation can only name a request of the same POST, and the SDK answers a
     // cancelled request with nothing: the POST (JSON mode) would then wait forever, holding its
@@ -39,6 +44,8 @@ export function guardRequests(transport: Transport, tools: ReadonlySet<string>):
     // Told by shape (the transport validated the message; the SDK's type guards are Zod parses).
     if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") return;
     if (!isJSONRPCRequest(message)) return deliver(message, extra);
+    if (ids.has(message.id)) return;
+    ids.add(message.id);
     const request = withoutTask(message);
     const refusal = invalidParams(request, tools);
     if (refusal === undefined) return deliver(request, extra);

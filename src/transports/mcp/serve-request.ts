@@ -33,6 +33,8 @@ const jsonSchemaValidator = lazyValidator();
  * served cannot matter to the next request.
  */
 const idle: McpServer[] = [];
+/** Servers of answered requests on their way back to the pool. */
+let releasing = 0;
 /** Past about the number of requests in flight at once, an idle server is only memory. */
 const MAX_IDLE = 64;
 
@@ -75,13 +77,17 @@ export async function serveMcpRequest(post: McpPost, ctx: ServiceContext<MemberA
   }
   // Released once this turn's promise jobs have run: each handler has then also dropped its
   // abort controller, which close() would otherwise abort (an AbortError built per request).
+  releasing++;
   setImmediate(() =>
-    release(server).catch((error: unknown) =>
-      ctx.deps.logger.warn({ err: error }, "MCP server not released"),
-    ),
+    release(server)
+      .catch((error: unknown) => ctx.deps.logger.warn({ err: error }, "MCP server not released"))
+      .finally(() => releasing--),
   );
   return response;
 }
+
+/** How many servers of answered requests are not yet back in the pool (or dropped). */
+export const serversInRelease = (): number => releasing;
 
 /**
  * Closes the server's connection and lends it again, unless an `initialize` left its client's
