@@ -2,8 +2,9 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { STATUS_CODES } from "node:http";
 import tls from "node:tls";
-import type { Agent, Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { AppError } from "../../errors.ts";
+import { loadOnce } from "../load-once.ts";
 import { type EgressPolicy, isAddressAllowed } from "./address-policy.ts";
 import { decodeBody } from "./decode-body.ts";
 import { type ByteCounter, capBody, toAppError } from "./egress-errors.ts";
@@ -99,22 +100,18 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
   // start. Its `default` export is the package's exports object both under Node, which imports
   // CommonJS with a default, and in the bundle, where a dynamic import of CommonJS exposes only
   // `default`: named exports would be undefined there.
-  let agent: Promise<Agent> | undefined;
-  const agentOf = () => {
-    agent ??= import("undici").then(
-      ({ default: undici }) =>
-        new undici.Agent({
-          connect: {
-            lookup: guardedLookup(policy, options.resolve ?? systemResolve),
-            timeout: policy.connectTimeoutMs,
-            ca: trustRoots(policy.extraCa),
-          },
-          headersTimeout: policy.headersTimeoutMs,
-          bodyTimeout: policy.bodyTimeoutMs,
-        }),
-    );
-    return agent;
-  };
+  const agentOf = loadOnce(async () => {
+    const { default: undici } = await import("undici");
+    return new undici.Agent({
+      connect: {
+        lookup: guardedLookup(policy, options.resolve ?? systemResolve),
+        timeout: policy.connectTimeoutMs,
+        ca: trustRoots(policy.extraCa),
+      },
+      headersTimeout: policy.headersTimeoutMs,
+      bodyTimeout: policy.bodyTimeoutMs,
+    });
+  });
 
   const egressFetch: EgressFetch = async (input, init, options) => {
     // A Request carries its own method, headers and body; merge init into it as fetch does.
@@ -175,7 +172,8 @@ export function createEgress(policy: EgressPolicy, options: { resolve?: Resolve 
   return {
     fetch: egressFetch,
     close: async () => {
-      if (agent) await (await agent).destroy();
+      const agent = await agentOf.started()?.catch(() => undefined);
+      await agent?.destroy();
     },
   };
 }
