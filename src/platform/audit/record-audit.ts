@@ -28,22 +28,16 @@ export async function recordAudit(tx: Db, ctx: ServiceContext, entry: AuditEntry
  */
 export function auditRows(tx: Db, ctx: ServiceContext, entries: readonly AuditEntry[]) {
   const actor = ctx.actor;
-  return tx.insert(auditLog).values(
-    entries.map((entry) => ({
-      organizationId: actor.organizationId,
-      actorType: actor.type,
-      actorId: actor.id,
-      actorUserId: "userId" in actor ? actor.userId : null,
-      channel: ctx.channel,
-      environmentId: entry.environmentId ?? null,
-      action: entry.action,
-      targetType: entry.targetType,
-      targetId: entry.targetId,
-      requestId: ctx.requestId,
-      idempotencyKey: ctx.idempotencyKey ?? null,
-      details: entry.details ?? null,
-    })),
-  );
+  const who: Who = {
+    organizationId: actor.organizationId,
+    actorType: actor.type,
+    actorId: actor.id,
+    actorUserId: "userId" in actor ? actor.userId : null,
+    channel: ctx.channel,
+    requestId: ctx.requestId,
+    idempotencyKey: ctx.idempotencyKey ?? null,
+  };
+  return tx.insert(auditLog).values(entries.map((entry) => auditRow(who, entry)));
 }
 
 /** The INSERT `auditRows` builds. */
@@ -56,29 +50,39 @@ export type AuditRows = ReturnType<typeof auditRows>;
  */
 export async function recordAuditAs(
   tx: Db,
-  row: {
+  row: AuditEntry & {
     organizationId: string;
     actor: { type: "user"; userId: string } | { type: "system"; id: string };
     channel: ServiceContext["channel"];
-    action: AuditAction;
-    targetType: string;
-    targetId: string;
-    environmentId?: string | null | undefined;
     requestId?: string | undefined;
-    details?: Record<string, unknown>;
   },
 ): Promise<void> {
-  await tx.insert(auditLog).values({
+  const { actor } = row;
+  const who: Who = {
     organizationId: row.organizationId,
-    actorType: row.actor.type,
-    actorId: row.actor.type === "user" ? row.actor.userId : row.actor.id,
-    actorUserId: row.actor.type === "user" ? row.actor.userId : null,
+    actorType: actor.type,
+    actorId: actor.type === "user" ? actor.userId : actor.id,
+    actorUserId: actor.type === "user" ? actor.userId : null,
     channel: row.channel,
-    environmentId: row.environmentId ?? null,
-    action: row.action,
-    targetType: row.targetType,
-    targetId: row.targetId,
     requestId: row.requestId ?? null,
-    details: row.details ?? null,
-  });
+    idempotencyKey: null,
+  };
+  await tx.insert(auditLog).values(auditRow(who, row));
+}
+
+/** Who did it, through what: the columns an entry's row takes from its actor and request. */
+type Who = Pick<
+  typeof auditLog.$inferInsert,
+  "organizationId" | "actorType" | "actorId" | "actorUserId" | "channel" | "requestId" | "idempotencyKey"
+>;
+
+function auditRow(who: Who, entry: AuditEntry): typeof auditLog.$inferInsert {
+  return {
+    ...who,
+    environmentId: entry.environmentId ?? null,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? null,
+  };
 }
