@@ -8,6 +8,7 @@ import { auditLog } from "../../platform/db/schema/audit-log.ts";
 import { mcpConnections } from "../../platform/db/schema/mcp-connections.ts";
 import { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
 import { users } from "../../platform/db/schema/users.ts";
+import { viewConnection } from "./view-connection.ts";
 
 // A connection write's answer and audit rows come with the change's own statement
 // (docs/performance.md, "REST API"). These pin what folding them must keep: the same view as a
@@ -26,6 +27,37 @@ async function statementsDuring(deps: Deps, fn: () => Promise<unknown>): Promise
   } finally {
     spy.mockRestore();
   }
+}
+
+/** A discovery as discover-connection-tools stores it, without a remote server: its id. */
+async function storeDiscovery(deps: Deps, connectionId: string): Promise<string> {
+  const [row] = await deps.db.select().from(mcpConnections).where(eq(mcpConnections.id, connectionId));
+  if (!row) throw new Error(`no connection ${connectionId}`);
+  const discoveryId = `dsc_${randomUUID().replaceAll("-", "")}`;
+  await deps.db.insert(mcpDiscoveries).values({
+    id: discoveryId,
+    organizationId: row.organizationId,
+    environmentId: row.environmentId,
+    connectionId,
+    connectionRevision: row.revision,
+    configVersion: row.configVersion,
+    manifestHash: "a".repeat(64),
+    toolCount: 2,
+    tools: ["lookup", "search"].map((name, k) => ({
+      name,
+      description: `Tool ${name}`,
+      inputSchema: { type: "object" },
+      annotations: { readOnlyHint: k === 0 },
+      hash: `${k}`.repeat(64),
+      approvable: true,
+    })),
+    discoveredAt: new Date(),
+  });
+  await deps.db
+    .update(mcpConnections)
+    .set({ latestDiscoveryId: discoveryId })
+    .where(eq(mcpConnections.id, connectionId));
+  return discoveryId;
 }
 
 const auditOf = (deps: Deps, targetId: string) =>
@@ -69,32 +101,7 @@ describe("connection writes", () => {
   }) => {
     const path = `/environments/${owner.environmentId}/mcp-connections`;
     const created = await createConnection(owner.api, owner.environmentId, "two");
-    // A discovery as discover-connection-tools stores it, without a remote server.
-    const [row] = await deps.db.select().from(mcpConnections).where(eq(mcpConnections.id, created.id));
-    const discoveryId = `dsc_${randomUUID().replaceAll("-", "")}`;
-    await deps.db.insert(mcpDiscoveries).values({
-      id: discoveryId,
-      organizationId: owner.organizationId,
-      environmentId: owner.environmentId,
-      connectionId: created.id,
-      connectionRevision: 1,
-      configVersion: row?.configVersion ?? 1,
-      manifestHash: "a".repeat(64),
-      toolCount: 2,
-      tools: ["lookup", "search"].map((name, k) => ({
-        name,
-        description: `Tool ${name}`,
-        inputSchema: { type: "object" },
-        annotations: { readOnlyHint: k === 0 },
-        hash: `${k}`.repeat(64),
-        approvable: true,
-      })),
-      discoveredAt: new Date(),
-    });
-    await deps.db
-      .update(mcpConnections)
-      .set({ latestDiscoveryId: discoveryId })
-      .where(eq(mcpConnections.id, created.id));
+    const discoveryId = await storeDiscovery(deps, created.id);
 
     const res = await owner.api.post(
       `${path}/${created.id}/tool-approvals`,
@@ -124,6 +131,20 @@ describe("connection writes", () => {
       ["mcp_connection.tools_approved", 2],
       ["mcp_connection.tools_attested_read_only", 2],
     ]);
+  });
+
+  test("a connection's view is of the row it was given, even after a change committed since it was read", async ({
+    deps,
+    owner,
+  }) => {
+    const created = await createConnection(owner.api, owner.environmentId, "stale");
+    const byId = eq(mcpConnections.id, created.id);
+    const [before] = await deps.db.select().from(mcpConnections).where(byId);
+    const discoveryId = await storeDiscovery(deps, created.id);
+    const [after] = await deps.db.select().from(mcpConnections).where(byId);
+    if (!before || !after) throw new Error("the connection row is missing");
+    expect((await viewConnection(deps.db, before)).discovery).toBeNull();
+    expect((await viewConnection(deps.db, after)).discovery).toMatchObject({ id: discoveryId, toolCount: 2 });
   });
 
   test("a refused create (alias taken) leaves no audit row; an accepted one names the stored environment id", async ({

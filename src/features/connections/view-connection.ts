@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections, type ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
@@ -157,13 +157,23 @@ export const listedConnectionColumns = {
         else json_build_object('name', t.tool -> 'name') end
       order by t.n)
     from jsonb_array_elements(mcp_connections.approved_manifest) with ordinality as t(tool, n))`,
-  discovery: sql<DiscoverySummary | null>`(
+  discovery: discoverySummary(sql`mcp_connections.latest_discovery_id`),
+  approverEmail: emailOf(sql`mcp_connections.approved_by`),
+};
+
+/** The summary of the discovery `id` names (a column, or a value). */
+function discoverySummary(id: SQL | string | null) {
+  return sql<DiscoverySummary | null>`(
     select json_build_object(
       'id', d.id, 'discoveredAtMs', round(extract(epoch from d.discovered_at) * 1000),
       'toolCount', d.tool_count, 'manifestHash', d.manifest_hash)
-    from mcp_discoveries d where d.id = mcp_connections.latest_discovery_id)`,
-  approverEmail: sql<string | null>`(select u.email from users u where u.id = mcp_connections.approved_by)`,
-};
+    from mcp_discoveries d where d.id = ${id} and d.connection_id = mcp_connections.id)`;
+}
+
+/** The email of the user `id` names (a column, or a value). */
+function emailOf(id: SQL | string | null) {
+  return sql<string | null>`(select u.email from users u where u.id = ${id})`;
+}
 
 /** A row read with `listedConnectionColumns`: what `toListedConnection` makes the view of. */
 export type ListedRow = ViewedRow & { discovery: DiscoverySummary | null; approverEmail: string | null };
@@ -183,15 +193,16 @@ export const toListedConnection = (row: ListedRow): Connection =>
 
 /**
  * The public view of a connection row already read whole (a GET, a change that kept the row as
- * it was): one query for what the row does not hold, the latest discovery's summary and the
- * approver's email, with the list's own subqueries. Matched on the organisation too, so an id
- * alone never reads another tenant's row.
+ * it was): one query for what the row does not hold, the summary of the discovery it names and
+ * its approver's email — by the ids `row` holds, so the answer is that row's even when a change
+ * commits in between. Matched on the organisation too, so an id alone never reads another
+ * tenant's row.
  */
 export async function viewConnection(db: Db, row: Row): Promise<Connection> {
   const [extra] = await db
     .select({
-      discovery: listedConnectionColumns.discovery,
-      approverEmail: listedConnectionColumns.approverEmail,
+      discovery: discoverySummary(row.latestDiscoveryId),
+      approverEmail: emailOf(row.approvedBy),
     })
     .from(mcpConnections)
     .where(and(eq(mcpConnections.id, row.id), eq(mcpConnections.organizationId, row.organizationId)))
