@@ -50,12 +50,9 @@ const byKey = and(
  * A paid call's own statements, prepared once per database handle: every paid call reads, claims
  * and answers its payment's row (bench:x402, docs/performance.md).
  *
- * The claim commits without waiting for its WAL flush (`synchronous_commit` off for its own
- * transaction, set from RETURNING, so only a claim that inserted): visible to every other request
- * at once, and durable no later than whatever is committed after it. A handler's write commits
- * synchronously and flushes the claim with it; a crash before any such write loses only a claim
- * whose handler changed nothing. The answer, which a replay must get, is a synchronous commit
- * before the response (docs/decisions.md).
+ * Both commits wait for their WAL flush. A claim flushed later would be lost by a database crash
+ * while this process lives on: the handler would go on against the recovered database, and a copy
+ * of the payment, finding no row, would run it a second time (docs/performance.md).
  */
 const statements = perDatabase((db: Db) => ({
   find: db.select().from(x402Payments).where(byKey).prepare("x402_payment_find"),
@@ -77,10 +74,7 @@ const statements = perDatabase((db: Db) => ({
       expiresAt: p("expiresAt"),
     })
     .onConflictDoNothing()
-    .returning({
-      claimId: x402Payments.claimId,
-      flushLater: sql<string>`set_config('synchronous_commit', 'off', true)`,
-    })
+    .returning({ claimId: x402Payments.claimId })
     .prepare("x402_payment_claim"),
   answer: db
     .update(x402Payments)
