@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { requireOwnerOrAdmin, type ServiceContext } from "../../context.ts";
 import { readPage } from "../../platform/db/pagination.ts";
 import type { ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
@@ -8,13 +8,7 @@ import { findEnvironment } from "../environments/index.ts";
 import { type ConnectionRef, findConnection } from "./find-connection.ts";
 import type { Connection, Discovery } from "./schemas.ts";
 import { withAccess } from "./tool-access.ts";
-import {
-  approverEmail,
-  listedConnectionColumns,
-  toConnection,
-  toListedConnection,
-  viewConnection,
-} from "./view-connection.ts";
+import { listedConnectionColumns, toListedConnection, viewConnection } from "./view-connection.ts";
 
 // Reads need `mcp_connections:read` and an owner or admin, like changes (spec 5.2/5.4).
 
@@ -61,11 +55,18 @@ export async function getConnectionReview(args: {
   requireOwnerOrAdmin(args.ctx, "mcp_connections:read");
   const db = args.ctx.deps.db;
   const row = await findConnection(db, args.ctx, args.input);
-  const [discovery] = row.latestDiscoveryId
-    ? await db.select().from(mcpDiscoveries).where(eq(mcpDiscoveries.id, row.latestDiscoveryId)).limit(1)
-    : [];
+  const [connection, [discovery]] = await Promise.all([
+    viewConnection(db, row),
+    row.latestDiscoveryId
+      ? db
+          .select()
+          .from(mcpDiscoveries)
+          .where(and(eq(mcpDiscoveries.id, row.latestDiscoveryId), eq(mcpDiscoveries.connectionId, row.id)))
+          .limit(1)
+      : [],
+  ]);
   return {
-    connection: toConnection(row, discovery, await approverEmail(db, row)),
+    connection,
     discovery: discovery
       ? {
           id: discovery.id,

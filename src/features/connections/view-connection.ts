@@ -3,7 +3,6 @@ import { AppError } from "../../errors.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { mcpConnections, type ToolDefinition } from "../../platform/db/schema/mcp-connections.ts";
 import type { mcpDiscoveries } from "../../platform/db/schema/mcp-discoveries.ts";
-import { users } from "../../platform/db/schema/users.ts";
 import type { Connection, Health, Readiness } from "./schemas.ts";
 import { toolAccess } from "./tool-access.ts";
 
@@ -210,15 +209,4 @@ export async function viewConnection(db: Db, row: Row): Promise<Connection> {
   // Outside a transaction the row can be deleted between the caller's read and this one.
   if (!extra) throw new AppError("not_found", `MCP connection ${row.id} was not found in this environment.`);
   return toListedConnection({ ...row, ...extra });
-}
-
-/** The approver's email of one connection, if it has an approval: people read an email, not an id. */
-export async function approverEmail(db: Db, row: Pick<Row, "approvedBy">): Promise<string | null> {
-  if (!row.approvedBy) return null;
-  const [user] = await db
-    .select({ email: users.email })
-    .from(users)
-    .where(eq(users.id, row.approvedBy))
-    .limit(1);
-  return user?.email ?? null;
 }

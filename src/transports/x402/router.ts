@@ -3,12 +3,13 @@ import type { Deps } from "../../deps.ts";
 import { payerOf, resolveWalletActor } from "../../features/agent-onboarding/callers.ts";
 import { onboardingAssumption } from "../../features/agent-onboarding/next-actions.ts";
 import { problemAssumption } from "../../features/agent-onboarding/problem-assumption.ts";
+import { loadOnce } from "../../platform/load-once.ts";
 import { apiBodyLimit, requireJsonBodies } from "../http/api-guards.ts";
 import type { AppEnv } from "../http/env.ts";
 import { refuseUnstorableText } from "../http/unstorable-text.ts";
 import { onboardingRoutes } from "./agent-onboarding/routes.ts";
 import { assumedStateCheck } from "./assumed-state-check.ts";
-import { buildCatalog, type Catalog, catalogPage, llmsTxt } from "./catalog.ts";
+import { buildCatalog, catalogPage, llmsTxt } from "./catalog.ts";
 import { diagnosisRoutes } from "./diagnosis/routes.ts";
 import { freeReadCatalog, freeReader } from "./free-read-access.ts";
 import { type RoutePattern, resourceServerLoader } from "./paid-routes.ts";
@@ -62,16 +63,9 @@ export function createX402Router(deps: Deps): { router: Hono<AppEnv>; llms: Hono
   const loadServer = resourceServerLoader({ ...deps, routes: table });
   const startedAt = deps.clock();
   const free = freeReadCatalog(deps, x402Routes);
-  let catalog: Promise<Catalog> | undefined;
-  const readCatalog = () => {
-    catalog ??= buildCatalog({ deps, routes: table, loadServer, lastUpdated: startedAt, free }).catch(
-      (error: unknown) => {
-        catalog = undefined;
-        throw error;
-      },
-    );
-    return catalog;
-  };
+  const readCatalog = loadOnce(() =>
+    buildCatalog({ deps, routes: table, loadServer, lastUpdated: startedAt, free }),
+  );
 
   const router = new Hono<AppEnv>();
   router.get("/", async (c) => c.json(catalogPage(await readCatalog(), (p) => refusal(byPattern.get(p)))));
