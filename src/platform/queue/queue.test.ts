@@ -127,23 +127,6 @@ describe.each(engines)("jobs on $name", ({ open }) => {
     expect(seen).toHaveLength(1);
   });
 
-  test("a job a run queues is picked up at once, not after the polling interval", async () => {
-    const queue = queueName();
-    // An interval far beyond the wait below: only the look after each run can meet it.
-    const jobs = await startJobs({ [queue]: {} }, { pollingIntervalSeconds: 60 });
-    await jobs.start();
-    await jobs.send(queue, { step: 1 });
-    const steps: number[] = [];
-    // Registered after the first send: a new worker looks once when it starts.
-    await jobs.work(queue, async (job) => {
-      const step = (job.data as { step: number }).step;
-      steps.push(step);
-      if (step < 3) await jobs.send(queue, { step: step + 1 });
-    });
-    await waitFor("three chained runs", () => steps.length === 3, 15_000);
-    expect(steps).toEqual([1, 2, 3]);
-  });
-
   test("a job sent in a transaction exists iff the transaction commits", async () => {
     const queue = queueName();
     const jobs = await startJobs({ [queue]: {} });

@@ -124,13 +124,8 @@ export function createJobs(options: JobsOptions): Jobs {
   const attach = async (boss: PgBoss, { queue, handler, concurrency }: Registration) => {
     // pg-boss 10 runs one batch per worker at a time: concurrency is that many workers.
     for (let i = 0; i < concurrency; i++) {
-      let workerId: string | undefined;
-      workerId = await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
+      await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
         for (const job of batch) await run(queue, job, handler);
-        // A run often queues the next (a remediation's next step, committed by now): the worker
-        // looks again at once instead of after its polling interval. A look that finds nothing
-        // waits the interval as before; pg-boss calls this only with jobs.
-        if (workerId) boss.notifyWorker(workerId);
       });
     }
   };
