@@ -37,7 +37,24 @@ test("a data directory held by a live process is refused; one whose holder is go
   await client.close();
   opening.release();
   expect(existsSync(join(dataDir, "patchbay.pid"))).toBe(false);
-  const inMemory = beginPglite({ kind: "pglite", dataDir: "memory" });
-  expect(inMemory.creates).toBe(true);
-  await (await inMemory.client).close();
+});
+
+test("an in-memory database starts from the migrated template too, and an empty one has no schema", async () => {
+  const tables = async (target: Parameters<typeof beginPglite>[0]) => {
+    const opening = beginPglite(target);
+    expect(opening.creates).toBe(true);
+    const client = await opening.client;
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        "select count(*)::int as n from information_schema.tables where table_name = 'organizations'",
+      );
+      return rows[0]?.n;
+    } finally {
+      await client.close();
+    }
+  };
+  // Each test file's database is in memory: without the template it would be created and
+  // migrated from nothing (~2 s of WebAssembly each) before the migrations found work to do.
+  expect(await tables({ kind: "pglite", dataDir: "memory" })).toBe(1);
+  expect(await tables({ kind: "pglite", dataDir: "memory", empty: true })).toBe(0);
 });

@@ -47,7 +47,10 @@ export function beginPglite(target: PgliteTarget): PgliteOpening {
   // service on PostgreSQL never holds it.
   const client = Promise.all([compiledPostgres(), import("@electric-sql/pglite")]).then(
     ([pgliteWasmModule, { PGlite }]) =>
-      new PGlite(pgliteDir(target.dataDir), {
+      // One options object: PGlite reads its second argument only when the first is a path, so
+      // an in-memory database given (undefined, options) would drop them all.
+      new PGlite({
+        dataDir: pgliteDir(target.dataDir),
         pgliteWasmModule,
         ...(template ? { loadDataDir: template } : {}),
       }),
