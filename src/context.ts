@@ -5,6 +5,7 @@ import type { Deps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { scopeForPermission } from "./oauth-resources.ts";
 import type { Permission } from "./permissions.ts";
+import { transaction } from "./platform/db/after-commit.ts";
 import type { Db } from "./platform/db/client.ts";
 
 /**
@@ -46,11 +47,12 @@ export const systemContext = (
  * transaction joins it rather than taking a savepoint: its writes and the caller's audit row and
  * job enqueues commit together or not at all, and no caller needs to survive the inner part's
  * failure while committing the rest (one that does opens its savepoint itself: `tx.transaction`).
- * Joining also spares PostgreSQL the two round trips of SAVEPOINT and RELEASE.
+ * Joining also spares PostgreSQL the two round trips of SAVEPOINT and RELEASE. A new transaction
+ * runs what `afterCommit` registered in it once it has committed (a queued job's worker woken).
  */
 export function withTransaction<T>(on: ServiceContext | Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   const db = "deps" in on ? on.deps.db : on;
-  return is(db, PgTransaction) ? fn(db) : db.transaction(fn);
+  return is(db, PgTransaction) ? fn(db) : transaction(db, fn);
 }
 
 /**

@@ -52,8 +52,20 @@ describe("a worker that stops mid-run", () => {
     const model = scriptedModel([...script.slice(0, 4), hang, ...script.slice(4)]);
     h.setModel(model.model);
 
-    // Instance A: the file's queue.
-    await registerRemediationWorker(h.deps, { concurrency: 1 });
+    // Instance A: a queue of its own on the file's database, so no remediation worker outlives
+    // this test on the file's queue (the next test claims steps by hand).
+    const instance = () =>
+      createJobs({
+        database: deps.database,
+        pglite: deps.database.pglite,
+        postgresUrl: databaseUrls.get(deps),
+        logger: createLogger({ level: "silent" }),
+        queues: jobQueues,
+        pollingIntervalSeconds: 0.5,
+      });
+    const a = instance();
+    await registerRemediationWorker({ ...h.deps, jobs: a }, { concurrency: 1 });
+    await a.start();
     await api.post(`/environments/${owner.environmentId}/repositories`, {
       provider: "local-git",
       path: repo.path,
@@ -68,17 +80,10 @@ describe("a worker that stops mid-run", () => {
     const run = (await res.json()) as RunView;
     await inFlight;
     // A shuts down while the step is active: pg-boss records the run as abandoned.
-    await deps.jobs.stop({ timeoutMs: 300 });
+    await a.stop({ timeoutMs: 300 });
 
     // Instance B on the same database picks the abandoned job up at start.
-    const b = createJobs({
-      database: deps.database,
-      pglite: deps.database.pglite,
-      postgresUrl: databaseUrls.get(deps),
-      logger: createLogger({ level: "silent" }),
-      queues: jobQueues,
-      pollingIntervalSeconds: 0.5,
-    });
+    const b = instance();
     await registerRemediationWorker({ ...h.deps, jobs: b }, { concurrency: 1 });
     await b.start();
     try {
@@ -126,7 +131,6 @@ describe("a worker that stops mid-run", () => {
     } finally {
       release();
       await b.stop({ timeoutMs: 5_000 });
-      await deps.jobs.start();
     }
   });
 });

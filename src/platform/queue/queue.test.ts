@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import PgBoss from "pg-boss";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, testPgUrl } from "../../../test/database.ts";
+import { transaction } from "../db/after-commit.ts";
 import { type DatabaseHandle, openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { createLogger } from "../logging/logger.ts";
@@ -155,6 +156,33 @@ describe.each(engines)("jobs on $name", ({ open }) => {
     await waitFor("the committed job", () => seen.length === 1);
     expect(seen).toEqual(["committed"]);
     expect(await jobCount(queue)).toBe(1);
+  });
+
+  test("a sent job wakes this process's idle worker: it starts before the next poll, after its transaction commits", async () => {
+    const queue = queueName();
+    // A poll far longer than the waits below: only a wake can start these jobs in time.
+    const jobs = await startJobs({ [queue]: {} }, { pollingIntervalSeconds: 60 });
+    const seen: string[] = [];
+    await jobs.work(queue, async (job) => {
+      seen.push(String(job.data.probe));
+    });
+    await jobs.start();
+    // The worker has fetched once at its start; after this job it sleeps until woken or polled.
+    await jobs.send(queue, { probe: "first" });
+    await waitFor("the first job", () => seen.length === 1);
+    await waitFor("the first job's completion", async () => (await jobCount(queue)) === 1);
+
+    await jobs.send(queue, { probe: "outside a transaction" });
+    await waitFor("the job sent outside a transaction", () => seen.length === 2);
+
+    let sentBeforeCommit = false;
+    await transaction(engine.handle.db, async (tx) => {
+      await jobs.send(queue, { probe: "in a transaction" }, { tx });
+      sentBeforeCommit = true;
+    });
+    expect(sentBeforeCommit).toBe(true);
+    await waitFor("the job sent in a transaction", () => seen.length === 3);
+    expect(seen).toEqual(["first", "outside a transaction", "in a transaction"]);
   });
 
   test("50 jobs across workers are each handled exactly once", async () => {

@@ -1,5 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type PgBoss from "pg-boss";
+import { afterCommit } from "../db/after-commit.ts";
 import type { DatabaseHandle, Db } from "../db/client.ts";
 import type { Logger } from "../logging/logger.ts";
 import { resumeAbandonedJobs } from "./resume-abandoned.ts";
@@ -20,7 +21,10 @@ export type Job = {
 export type JobHandler = (job: Job) => Promise<void>;
 
 export type SendOptions = {
-  /** Enqueue inside this transaction: the job exists iff it commits. */
+  /**
+   * Enqueue inside this transaction: the job exists iff it commits. This process's workers on the
+   * queue are woken once it has (`afterCommit`), instead of at their next poll.
+   */
   tx?: Db;
   /** Deduplicates per the queue's policy (a "standard" queue does not). */
   singletonKey?: string;
@@ -67,8 +71,11 @@ export type JobsOptions = {
 
 type Registration = { queue: string; handler: JobHandler; concurrency: number };
 
-/** One pg-boss instance per `start()`: pg-boss 10 does not run maintenance again after a restart. */
-type Session = { boss: PgBoss; gate: GatedExecutor | undefined };
+/**
+ * One pg-boss instance per `start()`: pg-boss 10 does not run maintenance again after a restart.
+ * `workers` holds its worker ids by queue, to wake them.
+ */
+type Session = { boss: PgBoss; gate: GatedExecutor | undefined; workers: Map<string, string[]> };
 
 export function createJobs(options: JobsOptions): Jobs {
   const { logger, queues } = options;
@@ -105,7 +112,7 @@ export function createJobs(options: JobsOptions): Jobs {
     // Emitted by whichever instance ran this round's maintenance, which is what expires runs.
     boss.on("maintenance", () => void resume(boss));
     gate?.open();
-    return { boss, gate };
+    return { boss, gate, workers: new Map() };
   };
 
   const resume = async (boss: PgBoss) => {
@@ -121,13 +128,25 @@ export function createJobs(options: JobsOptions): Jobs {
     }
   };
 
-  const attach = async (boss: PgBoss, { queue, handler, concurrency }: Registration) => {
+  const attach = async ({ boss, workers }: Session, { queue, handler, concurrency }: Registration) => {
     // pg-boss 10 runs one batch per worker at a time: concurrency is that many workers.
     for (let i = 0; i < concurrency; i++) {
-      await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
+      const id = await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
         for (const job of batch) await run(queue, job, handler);
       });
+      workers.set(queue, [...(workers.get(queue) ?? []), id]);
     }
+  };
+
+  /**
+   * Wakes this process's workers on `queue` after it sent a job there: an idle one fetches at once
+   * instead of at its next poll, a busy one right after its run (a run that queues the next step,
+   * as a remediation's do, goes on without a pause). Only the sender's own workers are woken, and
+   * once per job sent, so the other instances still get their share of a burst at their polls.
+   */
+  const wake = (queue: string) => {
+    if (state !== "started" || !session) return;
+    for (const id of session.workers.get(queue) ?? []) session.boss.notifyWorker(id);
   };
 
   /** One run of one job. A throw is logged and rethrown: pg-boss then fails the job (or retries it). */
@@ -179,10 +198,10 @@ export function createJobs(options: JobsOptions): Jobs {
       state = "stopped";
       throw err;
     }
-    session = { boss, gate };
+    session = opened;
     const pending = [...registrations];
     state = "started";
-    for (const registration of pending) await attach(boss, registration);
+    for (const registration of pending) await attach(opened, registration);
   };
 
   const assertQueue = (queue: string) => {
@@ -200,14 +219,16 @@ export function createJobs(options: JobsOptions): Jobs {
       // pg-boss validates any key present, even when undefined.
       const sendOptions: PgBoss.SendOptions = definedOnly(rest);
       if (tx) sendOptions.db = transactionExecutor(tx);
-      return await session.boss.send(queue, data, sendOptions);
+      const id = await session.boss.send(queue, data, sendOptions);
+      if (id !== null) afterCommit(tx ?? options.database.db, () => wake(queue));
+      return id;
     },
 
     async work(queue, handler, opts = {}) {
       assertQueue(queue);
       const registration = { queue, handler, concurrency: Math.max(1, opts.concurrency ?? 1) };
       registrations.push(registration);
-      if (state === "started" && session) await attach(session.boss, registration);
+      if (state === "started" && session) await attach(session, registration);
     },
 
     async start() {
