@@ -1,5 +1,5 @@
 import { asc, eq } from "drizzle-orm";
-import { afterAll, vi } from "vitest";
+import { afterAll, onTestFinished, vi } from "vitest";
 import { databaseUrls, describe, expect, test } from "../../../test/fixtures.ts";
 import {
   FIXED,
@@ -64,6 +64,8 @@ describe("a worker that stops mid-run", () => {
         pollingIntervalSeconds: 0.5,
       });
     const a = instance();
+    // Stopped even when the test fails before A's planned stop (a stop after a stop does nothing).
+    onTestFinished(() => a.stop({ graceful: false }));
     await registerRemediationWorker({ ...h.deps, jobs: a }, { concurrency: 1 });
     await a.start();
     await api.post(`/environments/${owner.environmentId}/repositories`, {

@@ -1,5 +1,6 @@
 import type { StepResult, ToolSet } from "ai";
 import { and, eq, inArray } from "drizzle-orm";
+import { withTransaction } from "../../context.ts";
 import type { Deps } from "../../deps.ts";
 import type { Db } from "../../platform/db/client.ts";
 import { type TaskUsage, type TranscriptEntry, tasks } from "../../platform/db/schema/tasks.ts";
@@ -33,7 +34,7 @@ export async function storeStep(
     return row?.cancelRequestedAt != null;
   };
   if (!commit) return store(deps.db);
-  return deps.db.transaction(async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
     const asked = await commit(tx, step);
     return (await store(tx)) || asked;
   });

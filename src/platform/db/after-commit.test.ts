@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => database?.drop());
 
-/** How many probe rows another reader sees when a hook runs. */
+/** How many probe rows are committed. */
 const committedRows = async () => {
   const result = await database.handle.db.execute(sql`select count(*)::int as n from probe`);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { n: number }[];
@@ -39,6 +39,43 @@ test("a hook runs once its transaction has committed, in order; never after a ro
   ).rejects.toThrow("roll back");
   expect(ran).toEqual(["first", "second"]);
   expect(await committedRows()).toBe(1);
+});
+
+test("a hook in a nested transaction waits for the outer commit, and goes with an outer rollback", async () => {
+  const ran: string[] = [];
+  await transaction(database.handle.db, async (outer) => {
+    await transaction(outer, async (inner) => {
+      await inner.execute(sql`insert into probe (id) values ('nested')`);
+      afterCommit(inner, () => ran.push("nested"));
+    });
+    // The savepoint is released, the outer transaction not yet committed.
+    expect(ran).toEqual([]);
+  });
+  expect(ran).toEqual(["nested"]);
+
+  await expect(
+    transaction(database.handle.db, async (outer) => {
+      await transaction(outer, async (inner) => {
+        await inner.execute(sql`insert into probe (id) values ('nested, rolled back')`);
+        afterCommit(inner, () => ran.push("nested, rolled back"));
+      });
+      throw new Error("roll back");
+    }),
+  ).rejects.toThrow("roll back");
+  expect(ran).toEqual(["nested"]);
+});
+
+test("a hook that throws does not fail the committed transaction, nor stop the hooks after it", async () => {
+  const ran: string[] = [];
+  const result = await transaction(database.handle.db, async (tx) => {
+    afterCommit(tx, () => {
+      throw new Error("hook failed");
+    });
+    afterCommit(tx, () => ran.push("after"));
+    return "committed";
+  });
+  expect(result).toBe("committed");
+  expect(ran).toEqual(["after"]);
 });
 
 test("outside a transaction a hook runs at once; in a transaction it did not open, never", async () => {

@@ -7,15 +7,33 @@ const registered = new WeakMap<Db, Array<() => void>>();
 
 /**
  * Runs `fn` in a new transaction on `db` and, once that has committed, what `afterCommit`
- * registered in it, in order. Nothing registered runs when the transaction rolls back.
+ * registered in it, in order. Nothing registered runs when the transaction rolls back. Called on
+ * an open transaction, `fn` runs in a savepoint whose hooks wait for the outer transaction's commit
+ * (dropped with the savepoint, or when the outer transaction is not one `transaction` opened).
  */
 export async function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   const hooks: Array<() => void> = [];
-  const result = await db.transaction((tx) => {
+  const result = await db.transaction(async (tx) => {
     registered.set(tx, hooks);
-    return fn(tx);
+    try {
+      return await fn(tx);
+    } finally {
+      // Registered after the transaction ended, a hook is dropped, not kept in a list nobody reads.
+      registered.delete(tx);
+    }
   });
-  for (const hook of hooks) hook();
+  if (is(db, PgTransaction)) {
+    registered.get(db)?.push(...hooks);
+    return result;
+  }
+  for (const hook of hooks) {
+    // The transaction has committed whatever a hook does: its failure is not the caller's.
+    try {
+      hook();
+    } catch (error) {
+      process.emitWarning(`a hook run after a commit threw: ${String(error)}`, "AfterCommitWarning");
+    }
+  }
   return result;
 }
 

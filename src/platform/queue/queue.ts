@@ -220,7 +220,9 @@ export function createJobs(options: JobsOptions): Jobs {
       const sendOptions: PgBoss.SendOptions = definedOnly(rest);
       if (tx) sendOptions.db = transactionExecutor(tx);
       const id = await session.boss.send(queue, data, sendOptions);
-      if (id !== null) afterCommit(tx ?? options.database.db, () => wake(queue));
+      // A job due later is left to the polls that will find it then.
+      const due = !rest.startAfter || rest.startAfter.getTime() <= Date.now();
+      if (id !== null && due) afterCommit(tx ?? options.database.db, () => wake(queue));
       return id;
     },
 
