@@ -49,7 +49,7 @@ import type { AppEnv } from "../src/transports/http/env.ts";
 import { handleError } from "../src/transports/http/problem.ts";
 import { requestId } from "../src/transports/http/request-id.ts";
 import { paymentGate } from "../src/transports/x402/payment-gate.ts";
-import { hashPayment, readPaymentIdentity } from "../src/transports/x402/payment-identity.ts";
+import { readPaymentIdentity } from "../src/transports/x402/payment-identity.ts";
 import { claimPayment, findPayment } from "../src/transports/x402/payment-lock.ts";
 import { agentClient, startTestChain } from "../test/lib/dev-chain.ts";
 import { cpuSecondsOf, machineCpuSeconds, postgresCpuSeconds } from "./lib/processes.ts";
@@ -162,13 +162,10 @@ try {
   const answer = { status: 200, headers: { "content-type": "application/json" }, body: '{"id":"…"}' };
   const barePaid = async (payment: PaymentPayload) => {
     const requirements = payment.accepted;
-    // The lock key and the payment hash as the gate derives them, before the clock starts (the gate's own work).
+    // The lock key as the gate derives it; read before the clock starts (the gate's own work).
     const read = readPaymentIdentity(header(payment));
     if (!read.ok) throw new Error(`the bare call's payment is unreadable: ${read.problem}`);
-    const { key } = read.identity;
-    const hashed = hashPayment(payment);
-    if (!hashed.ok) throw new Error(`the bare call's payment cannot be hashed: ${hashed.problem}`);
-    const paymentHash = hashed.hash;
+    const { key, paymentHash } = read.identity;
     const lock = { db, keyring, key };
     const started = performance.now();
     const looked = findPayment(lock).then((row) => ({ row, ms: performance.now() - started }));

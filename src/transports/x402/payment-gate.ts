@@ -14,7 +14,7 @@ import type { AppEnv } from "../http/env.ts";
 import { hashRequest } from "../http/idempotency.ts";
 import { processRequest, requestContext } from "./http-adapter.ts";
 import { compileRoutes, type PaidRoutes, resourceServerLoader } from "./paid-routes.ts";
-import { hashPayment, readPaymentIdentity } from "./payment-identity.ts";
+import { readPaymentIdentity } from "./payment-identity.ts";
 import {
   claimPayment,
   findPayment,
@@ -66,24 +66,18 @@ export function paymentGate(args: GateArgs): MiddlewareHandler<AppEnv> {
     const price = args.payments.prices[matched.route.price];
     const header = c.req.header("payment-signature");
     const read = header ? readPaymentIdentity(header) : undefined;
-    // No payment, or one that could not be locked: a challenge, never the handler nor the facilitator.
-    if (!read?.ok)
-      return challenge(c, http, args, price, { paid: header !== undefined, problem: read?.problem });
+    if (!read?.ok) {
+      // No payment, or one that could not be locked: a challenge, never the handler nor the facilitator.
+      const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
+      if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
+      return challengeResponse(c, result.response, {
+        price,
+        paid: header !== undefined,
+        problem: read?.problem,
+      });
+    }
     return runOnce({ c, next, http, args, clock, matched, identity: read.identity, price });
   };
-}
-
-/** The route's plain challenge (the payment hidden from the SDK): 402 `payment_required` or `payment_invalid`. */
-async function challenge(
-  c: Context<AppEnv>,
-  http: x402HTTPResourceServer,
-  args: GateArgs,
-  price: Price,
-  refused: { paid: boolean; problem?: string | undefined },
-): Promise<Response> {
-  const result = await processRequest(http, requestContext(c, args.baseUrl, { hidePayment: true }));
-  if (result.type !== "payment-error") throw new Error("x402: a paid route required no payment");
-  return challengeResponse(c, result.response, { price, ...refused });
 }
 
 /** One paid request on its way through the gate: what settling needs, and the gate's own. */
@@ -99,9 +93,8 @@ type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; 
 /**
  * The lock's state machine; see the x402_payments schema for the states.
  *
- * The facilitator's verification starts first, before the payment's and the request's hashes and
- * the lock's read: on the common path (no row yet) they cost nothing on top of verifying. A payment
- * that cannot be hashed gives its verification up and gets the plain challenge. Its result is used only
+ * The facilitator's verification starts first, before the request's hash and the lock's read: on
+ * the common path (no row yet) they cost nothing on top of verifying. Its result is used only
  * where the request runs the handler on this payment (no row, or an abandoned claim taken over). A
  * copy of a settled payment gets the stored answer without waiting for it (its spent nonce fails
  * verification anyway); a held (`failed`) answer settles with the requirements stored with it.
@@ -112,18 +105,13 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   const verification = startVerification(flow);
   let won: Won | undefined;
   try {
-    const payment = hashPayment(identity.payload);
-    if (!payment.ok) {
-      return await challenge(flow.c, flow.http, args, flow.price, { paid: true, problem: payment.problem });
-    }
-    const paymentHash = payment.hash;
     const requestHash = await hashRequest(flow.c);
     const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
       waitMs: WAIT_FOR_FIRST_MS,
       clock: flow.clock,
       read: () => findPayment(lock),
       judge: (row, now) => {
-        if (row.paymentHash !== paymentHash || row.requestHash !== requestHash) {
+        if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
           throw new AppError(
             "payment_reused",
             "This payment authorization was already used for another request; sign a new payment for this one.",
@@ -147,7 +135,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
           : await claimPayment(
               lock,
               {
-                paymentHash,
+                paymentHash: identity.paymentHash,
                 requestHash,
                 route: flow.matched.pattern,
                 amount: requirements.amount,

@@ -5,19 +5,17 @@ import canonicalize from "canonicalize";
 import { z } from "zod";
 import type { PaymentKey } from "./payment-lock.ts";
 
-/** What identifies one signed payment: its lock key and its deadline (its content: `hashPayment`). */
+/** What identifies one signed payment: its lock key, its exact content, and its deadline. */
 export type PaymentIdentity = {
   payload: PaymentPayload;
   key: PaymentKey;
+  paymentHash: string;
   /** The authorization's validBefore (seconds since the epoch). */
   validBefore: number;
 };
 
 /** A lockable payment, or what is wrong with the header (named by field) for the 402 the client gets. */
 export type PaymentRead = { ok: true; identity: PaymentIdentity } | { ok: false; problem: string };
-
-/** The hash of a payment's exact content, or why it has none. */
-export type PaymentHash = { ok: true; hash: string } | { ok: false; problem: string };
 
 const decimal = /^\d+$/;
 const MAX_UINT256 = 2n ** 256n - 1n;
@@ -74,8 +72,6 @@ const LockablePayment = z.looseObject(
 /**
  * Reads the EIP-3009 authorization out of a `PAYMENT-SIGNATURE` header. A malformed one could not
  * be locked, so it never reaches a handler or the facilitator: 402 `payment_invalid` with `problem`.
- * Only what the facilitator parses is checked here; the content's hash (`hashPayment`) is left
- * for the gate to compute while the facilitator verifies.
  */
 export function readPaymentIdentity(header: string): PaymentRead {
   let decoded: unknown;
@@ -88,35 +84,30 @@ export function readPaymentIdentity(header: string): PaymentRead {
   if (!parsed.success) return { ok: false, problem: describe(parsed.error) };
   const { accepted, payload } = parsed.data;
   const { from, nonce, validBefore } = payload.authorization;
+  // The payment as sent (every key kept), for the SDK to verify and settle.
+  const sent = decoded as PaymentPayload;
+  // Canonical JSON, so the same payment re-encoded (another key order) is still the same.
+  // canonicalize throws on what it cannot encode canonically, such as a lone surrogate.
+  let canonical: string;
+  try {
+    canonical = canonicalize({ accepted: sent.accepted, payload: sent.payload }) ?? "";
+  } catch {
+    return { ok: false, problem: "the payment holds a string that is not valid Unicode" };
+  }
   return {
     ok: true,
     identity: {
-      // The payment as sent (every key kept), for the SDK to verify and settle.
-      payload: decoded as PaymentPayload,
+      payload: sent,
       key: {
         network: accepted.network,
         asset: accepted.asset.toLowerCase(),
         payer: from.toLowerCase(),
         nonce: nonce.toLowerCase(),
       },
+      paymentHash: sha256(canonical),
       validBefore: Number(validBefore),
     },
   };
-}
-
-/**
- * The hash of a payment's exact content (`accepted` and `payload`, every key), which tells a copy of
- * the payment from another payment under the same lock key. Canonical JSON, so the same payment
- * re-encoded (another key order) is still the same. A string that cannot be encoded canonically (a
- * lone surrogate, in a field the facilitator ignores) makes the payment unusable: `problem`.
- */
-export function hashPayment(payment: PaymentPayload): PaymentHash {
-  try {
-    const canonical = canonicalize({ accepted: payment.accepted, payload: payment.payload }) ?? "";
-    return { ok: true, hash: sha256(canonical) };
-  } catch {
-    return { ok: false, problem: "the payment holds a string that is not valid Unicode" };
-  }
 }
 
 /** The first issue, as `payload.authorization.value must be …`. */
