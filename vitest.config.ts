@@ -31,9 +31,9 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Three forks on two cores: tests spend about a tenth of their time waiting (job polls, child
-    // processes, Chromium), which a third fork fills. Measured on 2 cores: 455 s with two forks,
-    // 365 s with three, 374 s with four (docs/performance.md, "Test suite").
+    // Three forks on two cores: tests spend part of their time waiting (child processes, Chromium,
+    // the dev chain), which a third fork fills. Measured on 2 cores: 312 s with two forks, 292 s
+    // with three (docs/performance.md, "Test suite").
     pool: "forks",
     maxWorkers: 3,
     // The files of a fork share its module registry instead of importing the app afresh each:
