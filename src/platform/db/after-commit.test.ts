@@ -67,6 +67,8 @@ test("a hook in a nested transaction waits for the outer commit, and goes with a
 
 test("a hook that throws does not fail the committed transaction, nor stop the hooks after it", async () => {
   const ran: string[] = [];
+  // Reported as a process warning (printed on stderr), not thrown at the caller.
+  const warned = new Promise<Error>((resolve) => process.once("warning", resolve));
   const result = await transaction(database.handle.db, async (tx) => {
     afterCommit(tx, () => {
       throw new Error("hook failed");
@@ -76,6 +78,10 @@ test("a hook that throws does not fail the committed transaction, nor stop the h
   });
   expect(result).toBe("committed");
   expect(ran).toEqual(["after"]);
+  expect(await warned).toMatchObject({
+    name: "AfterCommitWarning",
+    message: expect.stringContaining("hook failed"),
+  });
 });
 
 test("outside a transaction a hook runs at once; in a transaction it did not open, never", async () => {
