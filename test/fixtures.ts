@@ -10,6 +10,7 @@ import {
   bootstrapOrganization,
 } from "../src/features/organizations/bootstrap-organization.ts";
 import { jobQueues } from "../src/features/tasks/task-queue.ts";
+import type { DatabaseHandle } from "../src/platform/db/client.ts";
 import type { EgressPolicy } from "../src/platform/egress/address-policy.ts";
 import { createEgress } from "../src/platform/egress/egress-fetch.ts";
 import { createLogger } from "../src/platform/logging/logger.ts";
@@ -26,6 +27,22 @@ export type Tenant = BootstrapResult & { api: Client };
 
 /** The PostgreSQL URL behind a file's deps (test:pg lane), for tests that start a second job queue. */
 export const databaseUrls = new WeakMap<Deps, string>();
+
+/**
+ * A job queue on a file's database as its deps get one: every queue declared, a 0.5 s poll. A test
+ * that needs a second instance on the same database makes it here too:
+ * `fileJobs(deps.database, databaseUrls.get(deps))`.
+ */
+export function fileJobs(database: DatabaseHandle, postgresUrl: string | undefined) {
+  return createJobs({
+    database,
+    pglite: database.pglite,
+    postgresUrl,
+    logger: createLogger({ level: "silent" }),
+    queues: jobQueues,
+    pollingIntervalSeconds: 0.5,
+  });
+}
 
 /** Every log line the app wrote during the file, for "no secret in logs" assertions. */
 export type LogCapture = { chunks: string[]; text(): string };
@@ -87,7 +104,6 @@ export const test = base.extend<TestFixtures & FileFixtures>({
       };
       const authCache = createAuthCache();
       const logger = createLogger({ level: "debug", destination });
-      const silent = createLogger({ level: "silent" });
       const deps = withServices({
         config,
         db: database.handle.db,
@@ -97,14 +113,7 @@ export const test = base.extend<TestFixtures & FileFixtures>({
         egress: createEgress(egressPolicy),
         languageModel: undefined,
         // The real queue on this file's database; no worker is registered unless a test does.
-        jobs: createJobs({
-          database: database.handle,
-          pglite: database.handle.pglite,
-          postgresUrl: database.url,
-          logger: silent,
-          queues: jobQueues,
-          pollingIntervalSeconds: 0.5,
-        }),
+        jobs: fileJobs(database.handle, database.url),
         clock: () => new Date(),
         authCache,
         // Paid-route tests start their own chain (src/transports/x402/*.test.ts, src/platform/payments/*.test.ts).

@@ -1,6 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import { afterAll, onTestFinished, vi } from "vitest";
-import { databaseUrls, describe, expect, test } from "../../../test/fixtures.ts";
+import { databaseUrls, describe, expect, fileJobs, test } from "../../../test/fixtures.ts";
 import {
   FIXED,
   investigationScript,
@@ -12,9 +12,6 @@ import {
 } from "../../../test/lib/remediation.ts";
 import { scriptedModel, type Turn } from "../../../test/lib/scripted-model.ts";
 import { tasks, taskToolCalls } from "../../platform/db/schema/tasks.ts";
-import { createLogger } from "../../platform/logging/logger.ts";
-import { createJobs } from "../../platform/queue/queue.ts";
-import { jobQueues } from "../tasks/task-queue.ts";
 import { registerRemediationWorker } from "./run-step.ts";
 
 // Runs do real work (git, a sandboxed test suite, a job queue): give them room on a loaded machine.
@@ -54,15 +51,7 @@ describe("a worker that stops mid-run", () => {
 
     // Instance A: a queue of its own on the file's database, so no remediation worker outlives
     // this test on the file's queue (the next test claims steps by hand).
-    const instance = () =>
-      createJobs({
-        database: deps.database,
-        pglite: deps.database.pglite,
-        postgresUrl: databaseUrls.get(deps),
-        logger: createLogger({ level: "silent" }),
-        queues: jobQueues,
-        pollingIntervalSeconds: 0.5,
-      });
+    const instance = () => fileJobs(deps.database, databaseUrls.get(deps));
     const a = instance();
     // Stopped even when the test fails before A's planned stop (a stop after a stop does nothing).
     onTestFinished(() => a.stop({ graceful: false }));

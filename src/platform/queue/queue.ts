@@ -129,12 +129,15 @@ export function createJobs(options: JobsOptions): Jobs {
   };
 
   const attach = async ({ boss, workers }: Session, { queue, handler, concurrency }: Registration) => {
+    const ids = workers.get(queue) ?? [];
+    workers.set(queue, ids);
     // pg-boss 10 runs one batch per worker at a time: concurrency is that many workers.
     for (let i = 0; i < concurrency; i++) {
-      const id = await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
-        for (const job of batch) await run(queue, job, handler);
-      });
-      workers.set(queue, [...(workers.get(queue) ?? []), id]);
+      ids.push(
+        await boss.work<JobData>(queue, { batchSize: 1 }, async (batch) => {
+          for (const job of batch) await run(queue, job, handler);
+        }),
+      );
     }
   };
 
