@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { PGLITE_SHARED_BUFFERS } from "../src/platform/db/pglite-open.ts";
 import { freePort } from "./lib/processes.ts";
 import { createScratchDatabase } from "./lib/scratch-database.ts";
 import { median } from "./lib/stats.ts";
@@ -189,12 +190,21 @@ async function main(): Promise<number> {
     idle: [] as number[],
   };
   const mineMemory = { atReady: [] as number[], idle: [] as number[] };
+  const sameBuffers: number[] = [];
   for (let i = 0; i < runs; i++) {
     const f = await start([floor, "pglite"], { PATCHBAY_DATA_DIR: existing }, { idleMs: SETTLE_MS });
     theirs.ready.push(f.readyMs);
     theirs.peak.push(f.peakMb);
     theirs.atReady.push(f.peakAtReadyMb);
     theirs.idle.push(f.idleMb as number);
+    sameBuffers.push(
+      (
+        await start([floor, "pglite"], {
+          PATCHBAY_DATA_DIR: existing,
+          FLOOR_SHARED_BUFFERS: PGLITE_SHARED_BUFFERS,
+        })
+      ).readyMs,
+    );
     const p = await start([bin, "serve"], await serveEnv(existing), {
       idleMs: SETTLE_MS,
       // A client command against it, and the same request made directly on a new connection.
@@ -221,6 +231,13 @@ async function main(): Promise<number> {
   }
   row("npm start on existing data → /readyz", mine.ready, theirs.ready, "ms", 1.5);
   row(`  peak RSS (start and ${SETTLE_MS / 1000} s after)`, mine.peak, theirs.peak, "MiB", 1.3);
+  row(
+    `  vs the floor with patchbay's ${PGLITE_SHARED_BUFFERS} buffer pool (no goal)`,
+    mine.ready,
+    sameBuffers,
+    "ms",
+    Number.NaN,
+  );
   row("  peak RSS read at ready (no goal)", mineMemory.atReady, theirs.atReady, "MiB", Number.NaN);
   row(`  RSS ${SETTLE_MS / 1000} s after ready (no goal)`, mineMemory.idle, theirs.idle, "MiB", Number.NaN);
   const clientFloor = nodeE0.map((n, i) => 4 * n + (mine.request[i] ?? 0));

@@ -146,4 +146,19 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       `dist/ could not be built (${error instanceof Error ? error.message : String(error)}): patchbay runs from its sources, and starts slower\n`,
     );
   }
+  // Without it, a data directory's first start with the dev chain compiles and deploys the token.
+  try {
+    const started = performance.now();
+    const { prepareDevChain } = await import("../src/platform/payments/dev-chain.ts");
+    const { installedDevChainDir } = await import("../src/platform/payments/test-usdc.ts");
+    if (await prepareDevChain(installedDevChainDir)) {
+      process.stdout.write(
+        `dist/dev-chain/: dev chain prepared in ${Math.round(performance.now() - started)} ms\n`,
+      );
+    }
+  } catch (error) {
+    process.stderr.write(
+      `dist/dev-chain/ could not be prepared (${error instanceof Error ? error.message : String(error)}): a first start compiles and deploys the dev chain's token\n`,
+    );
+  }
 }

@@ -15,7 +15,13 @@ const kind = process.argv[2];
 if (kind === "pglite") {
   const dataDir = process.env.PATCHBAY_DATA_DIR as string;
   mkdirSync(dataDir, { recursive: true });
-  const db = new PGlite(join(dataDir, "pglite"));
+  // PGlite's defaults; FLOOR_SHARED_BUFFERS (bench:startup's row without a goal) sets the buffer
+  // pool as patchbay sets its own.
+  const buffers = process.env.FLOOR_SHARED_BUFFERS;
+  const db = new PGlite({
+    dataDir: join(dataDir, "pglite"),
+    ...(buffers ? { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${buffers}`] } : {}),
+  });
   await db.query("select 1");
 } else {
   if (kind === "postgres-code") await import(new URL("../../dist/server.js", import.meta.url).href);

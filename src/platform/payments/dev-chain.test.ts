@@ -1,15 +1,17 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, getContractAddress, http } from "viem";
 import { afterAll, expect, test } from "vitest";
-import { type DevChain, devAccount, startDevChain } from "./dev-chain.ts";
+import { type DevChain, devAccount, prepareDevChain, startDevChain } from "./dev-chain.ts";
 import { TOKEN_ADDRESS } from "./dev-chain-constants.ts";
 import { deriveDevAccount } from "./dev-chain-deploy.ts";
 import { loadTestUsdc } from "./test-usdc.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "patchbay-dev-chain-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** Stands for an install without dist/dev-chain: these starts compile, deploy and save themselves. */
+const nothingInstalled = join(scratch, "nothing-installed");
 
 test("the dev chain's well-known accounts are the mnemonic's #0 and #1, and the token is #0's first deployment", () => {
   for (const index of [0, 1] as const) expect(devAccount(index)).toEqual(deriveDevAccount(index));
@@ -35,18 +37,44 @@ async function chainState(chain: DevChain) {
 
 test("a later start loads the chain the first one deployed, and a state it cannot read is deployed again", async () => {
   const cacheDir = join(scratch, "cache");
-  const first = await startDevChain({ port: 0, cacheDir });
+  const first = await startDevChain({ port: 0, cacheDir, installedDir: nothingInstalled });
   const deployed = await chainState(first).finally(() => first.stop());
   expect(deployed.payerFunds).toBe(1_000_000_000n);
   expect(deployed.sent).toBe(2);
   const saved = readdirSync(cacheDir).filter((name) => name.startsWith("dev-chain-"));
   expect(saved).toHaveLength(1);
 
-  const second = await startDevChain({ port: 0, cacheDir });
+  const second = await startDevChain({ port: 0, cacheDir, installedDir: nothingInstalled });
   expect(second.usdcAddress).toBe(first.usdcAddress);
   expect(await chainState(second).finally(() => second.stop())).toEqual(deployed);
 
   writeFileSync(join(cacheDir, saved[0] as string), "{ not a chain state");
-  const third = await startDevChain({ port: 0, cacheDir });
+  const third = await startDevChain({ port: 0, cacheDir, installedDir: nothingInstalled });
   expect(await chainState(third).finally(() => third.stop())).toEqual(deployed);
+});
+
+test("the install's artifacts are made once, other versions' removed, and a start with an empty cache loads them", async () => {
+  const installed = join(scratch, "installed");
+  mkdirSync(installed);
+  const stale = "dev-chain-0000000000000000.json";
+  writeFileSync(join(installed, stale), "{}");
+  expect(await prepareDevChain(installed)).toBe(true);
+  const made = readdirSync(installed).sort();
+  expect(made).toEqual([
+    expect.stringMatching(/^TestUSDC-[0-9a-f]{16}\.json$/),
+    expect.stringMatching(/^dev-chain-[0-9a-f]{16}\.json$/),
+  ]);
+  expect(made).not.toContain(stale);
+  expect(await prepareDevChain(installed)).toBe(false);
+
+  // A first start: the deployed chain, with nothing compiled, deployed or saved in its own cache.
+  const cacheDir = join(scratch, "first-start-cache");
+  const chain = await startDevChain({ port: 0, cacheDir, installedDir: installed });
+  expect(chain.usdcAddress).toBe(TOKEN_ADDRESS);
+  expect(await chainState(chain).finally(() => chain.stop())).toEqual({
+    code: expect.stringMatching(/^0x60/),
+    payerFunds: 1_000_000_000n,
+    sent: 2,
+  });
+  expect(existsSync(cacheDir)).toBe(false);
 });

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Address, Hex } from "viem";
 import { DEMO_PAYER_FUNDS, DEV_CHAIN_ID, type DevAccount, TOKEN_ADDRESS } from "./dev-chain-constants.ts";
-import { type ContractArtifact, loadTestUsdc } from "./test-usdc.ts";
+import { type ContractArtifact, installedDevChainDir, loadTestUsdc, testUsdcFileName } from "./test-usdc.ts";
 
 export type DevChain = {
   rpcUrl: string;
@@ -51,12 +51,22 @@ export function devAccount(index: 0 | 1): DevAccount {
  * 127.0.0.1:`port` — 0 picks a free port — with TestUSDC deployed from account #0 and account #1
  * funded. The first start deploys and mints, then saves the chain's state in `cacheDir`; later
  * starts load that state (`--load-state`) and send nothing, so every start begins from the same
- * fresh chain. The chain is killed by `stop()` and, failing that, when this process exits.
+ * fresh chain. Without one in `cacheDir`, the state saved at install (`installedDevChainDir`) is
+ * loaded: a first start deploys nothing. The chain is killed by `stop()` and, failing that, when this process exits.
  */
-export async function startDevChain(options: { port: number; cacheDir: string }): Promise<DevChain> {
-  const artifact = loadTestUsdc(options.cacheDir);
-  const saved = savedStateFile(options.cacheDir, artifact.sourceHash);
-  if (existsSync(saved)) {
+export async function startDevChain(options: {
+  port: number;
+  cacheDir: string;
+  /** Where the install's artifacts are: `installedDevChainDir` unless a test says otherwise. */
+  installedDir?: string;
+}): Promise<DevChain> {
+  const installedDir = options.installedDir ?? installedDevChainDir;
+  const artifact = loadTestUsdc(options.cacheDir, installedDir);
+  const saved = [options.cacheDir, installedDir]
+    // `cacheDir` first: a state it holds loaded before, and one that failed to load was replaced there.
+    .map((dir) => savedStateFile(dir, artifact.sourceHash))
+    .find((file) => existsSync(file));
+  if (saved) {
     try {
       return await launch(options, artifact, saved);
     } catch (error) {
@@ -66,6 +76,21 @@ export async function startDevChain(options: { port: number; cacheDir: string })
     }
   }
   return launch(options, artifact, undefined);
+}
+
+/**
+ * Makes the dev chain's artifacts in `dir` (the token compiled, the chain deployed and its state
+ * saved) unless it holds them already, and removes the ones it holds for other versions. Run at
+ * install, with `installedDevChainDir`. True when it made them.
+ */
+export async function prepareDevChain(dir: string): Promise<boolean> {
+  const artifact = loadTestUsdc(dir, dir);
+  const state = savedStateFile(dir, artifact.sourceHash);
+  const made = !existsSync(state);
+  if (made) await (await startDevChain({ port: 0, cacheDir: dir, installedDir: dir })).stop();
+  const current = new Set([basename(state), testUsdcFileName(artifact.sourceHash)]);
+  for (const file of readdirSync(dir)) if (!current.has(file)) rmSync(join(dir, file), { force: true });
+  return made;
 }
 
 async function launch(

@@ -2,7 +2,15 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Abi, Hex } from "viem";
+
+/**
+ * The dev chain's artifacts made at install (scripts/build.ts): the compiled token and the chain's
+ * saved state. Read before a data directory's own cache, never written at run time: a first start
+ * then neither compiles the token (~1.6 s of solc-js on the main thread) nor deploys it.
+ */
+export const installedDevChainDir = fileURLToPath(new URL("../../../dist/dev-chain", import.meta.url));
 
 /** The dev chain's EIP-3009 stablecoin, compiled from the repo's own Solidity source. */
 export type ContractArtifact = { abi: Abi; bytecode: Hex; compiler: string; sourceHash: string };
@@ -18,10 +26,11 @@ type SolcOutput = {
 type Solc = { compile(input: string): string };
 
 /**
- * Compiles `contracts/TestUSDC.sol` with solc-js (seconds), or reads the artifact cached in
- * `cacheDir` under a hash of the source, the compiler version and the settings.
+ * Compiles `contracts/TestUSDC.sol` with solc-js (seconds) into `cacheDir`, or reads the artifact
+ * made at install (`installedDir`) or cached in `cacheDir`, under a hash of the source, the compiler version and
+ * the settings.
  */
-export function loadTestUsdc(cacheDir: string): ContractArtifact {
+export function loadTestUsdc(cacheDir: string, installedDir = installedDevChainDir): ContractArtifact {
   const source = readFileSync(sourceUrl, "utf8");
   const input = JSON.stringify({
     language: "Solidity",
@@ -38,8 +47,9 @@ export function loadTestUsdc(cacheDir: string): ContractArtifact {
   // The npm version pins the compiler build exactly; reading it does not load the compiler.
   const compiler = `solc-js ${(require("solc/package.json") as { version: string }).version}`;
   const key = createHash("sha256").update(compiler).update("\0").update(input).digest("hex");
-  const file = join(cacheDir, `TestUSDC-${key.slice(0, 16)}.json`);
-  const cached = readCached(file, key);
+  const name = testUsdcFileName(key);
+  const file = join(cacheDir, name);
+  const cached = readCached(join(installedDir, name), key) ?? readCached(file, key);
   if (cached) return cached;
 
   // solc-js is CommonJS around ~9 MB of WebAssembly: loaded only on a cache miss.
@@ -64,6 +74,9 @@ export function loadTestUsdc(cacheDir: string): ContractArtifact {
   renameSync(temporary, file);
   return artifact;
 }
+
+/** The file an artifact is kept in, by its `sourceHash`. */
+export const testUsdcFileName = (sourceHash: string): string => `TestUSDC-${sourceHash.slice(0, 16)}.json`;
 
 function readCached(file: string, key: string): ContractArtifact | undefined {
   try {
