@@ -52,7 +52,8 @@ export function devAccount(index: 0 | 1): DevAccount {
  * funded. The first start deploys and mints, then saves the chain's state in `cacheDir`; later
  * starts load that state (`--load-state`) and send nothing, so every start begins from the same
  * fresh chain. Without one in `cacheDir`, the state saved at install (`installedDevChainDir`) is
- * loaded: a first start deploys nothing. The chain is killed by `stop()` and, failing that, when this process exits.
+ * loaded: a first start deploys nothing. The chain is killed by `stop()` and, failing that, when
+ * this process exits.
  */
 export async function startDevChain(options: {
   port: number;

@@ -27,8 +27,8 @@ type Solc = { compile(input: string): string };
 
 /**
  * Compiles `contracts/TestUSDC.sol` with solc-js (seconds) into `cacheDir`, or reads the artifact
- * made at install (`installedDir`) or cached in `cacheDir`, under a hash of the source, the compiler version and
- * the settings.
+ * made at install (`installedDir`) or cached in `cacheDir`, under a hash of the source, the
+ * compiler version and the settings.
  */
 export function loadTestUsdc(cacheDir: string, installedDir = installedDevChainDir): ContractArtifact {
   const source = readFileSync(sourceUrl, "utf8");
