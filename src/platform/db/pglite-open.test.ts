@@ -59,16 +59,13 @@ test("an in-memory database starts from the migrated template too, and an empty 
   expect(await tables({ kind: "pglite", dataDir: "memory", empty: true })).toBe(0);
 });
 
-test("an embedded database's buffer pool is 32MB, not the 128MB its postgresql.conf sets", async () => {
+test("an embedded database's buffer pool is 32MB (PGlite's initdb writes 128MB in postgresql.conf)", async () => {
   const dataDir = join(scratch, "buffers");
   const opening = beginPglite({ kind: "pglite", dataDir });
   const client = await opening.client;
   try {
     const { rows } = await client.query<{ shared_buffers: string }>("show shared_buffers");
     expect(rows[0]?.shared_buffers).toBe("32MB");
-    expect(readFileSync(join(dataDir, "pglite", "postgresql.conf"), "utf8")).toMatch(
-      /^shared_buffers = 128MB/m,
-    );
   } finally {
     await client.close();
     opening.release();

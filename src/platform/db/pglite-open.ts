@@ -68,7 +68,7 @@ export function beginPglite(target: PgliteTarget): PgliteOpening {
  * ~110 MiB of resident memory for the process's life. Embedded, a page that is not in the pool is
  * read through PGlite's file system from the operating system's page cache, not from disk.
  * Measured (docs/performance.md, "Start-up"): PostgreSQL's start ~110 ms faster and the peak
- * ~110 MiB lower with 32MB; bench:ingest on PGlite within its noise of 128MB (41–44k spans/s each);
+ * ~110 MiB lower with 32MB; bench:ingest on PGlite within its noise of 128MB (42–44k spans/s against 41–48k);
  * 64MB kept ~70 % of the start's gain, 16MB added nothing to it.
  */
 export const PGLITE_SHARED_BUFFERS = "32MB";

@@ -66,6 +66,11 @@ test("the install's artifacts are made once, other versions' removed, and a star
   ]);
   expect(made).not.toContain(stale);
   expect(await prepareDevChain(installed)).toBe(false);
+  // A state anvil cannot load is made again by the next install, not kept.
+  const state = made.find((name) => name.startsWith("dev-chain-")) as string;
+  writeFileSync(join(installed, state), "{ not a chain state");
+  expect(await prepareDevChain(installed)).toBe(true);
+  expect(await prepareDevChain(installed)).toBe(false);
 
   // A first start: the deployed chain, with nothing compiled, deployed or saved in its own cache.
   const cacheDir = join(scratch, "first-start-cache");

@@ -81,18 +81,37 @@ export async function startDevChain(options: {
 
 /**
  * Makes the dev chain's artifacts in `dir` (the token compiled, the chain deployed and its state
- * saved) unless it holds them already, and removes the ones it holds for other versions. Run at
- * install, with `installedDevChainDir`. True when it made them.
+ * saved) unless it holds ones anvil loads, and removes the ones it holds for other versions. Run
+ * at install, with `installedDevChainDir`. True when it made them.
  */
 export async function prepareDevChain(dir: string): Promise<boolean> {
   const artifact = loadTestUsdc(dir, dir);
   const state = savedStateFile(dir, artifact.sourceHash);
-  const made = !existsSync(state);
-  if (made) await (await startDevChain({ port: 0, cacheDir: dir, installedDir: dir })).stop();
+  const options = { port: 0, cacheDir: dir };
+  // A state anvil cannot load would otherwise cost every new data directory a failed load and a
+  // deployment, install after install.
+  const loads =
+    existsSync(state) &&
+    (await launch(options, artifact, state).then(
+      async (chain) => {
+        await chain.stop();
+        return true;
+      },
+      (error: unknown) => {
+        if (error instanceof AnvilExited) return false;
+        throw error;
+      },
+    ));
+  if (!loads) await (await launch(options, artifact, undefined)).stop();
   const current = new Set([basename(state), testUsdcFileName(artifact.sourceHash)]);
-  for (const file of readdirSync(dir)) if (!current.has(file)) rmSync(join(dir, file), { force: true });
-  return made;
+  for (const file of readdirSync(dir)) {
+    if (ARTIFACT_NAME.test(file) && !current.has(file)) rmSync(join(dir, file), { force: true });
+  }
+  return !loads;
 }
+
+/** The names this module and test-usdc.ts give their artifacts. */
+const ARTIFACT_NAME = /^(TestUSDC|dev-chain)-[0-9a-f]{16}\.json$/;
 
 async function launch(
   options: { port: number; cacheDir: string },

@@ -7,8 +7,8 @@ import type { Abi, Hex } from "viem";
 
 /**
  * The dev chain's artifacts made at install (scripts/build.ts): the compiled token and the chain's
- * saved state. Read before a data directory's own cache, never written at run time: a first start
- * then neither compiles the token (~1.6 s of solc-js on the main thread) nor deploys it.
+ * saved state. Read when a data directory's own cache holds neither, never written at run time: a
+ * first start then neither compiles the token (~1.6 s of solc-js on the main thread) nor deploys it.
  */
 export const installedDevChainDir = fileURLToPath(new URL("../../../dist/dev-chain", import.meta.url));
 
@@ -49,7 +49,7 @@ export function loadTestUsdc(cacheDir: string, installedDir = installedDevChainD
   const key = createHash("sha256").update(compiler).update("\0").update(input).digest("hex");
   const name = testUsdcFileName(key);
   const file = join(cacheDir, name);
-  const cached = readCached(join(installedDir, name), key) ?? readCached(file, key);
+  const cached = readCached(file, key) ?? readCached(join(installedDir, name), key);
   if (cached) return cached;
 
   // solc-js is CommonJS around ~9 MB of WebAssembly: loaded only on a cache miss.
