@@ -150,8 +150,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     const started = performance.now();
     const { prepareDevChain } = await import("../src/platform/payments/dev-chain.ts");
-    const { installedDevChainDir } = await import("../src/platform/payments/test-usdc.ts");
-    if (await prepareDevChain(installedDevChainDir)) {
+    if (await prepareDevChain()) {
       process.stdout.write(
         `dist/dev-chain/: dev chain prepared in ${Math.round(performance.now() - started)} ms\n`,
       );

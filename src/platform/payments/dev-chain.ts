@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -82,32 +82,20 @@ export async function startDevChain(options: {
 /**
  * Makes the dev chain's artifacts in `dir` (the token compiled, the chain deployed and its state
  * saved) unless it holds ones anvil loads, and removes the ones it holds for other versions. Run
- * at install, with `installedDevChainDir`. True when it made them.
+ * at install. True when it made them.
  */
-export async function prepareDevChain(dir: string): Promise<boolean> {
+export async function prepareDevChain(dir = installedDevChainDir): Promise<boolean> {
   const artifact = loadTestUsdc(dir, dir);
   const state = savedStateFile(dir, artifact.sourceHash);
-  const options = { port: 0, cacheDir: dir };
-  // A state anvil cannot load would otherwise cost every new data directory a failed load and a
-  // deployment, install after install.
-  const loads =
-    existsSync(state) &&
-    (await launch(options, artifact, state).then(
-      async (chain) => {
-        await chain.stop();
-        return true;
-      },
-      (error: unknown) => {
-        if (error instanceof AnvilExited) return false;
-        throw error;
-      },
-    ));
-  if (!loads) await (await launch(options, artifact, undefined)).stop();
+  const before = statSync(state, { throwIfNoEntry: false })?.ino;
+  // A start loads the state when anvil can and otherwise deploys and saves a new one (a new file):
+  // a state anvil cannot load is not kept to cost every new data directory a failed load.
+  await (await startDevChain({ port: 0, cacheDir: dir, installedDir: dir })).stop();
   const current = new Set([basename(state), testUsdcFileName(artifact.sourceHash)]);
   for (const file of readdirSync(dir)) {
     if (ARTIFACT_NAME.test(file) && !current.has(file)) rmSync(join(dir, file), { force: true });
   }
-  return !loads;
+  return statSync(state).ino !== before;
 }
 
 /** The names this module and test-usdc.ts give their artifacts. */
