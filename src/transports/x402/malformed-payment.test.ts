@@ -105,16 +105,21 @@ describe("malformed PAYMENT-SIGNATURE headers on paid routes", () => {
       ["to", undefined],
       ["nonce", "0x01"],
       ["nonce", `0x${"g".repeat(64)}`],
+      // Stored with the claim, which is taken before the SDK matches `accepted`.
+      ["accepted.amount", 10_000],
+      ["accepted.amount", "ten"],
+      ["accepted.amount", "\u0000"],
     ];
     const before = await snapshot(paid, chain, payer.address);
     const wrong: unknown[] = [];
     for (const [field, value] of cases) {
       const tampered = structuredClone(real);
       if (field === "signature") tampered.payload.signature = value;
+      else if (field === "accepted.amount") tampered.accepted.amount = value;
       else tampered.payload.authorization[field] = value;
       const res = await send(paid, "/x402/services", encode(tampered));
       const named = res.detail.includes(
-        field === "signature" ? "payload.signature" : `authorization.${field}`,
+        field === "signature" ? "payload.signature" : field.includes(".") ? field : `authorization.${field}`,
       );
       if (res.status !== 402 || res.code !== "payment_invalid" || !named)
         wrong.push({ field, value, ...res });

@@ -470,6 +470,136 @@ describe("x402 payment gate", () => {
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
+  test("the claim is taken while the facilitator verifies; a payment that does not verify gives it back", async ({
+    world,
+  }) => {
+    const real = realFacilitator(world);
+    const rowOf = async (nonce: string) =>
+      (await world.db.select().from(x402Payments).where(eq(x402Payments.nonce, nonce)))[0];
+    const nonceOf = (payload: { payload: Record<string, unknown> }) =>
+      String((payload.payload.authorization as { nonce: string }).nonce).toLowerCase();
+    const seen: string[] = [];
+    const facilitator: FacilitatorClient = {
+      // Verification answers only once the payment's claim is in the table, as another instance sees it.
+      verify: async (p, r) => {
+        await vi.waitFor(
+          async () => {
+            const row = await rowOf(nonceOf(p));
+            if (!row) throw new Error("no claim for the payment while the facilitator verifies it");
+            seen.push(`${row.state}, requirements ${row.requirements === null ? "not yet" : "stored"}`);
+          },
+          { timeout: 10_000, interval: 5 },
+        );
+        return real.verify(p, r);
+      },
+      settle: (p, r) => real.settle(p, r),
+      getSupported: () => real.getSupported(),
+    };
+    const logger = createLogger({ level: "silent" });
+    const { network, payTo, asset, prices } = world.payments;
+    const payments = ready({ network, payTo, asset, prices, facilitator, logger, devChain: undefined });
+    const app = new Hono<AppEnv>();
+    app.onError(handleError);
+    app.use("*", requestId());
+    app.use("/x402/*", paymentGate({ payments, routes, db: world.db, keyring, logger, baseUrl: BASE_URL }));
+    let runs = 0;
+    app.get("/x402/ping", (c) => {
+      runs += 1;
+      return c.json({ pong: runs });
+    });
+    const payer = await world.fundedPayer(15, "1");
+    const before = await world.balanceOf(payer.address);
+    const send = (payment: string) =>
+      app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": payment } });
+    const decode = (payment: string) => JSON.parse(Buffer.from(payment, "base64").toString("utf8"));
+
+    const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
+    const paid = await send(payment);
+    expect(paid.status).toBe(200);
+    expect(seen).toEqual(["in_flight, requirements not yet"]);
+    const settled = await rowOf(nonceOf(decode(payment)));
+    expect(settled).toMatchObject({ state: "settled", amount: READ.toString() });
+    expect(settled?.requirements).toMatchObject({ amount: READ.toString(), payTo, scheme: "exact" });
+
+    const refused = decode(
+      await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`),
+    );
+    refused.payload.authorization.value = "1"; // pay less than the price, same signature
+    const res = await send(Buffer.from(JSON.stringify(refused)).toString("base64"));
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ code: "payment_invalid" });
+    expect(seen).toHaveLength(2);
+    expect(await rowOf(nonceOf(refused))).toBeUndefined();
+    expect(runs).toBe(1);
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
+  });
+
+  test("another authorization's unverified claim on the nonce makes the payment wait, not refused as reused", async ({
+    world,
+  }) => {
+    // Each reading of the clock is 31 s after the last: a wait for the first copy ends at once.
+    let ticks = 0;
+    const start = Date.now();
+    const clock = () => new Date(start + 31_000 * ticks++);
+    const logger = createLogger({ level: "silent" });
+    const app = new Hono<AppEnv>();
+    app.onError(handleError);
+    app.use("*", requestId());
+    app.use(
+      "/x402/*",
+      paymentGate({
+        payments: world.payments,
+        routes,
+        db: world.db,
+        keyring,
+        logger,
+        baseUrl: BASE_URL,
+        clock,
+      }),
+    );
+    let runs = 0;
+    app.get("/x402/ping", (c) => {
+      runs += 1;
+      return c.json({ pong: runs });
+    });
+    const payer = await world.fundedPayer(16, "1");
+    const before = await world.balanceOf(payer.address);
+    const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
+    const decoded = JSON.parse(Buffer.from(payment, "base64").toString("utf8"));
+    const authorization = decoded.payload.authorization;
+    const key = {
+      network: decoded.accepted.network,
+      asset: decoded.accepted.asset.toLowerCase(),
+      payer: authorization.from.toLowerCase(),
+      nonce: authorization.nonce.toLowerCase(),
+    };
+    // A forged header naming this payer's nonce, claimed and still being verified.
+    await world.db.insert(x402Payments).values({
+      ...key,
+      paymentHash: "f".repeat(64),
+      requestHash: "f".repeat(64),
+      route: "GET /x402/ping",
+      amount: "1",
+      state: "in_flight",
+      claimId: "forged",
+      claimedAt: new Date(start),
+      expiresAt: new Date(start + 86_400_000),
+    });
+    const send = () => app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": payment } });
+
+    const waited = await send();
+    expect(waited.status).toBe(409);
+    expect(await waited.json()).toMatchObject({ code: "payment_in_flight" });
+    expect(runs).toBe(0);
+
+    // Refused by the facilitator, the forgery gives the row back; the payment then runs.
+    await world.db.delete(x402Payments).where(eq(x402Payments.claimId, "forged"));
+    const paid = await send();
+    expect(paid.status).toBe(200);
+    expect(runs).toBe(1);
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
+  });
+
   test("without payments, paid routes answer 503 payments_unavailable and free ones still work", async ({
     world,
   }) => {

@@ -93,11 +93,14 @@ type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; 
 /**
  * The lock's state machine; see the x402_payments schema for the states.
  *
- * The facilitator's verification starts first, before the request's hash and the lock's read: on
- * the common path (no row yet) they cost nothing on top of verifying. Its result is used only
- * where the request runs the handler on this payment (no row, or an abandoned claim taken over). A
- * copy of a settled payment gets the stored answer without waiting for it (its spent nonce fails
- * verification anyway); a held (`failed`) answer settles with the requirements stored with it.
+ * The facilitator's verification starts first. The claim is taken while it is under way, so its
+ * commit costs nothing on top of verifying: a new payment's row is inserted at once (the lock is
+ * read only when the key has one), then the verification is awaited, and a payment that does not
+ * verify gives its row back. Until then the row holds no requirements, and another payment's copy
+ * meeting it waits rather than being refused as reused: a forged header naming someone's nonce
+ * holds the row only while the facilitator refuses it. A copy of a settled payment gets the stored
+ * answer without waiting for its verification (its spent nonce fails it anyway); a held (`failed`)
+ * answer settles with the requirements stored with it.
  */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
   const { args, identity } = flow;
@@ -109,9 +112,14 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
     const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
       waitMs: WAIT_FOR_FIRST_MS,
       clock: flow.clock,
+      takeFirst: true,
       read: () => findPayment(lock),
       judge: (row, now) => {
-        if (row.paymentHash !== identity.paymentHash || row.requestHash !== requestHash) {
+        const another = row.paymentHash !== identity.paymentHash;
+        // Another authorization's claim that may not verify: it decides once it does.
+        const unverified = row.state === "in_flight" && row.requirements === null;
+        if (another && unverified && !isStaleClaim(row, now)) return "wait";
+        if (another || row.requestHash !== requestHash) {
           throw new AppError(
             "payment_reused",
             "This payment authorization was already used for another request; sign a new payment for this one.",
@@ -126,25 +134,34 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
           const claim = await reclaimPayment(lock, row, now);
           return claim && { claim, held: row };
         }
-        // No row, or one abandoned by a dead process: verified (once, already under way), then claim.
-        const verified = await verification.result;
-        if (verified instanceof Response) return verified;
-        const requirements = verified.paymentRequirements;
-        const claim = row
-          ? await reclaimPayment(lock, row, now)
-          : await claimPayment(
-              lock,
-              {
-                paymentHash: identity.paymentHash,
-                requestHash,
-                route: flow.matched.pattern,
-                amount: requirements.amount,
-                requirements: requirements as unknown as Record<string, unknown>,
-                expiresAt: recordExpiry(identity.validBefore, now),
-              },
-              now,
-            );
-        return claim && { claim, verified };
+        if (row) {
+          // A claim abandoned by a dead process: taken over only by a payment that verifies.
+          const verified = await verification.result;
+          if (verified instanceof Response) return verified;
+          const claim = await reclaimPayment(lock, row, now);
+          return claim && { claim, verified };
+        }
+        const claim = await claimPayment(
+          lock,
+          {
+            paymentHash: identity.paymentHash,
+            requestHash,
+            route: flow.matched.pattern,
+            amount: identity.amount,
+            expiresAt: recordExpiry(identity.validBefore, now),
+          },
+          now,
+        );
+        if (!claim) return undefined;
+        const verified = await releasingOnThrow(
+          () => claim.release(),
+          () => verification.result,
+        );
+        if (verified instanceof Response) {
+          await claim.release();
+          return verified;
+        }
+        return { claim, verified };
       },
       inFlight: () =>
         new AppError(
@@ -161,6 +178,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   }
   if (won instanceof Response) return won;
   if ("verified" in won) return runHandler(flow, won.verified, won.claim);
+  if (!won.held.requirements) throw new Error("x402: a held answer has no requirements to settle with");
   return settleAndRespond(flow, {
     claim: won.claim,
     requirements: won.held.requirements as unknown as PaymentRequirements,

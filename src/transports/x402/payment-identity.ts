@@ -12,6 +12,8 @@ export type PaymentIdentity = {
   paymentHash: string;
   /** The authorization's validBefore (seconds since the epoch). */
   validBefore: number;
+  /** The amount `accepted` names (atomic units); the SDK's match makes it the route's. */
+  amount: string;
 };
 
 /** A lockable payment, or what is wrong with the header (named by field) for the 402 the client gets. */
@@ -41,6 +43,8 @@ const LockablePayment = z.looseObject(
       {
         network: z.string({ error: "must be a string" }),
         asset: z.string({ error: "must be a string" }),
+        // Stored with the claim, which is taken before the SDK matches `accepted`.
+        amount: uint256,
       },
       { error: "must be an object" },
     ),
@@ -106,6 +110,7 @@ export function readPaymentIdentity(header: string): PaymentRead {
       },
       paymentHash: sha256(canonical),
       validBefore: Number(validBefore),
+      amount: accepted.amount,
     },
   };
 }

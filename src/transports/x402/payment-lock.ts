@@ -12,11 +12,15 @@ export type PaymentKey = { network: string; asset: string; payer: string; nonce:
 export type PaymentRow = typeof x402Payments.$inferSelect;
 /** One payment's row, and the keyring that seals its stored answer. */
 export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
+type Requirements = Record<string, unknown>;
 
-/** The payment, held by this request; each method acts only on this claim, never a later one. */
+/**
+ * The payment, held by this request; each method acts only on this claim, never a later one.
+ * `settled` and `failed` store the answer with the requirements the payment was verified against.
+ */
 export type PaymentClaim = {
-  settled(transaction: string, response: StoredResponse): Promise<void>;
-  failed(response: StoredResponse): Promise<void>;
+  settled(transaction: string, response: StoredResponse, requirements: Requirements): Promise<void>;
+  failed(response: StoredResponse, requirements: Requirements): Promise<void>;
   /**
    * Seals `body` ahead, for `settled` or `failed` with that same body: called while settlement
    * is in flight, so the stored answer's write after it only has the round trip left. Never
@@ -67,7 +71,6 @@ const statements = perDatabase((db: Db) => ({
       requestHash: p("requestHash"),
       route: p("route"),
       amount: p("amount"),
-      requirements: p("requirements"),
       state: "in_flight",
       claimId: p("claimId"),
       claimedAt: p("claimedAt"),
@@ -84,6 +87,7 @@ const statements = perDatabase((db: Db) => ({
       responseStatus: sql`${p("responseStatus")}::integer`,
       responseHeaders: sql`${p("responseHeaders")}::jsonb`,
       responseBody: sql`${p("responseBody")}::text`,
+      requirements: sql`${p("requirements")}::jsonb`,
     })
     .where(and(byKey, eq(x402Payments.state, "in_flight"), eq(x402Payments.claimId, p("claimId"))))
     .prepare("x402_payment_answer"),
@@ -94,7 +98,10 @@ export async function findPayment({ db, key }: PaymentLock): Promise<PaymentRow 
   return row;
 }
 
-/** Inserts an `in_flight` row; undefined when the key already has one. */
+/**
+ * Inserts an `in_flight` row; undefined when the key already has one. Taken while the payment is
+ * verified: its requirements are stored with the answer.
+ */
 export async function claimPayment(
   lock: PaymentLock,
   fields: {
@@ -102,7 +109,6 @@ export async function claimPayment(
     requestHash: string;
     route: string;
     amount: string;
-    requirements: Record<string, unknown>;
     expiresAt: Date;
   },
   now: Date,
@@ -140,7 +146,12 @@ function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentCla
   let prepared: { body: string; sealed: string } | undefined;
   const seal = (body: string) =>
     prepared?.body === body ? prepared.sealed : sealReplayBody(keyring, key, body);
-  const answered = async (state: "settled" | "failed", response: StoredResponse, transaction?: string) => {
+  const answered = async (
+    state: "settled" | "failed",
+    response: StoredResponse,
+    requirements: Requirements,
+    transaction?: string,
+  ) => {
     await statements(db).answer.execute({
       ...key,
       claimId,
@@ -149,11 +160,13 @@ function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentCla
       responseStatus: response.status,
       responseHeaders: JSON.stringify(response.headers),
       responseBody: seal(response.body),
+      requirements: JSON.stringify(requirements),
     });
   };
   return {
-    settled: (transaction, response) => answered("settled", response, transaction),
-    failed: (response) => answered("failed", response),
+    settled: (transaction, response, requirements) =>
+      answered("settled", response, requirements, transaction),
+    failed: (response, requirements) => answered("failed", response, requirements),
     prepare: (body) => {
       try {
         prepared = { body, sealed: seal(body) };

@@ -51,6 +51,7 @@ export async function settleAndRespond(
   const response: StoredResponse = live
     ? { status: live.status, headers: pickHeaders(live.headers, replayedHeaders), body }
     : (args.response ?? { status: 200, headers: {}, body });
+  const stored = args.requirements as unknown as Record<string, unknown>;
   const transport = {
     request: requestContext(c, flow.args.baseUrl),
     responseBody: Buffer.from(body),
@@ -65,13 +66,13 @@ export async function settleAndRespond(
       transport,
     );
   } catch (error) {
-    await args.claim.failed(response);
+    await args.claim.failed(response, stored);
     resetResponse(c);
     if (error instanceof FacilitatorResponseError) throw settlementUnknown();
     throw error;
   }
   if (!result.success) {
-    await args.claim.failed(response);
+    await args.claim.failed(response, stored);
     if (result.errorReason === SETTLEMENT_PENDING) {
       resetResponse(c);
       throw settlementUnknown();
@@ -79,10 +80,11 @@ export async function settleAndRespond(
     return respond(c, settlementFailedResponse(c, result.headers));
   }
   const receipt = result.headers;
-  await args.claim.settled(result.transaction, {
-    ...response,
-    headers: { ...response.headers, ...lowercase(receipt) },
-  });
+  await args.claim.settled(
+    result.transaction,
+    { ...response, headers: { ...response.headers, ...lowercase(receipt) } },
+    stored,
+  );
   const headers = new Headers(live ? live.headers : response.headers);
   headers.delete("content-length");
   headers.delete("transfer-encoding");

@@ -9,7 +9,8 @@ import { millis } from "./columns.ts";
  * Keyed like the token contract keys it: an EIP-3009 nonce is unique per (token, authorizer),
  * so the key is (network, asset, payer, nonce), addresses and nonce lowercase.
  *
- * - `in_flight`: the handler (or a settlement) is running under `claim_id`;
+ * - `in_flight`: the payment is being verified, or the handler (or a settlement) is running, under
+ *   `claim_id`;
  * - `settled`: paid; `response_*` is what a replay returns;
  * - `failed`: the handler answered < 400 but settlement did not complete; `response_*` is held
  *   until the same payment settles on a retry — the work is not done twice.
@@ -28,9 +29,14 @@ export const x402Payments = pgTable(
     requestHash: text("request_hash").notNull(),
     /** The paid route's pattern, e.g. `POST /x402/signup`. */
     route: text("route").notNull(),
+    /** The amount the payment accepted; once verified, the requirements' own. */
     amount: text("amount").notNull(),
-    /** The payment requirements the payment was verified against; a retry settles with them. */
-    requirements: jsonb("requirements").$type<Record<string, unknown>>().notNull(),
+    /**
+     * The payment requirements the payment was verified against, written with the handler's
+     * answer (a held answer settles with them). Null while the claim is in flight: it is taken
+     * while the facilitator verifies (src/transports/x402/payment-gate.ts).
+     */
+    requirements: jsonb("requirements").$type<Record<string, unknown>>(),
     state: text("state", { enum: ["in_flight", "settled", "failed"] }).notNull(),
     claimId: text("claim_id").notNull(),
     transaction: text("transaction"),

@@ -1,0 +1,1 @@
+ALTER TABLE "x402_payments" ALTER COLUMN "requirements" DROP NOT NULL;
