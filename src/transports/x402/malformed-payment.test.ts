@@ -109,13 +109,17 @@ describe("malformed PAYMENT-SIGNATURE headers on paid routes", () => {
       ["accepted.amount", 10_000],
       ["accepted.amount", "ten"],
       ["accepted.amount", "\u0000"],
+      ["accepted.network", "x".repeat(8_000)],
+      ["accepted.network", "eip155:\u0000"],
+      ["accepted.asset", `0x${"a".repeat(8_000)}`],
+      ["accepted.asset", "\u0000"],
     ];
     const before = await snapshot(paid, chain, payer.address);
     const wrong: unknown[] = [];
     for (const [field, value] of cases) {
       const tampered = structuredClone(real);
       if (field === "signature") tampered.payload.signature = value;
-      else if (field === "accepted.amount") tampered.accepted.amount = value;
+      else if (field.startsWith("accepted.")) tampered.accepted[field.slice("accepted.".length)] = value;
       else tampered.payload.authorization[field] = value;
       const res = await send(paid, "/x402/services", encode(tampered));
       const named = res.detail.includes(

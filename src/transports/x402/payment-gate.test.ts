@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, SettleResponse } from "@x402/core/types";
@@ -26,6 +27,7 @@ import { handleError } from "../http/problem.ts";
 import { requestId } from "../http/request-id.ts";
 import type { PaidRoutes } from "./paid-routes.ts";
 import { paymentGate, paymentOf } from "./payment-gate.ts";
+import { readPaymentIdentity } from "./payment-identity.ts";
 
 const BASE_URL = "http://patchbay.test";
 const keyring = parseKeyring(generateKek(1));
@@ -534,13 +536,18 @@ describe("x402 payment gate", () => {
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
-  test("another authorization's unverified claim on the nonce makes the payment wait, not refused as reused", async ({
+  test("another authorization's unanswered claim on the nonce is waited for, not refused as reused; a refused copy stops waiting; once stale, a payment that verifies takes it over", async ({
     world,
   }) => {
-    // Each reading of the clock is 31 s after the last: a wait for the first copy ends at once.
-    let ticks = 0;
+    // The gate's clock: `base`, plus `step` more at each reading (a wait ends once 30 s have passed).
     const start = Date.now();
-    const clock = () => new Date(start + 31_000 * ticks++);
+    let base = start;
+    let step = 31_000;
+    const clock = () => {
+      const now = new Date(base);
+      base += step;
+      return now;
+    };
     const logger = createLogger({ level: "silent" });
     const app = new Hono<AppEnv>();
     app.onError(handleError);
@@ -585,19 +592,104 @@ describe("x402 payment gate", () => {
       claimedAt: new Date(start),
       expiresAt: new Date(start + 86_400_000),
     });
-    const send = () => app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": payment } });
+    const send = (header = payment) =>
+      app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": header } });
 
     const waited = await send();
     expect(waited.status).toBe(409);
     expect(await waited.json()).toMatchObject({ code: "payment_in_flight" });
+
+    // Another copy the facilitator refuses stops waiting once refused (the clock stands still).
+    step = 0;
+    const tampered = structuredClone(decoded);
+    tampered.payload.authorization.value = "1";
+    const refused = await send(Buffer.from(JSON.stringify(tampered)).toString("base64"));
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ code: "payment_invalid" });
     expect(runs).toBe(0);
 
-    // Refused by the facilitator, the forgery gives the row back; the payment then runs.
-    await world.db.delete(x402Payments).where(eq(x402Payments.claimId, "forged"));
+    // Abandoned (10 minutes on), the forged claim is taken over by the payment, which verifies.
+    base = start + 11 * 60_000;
     const paid = await send();
     expect(paid.status).toBe(200);
     expect(runs).toBe(1);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
+    const [row] = await world.db.select().from(x402Payments).where(eq(x402Payments.nonce, key.nonce));
+    expect(row).toMatchObject({ state: "settled", amount: READ.toString() });
+    expect(row?.paymentHash).not.toBe("f".repeat(64));
+  });
+
+  test("a claim that cannot be given back leaves the refusal as the answer; a held answer stored without requirements settles with the verified ones", async ({
+    world,
+  }) => {
+    const logger = createLogger({ level: "silent" });
+    // The database refuses the claim's release (as when it has gone away).
+    const noDelete = new Proxy(world.db, {
+      get: (target, name) =>
+        name === "delete"
+          ? () => {
+              throw new Error("the database is away");
+            }
+          : Reflect.get(target, name),
+    });
+    const gated = (db: Db) => {
+      const app = new Hono<AppEnv>();
+      app.onError(handleError);
+      app.use("*", requestId());
+      app.use(
+        "/x402/*",
+        paymentGate({ payments: world.payments, routes, db, keyring, logger, baseUrl: BASE_URL }),
+      );
+      app.get("/x402/ping", (c) => c.json({ ran: true }));
+      return app;
+    };
+    const payer = await world.fundedPayer(17, "1");
+    const before = await world.balanceOf(payer.address);
+    const app = gated(noDelete);
+    const decode = (header: string) => JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    const send = (header: string) =>
+      app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": header } });
+
+    const tampered = decode(
+      await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`),
+    );
+    tampered.payload.authorization.value = "1";
+    const refused = await send(Buffer.from(JSON.stringify(tampered)).toString("base64"));
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ code: "payment_invalid" });
+    const nonce = tampered.payload.authorization.nonce.toLowerCase();
+    const [left] = await world.db.select().from(x402Payments).where(eq(x402Payments.nonce, nonce));
+    expect(left).toMatchObject({ state: "in_flight", requirements: null });
+
+    // A held answer whose row has no requirements (written by an instance from before they were
+    // stored with the answer): settled with this payment's verified requirements, not run again.
+    const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
+    const read = readPaymentIdentity(payment);
+    if (!read.ok) throw new Error(read.problem);
+    await world.db.insert(x402Payments).values({
+      ...read.identity.key,
+      paymentHash: read.identity.paymentHash,
+      requestHash: createHash("sha256").update("GET\n/x402/ping\n").digest("hex"),
+      route: "GET /x402/ping",
+      amount: READ.toString(),
+      state: "failed",
+      claimId: "held",
+      responseStatus: 200,
+      responseHeaders: { "content-type": "application/json" },
+      responseBody: '{"held":true}',
+      claimedAt: new Date(),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    const delivered = await send(payment);
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ held: true });
+    expect(await world.balanceOf(payer.address)).toBe(before - READ);
+    const [row] = await world.db
+      .select()
+      .from(x402Payments)
+      .where(eq(x402Payments.nonce, read.identity.key.nonce));
+    expect(row?.state).toBe("settled");
+    expect(row?.requirements).toMatchObject({ amount: READ.toString(), scheme: "exact" });
   });
 
   test("without payments, paid routes answer 503 payments_unavailable and free ones still work", async ({

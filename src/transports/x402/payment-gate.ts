@@ -16,6 +16,7 @@ import { processRequest, requestContext } from "./http-adapter.ts";
 import { compileRoutes, type PaidRoutes, resourceServerLoader } from "./paid-routes.ts";
 import { readPaymentIdentity } from "./payment-identity.ts";
 import {
+  type ClaimFields,
   claimPayment,
   findPayment,
   isStaleClaim,
@@ -88,7 +89,10 @@ type Flow = SettlementFlow & {
   price: Price;
 };
 
-type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; held: PaymentRow } | Response;
+type Won =
+  | { claim: PaymentClaim; verified: Verified }
+  | { claim: PaymentClaim; held: PaymentRow & { requirements: Record<string, unknown> } }
+  | Response;
 
 /**
  * The lock's state machine; see the x402_payments schema for the states.
@@ -96,11 +100,12 @@ type Won = { claim: PaymentClaim; verified: Verified } | { claim: PaymentClaim; 
  * The facilitator's verification starts first. The claim is taken while it is under way, so its
  * commit costs nothing on top of verifying: a new payment's row is inserted at once (the lock is
  * read only when the key has one), then the verification is awaited, and a payment that does not
- * verify gives its row back. Until then the row holds no requirements, and another payment's copy
- * meeting it waits rather than being refused as reused: a forged header naming someone's nonce
- * holds the row only while the facilitator refuses it. A copy of a settled payment gets the stored
- * answer without waiting for its verification (its spent nonce fails it anyway); a held (`failed`)
- * answer settles with the requirements stored with it.
+ * verify gives its row back. Until its answer is written a row holds no requirements: a different
+ * payment naming the same nonce waits for it (a forged header holds the row while the facilitator
+ * refuses it; a refused request stops waiting), and takes over such a claim gone stale once it
+ * verifies itself. A copy of a settled payment gets the stored answer without waiting for its
+ * verification (its spent nonce fails it anyway); a held (`failed`) answer settles with the
+ * requirements stored with it.
  */
 async function runOnce(flow: Flow): Promise<Response | undefined> {
   const { args, identity } = flow;
@@ -109,16 +114,38 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   let won: Won | undefined;
   try {
     const requestHash = await hashRequest(flow.c);
-    const held = await claimOrReplay<PaymentRow, Won, StoredResponse>({
+    const fields = (now: Date): ClaimFields => ({
+      paymentHash: identity.paymentHash,
+      requestHash,
+      route: flow.matched.pattern,
+      amount: identity.amount,
+      expiresAt: recordExpiry(identity.validBefore, now),
+    });
+    /** The verification's outcome once a claim depends on it; a refusal gives the claim back. */
+    const verifiedFor = async (claim: PaymentClaim): Promise<Verified | Response> => {
+      const verified = await releasingOnThrow(
+        () => giveBack(claim, args.logger),
+        () => verification.result,
+      );
+      if (verified instanceof Response) await giveBack(claim, args.logger);
+      return verified;
+    };
+    const held = await claimOrReplay<PaymentRow, Won, StoredResponse | Response>({
       waitMs: WAIT_FOR_FIRST_MS,
       clock: flow.clock,
       takeFirst: true,
       read: () => findPayment(lock),
       judge: (row, now) => {
         const another = row.paymentHash !== identity.paymentHash;
-        // Another authorization's claim that may not verify: it decides once it does.
-        const unverified = row.state === "in_flight" && row.requirements === null;
-        if (another && unverified && !isStaleClaim(row, now)) return "wait";
+        const unanswered = row.state === "in_flight" && row.requirements === null;
+        if (another && unanswered) {
+          // Another authorization's claim, which may never verify: decided once it answers, or
+          // taken over when abandoned, by a payment that verifies (take).
+          if (isStaleClaim(row, now)) return "take";
+          const refused = verification.refusal();
+          if (refused) return { replay: refused };
+          return "wait";
+        }
         if (another || row.requestHash !== requestHash) {
           throw new AppError(
             "payment_reused",
@@ -130,38 +157,28 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
       },
       take: async (row, now) => {
         if (row?.state === "failed") {
-          // The handler already answered; its result is held until this payment settles.
+          // The handler already answered; its result is held until this payment settles, with
+          // the requirements stored with it (or, written without them, this verification's).
+          let requirements = row.requirements;
+          if (requirements === null) {
+            const verified = await verification.result;
+            if (verified instanceof Response) return verified;
+            requirements = verified.paymentRequirements as unknown as Record<string, unknown>;
+          }
           const claim = await reclaimPayment(lock, row, now);
-          return claim && { claim, held: row };
+          return claim && { claim, held: { ...row, requirements } };
         }
         if (row) {
           // A claim abandoned by a dead process: taken over only by a payment that verifies.
           const verified = await verification.result;
           if (verified instanceof Response) return verified;
-          const claim = await reclaimPayment(lock, row, now);
+          const claim = await reclaimPayment(lock, row, now, fields(now));
           return claim && { claim, verified };
         }
-        const claim = await claimPayment(
-          lock,
-          {
-            paymentHash: identity.paymentHash,
-            requestHash,
-            route: flow.matched.pattern,
-            amount: identity.amount,
-            expiresAt: recordExpiry(identity.validBefore, now),
-          },
-          now,
-        );
+        const claim = await claimPayment(lock, fields(now), now);
         if (!claim) return undefined;
-        const verified = await releasingOnThrow(
-          () => claim.release(),
-          () => verification.result,
-        );
-        if (verified instanceof Response) {
-          await claim.release();
-          return verified;
-        }
-        return { claim, verified };
+        const verified = await verifiedFor(claim);
+        return verified instanceof Response ? verified : { claim, verified };
       },
       inFlight: () =>
         new AppError(
@@ -169,7 +186,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
           "This payment is still being processed; retry shortly for its result.",
         ),
     });
-    if ("replay" in held) return replayResponse(held.replay);
+    if ("replay" in held) return held.replay instanceof Response ? held.replay : replayResponse(held.replay);
     won = held.claim;
   } finally {
     // Unless it goes on to the handler, this request gives its verification up, without waiting.
@@ -178,13 +195,25 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   }
   if (won instanceof Response) return won;
   if ("verified" in won) return runHandler(flow, won.verified, won.claim);
-  if (!won.held.requirements) throw new Error("x402: a held answer has no requirements to settle with");
   return settleAndRespond(flow, {
     claim: won.claim,
     requirements: won.held.requirements as unknown as PaymentRequirements,
     response: storedResponse(won.held, args.keyring),
     live: undefined,
   });
+}
+
+/**
+ * Gives a claim back whose payment did not verify. The request's own outcome (the refusal, or the
+ * facilitator's outage) is what the client gets: a release that fails (the database away) is
+ * logged, and its row goes stale after 10 minutes, when a payment that verifies takes it over.
+ */
+async function giveBack(claim: PaymentClaim, logger: Logger): Promise<void> {
+  await claim
+    .release()
+    .catch((error: unknown) =>
+      logger.warn({ err: error }, "x402: the claim of a payment that did not verify could not be given back"),
+    );
 }
 
 /** The facilitator's verification of this request's payment, started once, used or abandoned. */
@@ -198,14 +227,23 @@ type Verification = {
    * at once: nothing waits for the facilitator's answer.
    */
   abandon(logger: Logger): void;
+  /** The refusal (402), once the facilitator has refused the payment; else undefined. */
+  refusal(): Response | undefined;
 };
 
 function startVerification(flow: Flow): Verification {
   const result = verifyPayment(flow);
+  let refused: Response | undefined;
   // Handled here too: a verification nobody awaits (a replay, a held answer) must not go unhandled.
-  result.catch(() => undefined);
+  result.then(
+    (verified) => {
+      if (verified instanceof Response) refused = verified;
+    },
+    () => undefined,
+  );
   return {
     result,
+    refusal: () => refused,
     abandon(logger) {
       result
         .then((verified) =>

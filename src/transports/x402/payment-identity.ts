@@ -41,9 +41,10 @@ const LockablePayment = z.looseObject(
     x402Version: z.literal(2, { error: "must be 2" }),
     accepted: z.looseObject(
       {
-        network: z.string({ error: "must be a string" }),
-        asset: z.string({ error: "must be a string" }),
-        // Stored with the claim, which is taken before the SDK matches `accepted`.
+        // Stored with the claim (network and asset in its key), which is taken before the SDK
+        // matches `accepted`: nothing PostgreSQL would refuse reaches it.
+        network: matching(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, "must be a CAIP-2 network id"),
+        asset: address,
         amount: uint256,
       },
       { error: "must be an object" },

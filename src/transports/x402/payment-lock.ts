@@ -51,8 +51,9 @@ const byKey = and(
 );
 
 /**
- * A paid call's own statements, prepared once per database handle: every paid call reads, claims
- * and answers its payment's row (bench:x402, docs/performance.md).
+ * A paid call's own statements, prepared once per database handle: every paid call claims and
+ * answers its payment's row, and reads it when the claim finds one (bench:x402,
+ * docs/performance.md).
  *
  * Both commits wait for their WAL flush. A claim flushed later would be lost by a database crash
  * while this process lives on: the handler would go on against the recovered database, and a copy
@@ -104,13 +105,7 @@ export async function findPayment({ db, key }: PaymentLock): Promise<PaymentRow 
  */
 export async function claimPayment(
   lock: PaymentLock,
-  fields: {
-    paymentHash: string;
-    requestHash: string;
-    route: string;
-    amount: string;
-    expiresAt: Date;
-  },
+  fields: ClaimFields,
   now: Date,
 ): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
@@ -123,19 +118,30 @@ export async function claimPayment(
   return inserted.length > 0 ? claimed(lock, claimId) : undefined;
 }
 
+/** What a claim records of its payment and request. */
+export type ClaimFields = {
+  paymentHash: string;
+  requestHash: string;
+  route: string;
+  amount: string;
+  expiresAt: Date;
+};
+
 /**
  * Moves `row` back to `in_flight` under a new claim id (a held payment settled again, or an
- * abandoned claim taken over); conditional on its current claim id, so exactly one contender wins.
+ * abandoned claim taken over, then with the verified payment's `fields`); conditional on its
+ * current claim id, so exactly one contender wins.
  */
 export async function reclaimPayment(
   lock: PaymentLock,
   row: PaymentRow,
   now: Date,
+  fields?: ClaimFields,
 ): Promise<PaymentClaim | undefined> {
   const claimId = randomUUID();
   const updated = await lock.db
     .update(x402Payments)
-    .set({ state: "in_flight", claimId, claimedAt: now })
+    .set({ ...fields, state: "in_flight", claimId, claimedAt: now })
     .where(and(where(lock.key), eq(x402Payments.state, row.state), eq(x402Payments.claimId, row.claimId)))
     .returning({ claimId: x402Payments.claimId });
   return updated.length > 0 ? claimed(lock, claimId) : undefined;

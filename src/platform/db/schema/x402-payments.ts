@@ -29,7 +29,7 @@ export const x402Payments = pgTable(
     requestHash: text("request_hash").notNull(),
     /** The paid route's pattern, e.g. `POST /x402/signup`. */
     route: text("route").notNull(),
-    /** The amount the payment accepted; once verified, the requirements' own. */
+    /** The amount the payment accepted: once it verified, equal to its requirements' (the SDK matches it exactly). */
     amount: text("amount").notNull(),
     /**
      * The payment requirements the payment was verified against, written with the handler's
