@@ -135,6 +135,35 @@ const payingFetch = (world: World, privateKey: Hex) => payingFetchOf(world.app, 
 const signedPayment = (world: World, privateKey: Hex, path: string, method = "GET") =>
   signedPaymentOf(world.app, world.payments, privateKey, `${BASE_URL}${path}`, { method });
 
+/**
+ * An app of its own whose `GET /x402/ping`, behind a gate on `world`'s chain (with `facilitator`,
+ * `db` or `clock` in place of the world's), counts its runs and answers `{ pong: <runs> }`.
+ */
+function gatedPing(
+  world: World,
+  options: { facilitator?: FacilitatorClient; db?: Db; clock?: () => Date } = {},
+) {
+  const logger = createLogger({ level: "silent" });
+  const { network, payTo, asset, prices } = world.payments;
+  const payments = options.facilitator
+    ? ready({ network, payTo, asset, prices, facilitator: options.facilitator, logger, devChain: undefined })
+    : world.payments;
+  const db = options.db ?? world.db;
+  const app = new Hono<AppEnv>();
+  app.onError(handleError);
+  app.use("*", requestId());
+  app.use(
+    "/x402/*",
+    paymentGate({ payments, routes, db, keyring, logger, baseUrl: BASE_URL, clock: options.clock }),
+  );
+  let runs = 0;
+  app.get("/x402/ping", (c) => {
+    runs += 1;
+    return c.json({ pong: runs });
+  });
+  return { app, runs: () => runs };
+}
+
 describe("x402 payment gate", () => {
   test("an unpaid call gets a 402 whose PAYMENT-REQUIRED challenge the official client can pay", async ({
     world,
@@ -351,18 +380,7 @@ describe("x402 payment gate", () => {
         fault === "settle" ? unreachable() : fault === "pending" ? pending() : real.settle(p, r),
       getSupported: () => real.getSupported(),
     };
-    const logger = createLogger({ level: "silent" });
-    const { network, payTo, asset, prices } = world.payments;
-    const payments = ready({ network, payTo, asset, prices, facilitator, logger, devChain: undefined });
-    const app = new Hono<AppEnv>();
-    app.onError(handleError);
-    app.use("*", requestId());
-    app.use("/x402/*", paymentGate({ payments, routes, db: world.db, keyring, logger, baseUrl: BASE_URL }));
-    let runs = 0;
-    app.get("/x402/ping", (c) => {
-      runs += 1;
-      return c.json({ pong: runs });
-    });
+    const { app, runs } = gatedPing(world, { facilitator });
     const payer = await world.fundedPayer(11, "1");
     const before = await world.balanceOf(payer.address);
     const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
@@ -374,7 +392,7 @@ describe("x402 payment gate", () => {
     expect(early.status).toBe(503);
     expect(early.headers.get("retry-after")).toBe("2");
     expect(await early.json()).toMatchObject({ code: "payments_unavailable" });
-    expect(runs).toBe(0);
+    expect(runs()).toBe(0);
 
     // After it: the outcome is unknown, so not a 402 "nothing was charged"; the answer is held.
     for (const unknown of ["settle", "pending"] as const) {
@@ -385,7 +403,7 @@ describe("x402 payment gate", () => {
       const body = await late.json();
       expect(body).toMatchObject({ code: "payments_unavailable" });
       expect(body.detail).toContain("same payment");
-      expect(runs).toBe(1);
+      expect(runs()).toBe(1);
     }
     expect(await world.balanceOf(payer.address)).toBe(before);
 
@@ -393,7 +411,7 @@ describe("x402 payment gate", () => {
     const delivered = await send();
     expect(delivered.status).toBe(200);
     expect(await delivered.json()).toEqual({ pong: 1 });
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
@@ -497,18 +515,7 @@ describe("x402 payment gate", () => {
       settle: (p, r) => real.settle(p, r),
       getSupported: () => real.getSupported(),
     };
-    const logger = createLogger({ level: "silent" });
-    const { network, payTo, asset, prices } = world.payments;
-    const payments = ready({ network, payTo, asset, prices, facilitator, logger, devChain: undefined });
-    const app = new Hono<AppEnv>();
-    app.onError(handleError);
-    app.use("*", requestId());
-    app.use("/x402/*", paymentGate({ payments, routes, db: world.db, keyring, logger, baseUrl: BASE_URL }));
-    let runs = 0;
-    app.get("/x402/ping", (c) => {
-      runs += 1;
-      return c.json({ pong: runs });
-    });
+    const { app, runs } = gatedPing(world, { facilitator });
     const payer = await world.fundedPayer(15, "1");
     const before = await world.balanceOf(payer.address);
     const send = (payment: string) =>
@@ -521,7 +528,11 @@ describe("x402 payment gate", () => {
     expect(seen).toEqual(["in_flight, requirements not yet"]);
     const settled = await rowOf(nonceOf(decode(payment)));
     expect(settled).toMatchObject({ state: "settled", amount: READ.toString() });
-    expect(settled?.requirements).toMatchObject({ amount: READ.toString(), payTo, scheme: "exact" });
+    expect(settled?.requirements).toMatchObject({
+      amount: READ.toString(),
+      payTo: world.payments.payTo,
+      scheme: "exact",
+    });
 
     const refused = decode(
       await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`),
@@ -532,7 +543,7 @@ describe("x402 payment gate", () => {
     expect(await res.json()).toMatchObject({ code: "payment_invalid" });
     expect(seen).toHaveLength(2);
     expect(await rowOf(nonceOf(refused))).toBeUndefined();
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
   });
 
@@ -548,27 +559,7 @@ describe("x402 payment gate", () => {
       base += step;
       return now;
     };
-    const logger = createLogger({ level: "silent" });
-    const app = new Hono<AppEnv>();
-    app.onError(handleError);
-    app.use("*", requestId());
-    app.use(
-      "/x402/*",
-      paymentGate({
-        payments: world.payments,
-        routes,
-        db: world.db,
-        keyring,
-        logger,
-        baseUrl: BASE_URL,
-        clock,
-      }),
-    );
-    let runs = 0;
-    app.get("/x402/ping", (c) => {
-      runs += 1;
-      return c.json({ pong: runs });
-    });
+    const { app, runs } = gatedPing(world, { clock });
     const payer = await world.fundedPayer(16, "1");
     const before = await world.balanceOf(payer.address);
     const payment = await signedPaymentOf(app, world.payments, payer.privateKey, `${BASE_URL}/x402/ping`);
@@ -606,13 +597,13 @@ describe("x402 payment gate", () => {
     const refused = await send(Buffer.from(JSON.stringify(tampered)).toString("base64"));
     expect(refused.status).toBe(402);
     expect(await refused.json()).toMatchObject({ code: "payment_invalid" });
-    expect(runs).toBe(0);
+    expect(runs()).toBe(0);
 
     // Abandoned (10 minutes on), the forged claim is taken over by the payment, which verifies.
     base = start + 11 * 60_000;
     const paid = await send();
     expect(paid.status).toBe(200);
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
     const [row] = await world.db.select().from(x402Payments).where(eq(x402Payments.nonce, key.nonce));
     expect(row).toMatchObject({ state: "settled", amount: READ.toString() });
@@ -622,7 +613,6 @@ describe("x402 payment gate", () => {
   test("a claim that cannot be given back leaves the refusal as the answer; a held answer stored without requirements settles with the verified ones", async ({
     world,
   }) => {
-    const logger = createLogger({ level: "silent" });
     // The database refuses the claim's release (as when it has gone away).
     const noDelete = new Proxy(world.db, {
       get: (target, name) =>
@@ -632,20 +622,9 @@ describe("x402 payment gate", () => {
             }
           : Reflect.get(target, name),
     });
-    const gated = (db: Db) => {
-      const app = new Hono<AppEnv>();
-      app.onError(handleError);
-      app.use("*", requestId());
-      app.use(
-        "/x402/*",
-        paymentGate({ payments: world.payments, routes, db, keyring, logger, baseUrl: BASE_URL }),
-      );
-      app.get("/x402/ping", (c) => c.json({ ran: true }));
-      return app;
-    };
+    const { app, runs } = gatedPing(world, { db: noDelete });
     const payer = await world.fundedPayer(17, "1");
     const before = await world.balanceOf(payer.address);
-    const app = gated(noDelete);
     const decode = (header: string) => JSON.parse(Buffer.from(header, "base64").toString("utf8"));
     const send = (header: string) =>
       app.request(`${BASE_URL}/x402/ping`, { headers: { "payment-signature": header } });
@@ -683,6 +662,7 @@ describe("x402 payment gate", () => {
     const delivered = await send(payment);
     expect(delivered.status).toBe(200);
     expect(await delivered.json()).toEqual({ held: true });
+    expect(runs()).toBe(0);
     expect(await world.balanceOf(payer.address)).toBe(before - READ);
     const [row] = await world.db
       .select()
