@@ -189,7 +189,7 @@ try {
     const settled = await server.settlePayment(payment, requirements);
     if (!settled.success) throw new Error("the bare call's payment did not settle");
     const t = performance.now();
-    await claim.settled(settled.transaction, answer, requirements as unknown as Record<string, unknown>);
+    await claim.settled(settled.transaction, answer, requirements);
     const end = performance.now();
     return { claim: claimed, answer: end - t, total: end - started };
   };

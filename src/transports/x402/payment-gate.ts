@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Hex } from "viem";
 import { getAddress } from "viem/utils";
 import { AppError } from "../../errors.ts";
-import { claimOrReplay, releasingOnThrow, type StoredResponse } from "../../platform/db/claim.ts";
+import { claimOrReplay, releasingOnThrow } from "../../platform/db/claim.ts";
 import type { Db } from "../../platform/db/client.ts";
 import type { Logger } from "../../platform/logging/logger.ts";
 import type { Payments } from "../../platform/payments/payments.ts";
@@ -91,7 +91,7 @@ type Flow = SettlementFlow & {
 
 type Won =
   | { claim: PaymentClaim; verified: Verified }
-  | { claim: PaymentClaim; held: PaymentRow & { requirements: Record<string, unknown> } }
+  | { claim: PaymentClaim; held: PaymentRow; requirements: PaymentRequirements }
   | Response;
 
 /**
@@ -121,16 +121,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
       amount: identity.amount,
       expiresAt: recordExpiry(identity.validBefore, now),
     });
-    /** The verification's outcome once a claim depends on it; a refusal gives the claim back. */
-    const verifiedFor = async (claim: PaymentClaim): Promise<Verified | Response> => {
-      const verified = await releasingOnThrow(
-        () => giveBack(claim, args.logger),
-        () => verification.result,
-      );
-      if (verified instanceof Response) await giveBack(claim, args.logger);
-      return verified;
-    };
-    const held = await claimOrReplay<PaymentRow, Won, StoredResponse | Response>({
+    const held = await claimOrReplay<PaymentRow, Won, Response>({
       waitMs: WAIT_FOR_FIRST_MS,
       clock: flow.clock,
       takeFirst: true,
@@ -152,21 +143,21 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
             "This payment authorization was already used for another request; sign a new payment for this one.",
           );
         }
-        if (row.state === "settled") return { replay: storedResponse(row, args.keyring) };
+        if (row.state === "settled") return { replay: replayResponse(storedResponse(row, args.keyring)) };
         return row.state === "failed" || isStaleClaim(row, now) ? "take" : "wait";
       },
       take: async (row, now) => {
         if (row?.state === "failed") {
           // The handler already answered; its result is held until this payment settles, with
           // the requirements stored with it (or, written without them, this verification's).
-          let requirements = row.requirements;
+          let requirements = row.requirements as unknown as PaymentRequirements | null;
           if (requirements === null) {
             const verified = await verification.result;
             if (verified instanceof Response) return verified;
-            requirements = verified.paymentRequirements as unknown as Record<string, unknown>;
+            requirements = verified.paymentRequirements;
           }
           const claim = await reclaimPayment(lock, row, now);
-          return claim && { claim, held: { ...row, requirements } };
+          return claim && { claim, held: row, requirements };
         }
         if (row) {
           // A claim abandoned by a dead process: taken over only by a payment that verifies.
@@ -177,8 +168,16 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
         }
         const claim = await claimPayment(lock, fields(now), now);
         if (!claim) return undefined;
-        const verified = await verifiedFor(claim);
-        return verified instanceof Response ? verified : { claim, verified };
+        // A payment that does not verify gives its claim back.
+        const verified = await releasingOnThrow(
+          () => giveBack(claim, args.logger),
+          () => verification.result,
+        );
+        if (verified instanceof Response) {
+          await giveBack(claim, args.logger);
+          return verified;
+        }
+        return { claim, verified };
       },
       inFlight: () =>
         new AppError(
@@ -186,7 +185,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
           "This payment is still being processed; retry shortly for its result.",
         ),
     });
-    if ("replay" in held) return held.replay instanceof Response ? held.replay : replayResponse(held.replay);
+    if ("replay" in held) return held.replay;
     won = held.claim;
   } finally {
     // Unless it goes on to the handler, this request gives its verification up, without waiting.
@@ -197,7 +196,7 @@ async function runOnce(flow: Flow): Promise<Response | undefined> {
   if ("verified" in won) return runHandler(flow, won.verified, won.claim);
   return settleAndRespond(flow, {
     claim: won.claim,
-    requirements: won.held.requirements as unknown as PaymentRequirements,
+    requirements: won.requirements,
     response: storedResponse(won.held, args.keyring),
     live: undefined,
   });

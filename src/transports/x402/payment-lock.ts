@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { PaymentRequirements } from "@x402/core/types";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { StoredResponse } from "../../platform/db/claim.ts";
 import { type Db, perDatabase } from "../../platform/db/client.ts";
@@ -12,15 +13,14 @@ export type PaymentKey = { network: string; asset: string; payer: string; nonce:
 export type PaymentRow = typeof x402Payments.$inferSelect;
 /** One payment's row, and the keyring that seals its stored answer. */
 export type PaymentLock = { db: Db; keyring: Keyring; key: PaymentKey };
-type Requirements = Record<string, unknown>;
 
 /**
  * The payment, held by this request; each method acts only on this claim, never a later one.
  * `settled` and `failed` store the answer with the requirements the payment was verified against.
  */
 export type PaymentClaim = {
-  settled(transaction: string, response: StoredResponse, requirements: Requirements): Promise<void>;
-  failed(response: StoredResponse, requirements: Requirements): Promise<void>;
+  settled(transaction: string, response: StoredResponse, requirements: PaymentRequirements): Promise<void>;
+  failed(response: StoredResponse, requirements: PaymentRequirements): Promise<void>;
   /**
    * Seals `body` ahead, for `settled` or `failed` with that same body: called while settlement
    * is in flight, so the stored answer's write after it only has the round trip left. Never
@@ -155,7 +155,7 @@ function claimed({ db, keyring, key }: PaymentLock, claimId: string): PaymentCla
   const answered = async (
     state: "settled" | "failed",
     response: StoredResponse,
-    requirements: Requirements,
+    requirements: PaymentRequirements,
     transaction?: string,
   ) => {
     await statements(db).answer.execute({

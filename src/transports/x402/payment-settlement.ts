@@ -51,7 +51,6 @@ export async function settleAndRespond(
   const response: StoredResponse = live
     ? { status: live.status, headers: pickHeaders(live.headers, replayedHeaders), body }
     : (args.response ?? { status: 200, headers: {}, body });
-  const stored = args.requirements as unknown as Record<string, unknown>;
   const transport = {
     request: requestContext(c, flow.args.baseUrl),
     responseBody: Buffer.from(body),
@@ -66,13 +65,13 @@ export async function settleAndRespond(
       transport,
     );
   } catch (error) {
-    await args.claim.failed(response, stored);
+    await args.claim.failed(response, args.requirements);
     resetResponse(c);
     if (error instanceof FacilitatorResponseError) throw settlementUnknown();
     throw error;
   }
   if (!result.success) {
-    await args.claim.failed(response, stored);
+    await args.claim.failed(response, args.requirements);
     if (result.errorReason === SETTLEMENT_PENDING) {
       resetResponse(c);
       throw settlementUnknown();
@@ -83,7 +82,7 @@ export async function settleAndRespond(
   await args.claim.settled(
     result.transaction,
     { ...response, headers: { ...response.headers, ...lowercase(receipt) } },
-    stored,
+    args.requirements,
   );
   const headers = new Headers(live ? live.headers : response.headers);
   headers.delete("content-length");
