@@ -1,5 +1,7 @@
+import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exchange } from "./http-exchange.ts";
 
@@ -80,5 +82,16 @@ describe("exchange", () => {
       timeoutMs: 5_000,
     }).catch((e: unknown) => e)) as Error;
     expect((error.cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+  });
+
+  it("does not load fetch's engine (undici), which would cost a command ~30 ms", async () => {
+    // A process of its own: the test runner has loaded undici long since.
+    const script = `
+      const { exchange } = await import(${JSON.stringify(new URL("./http-exchange.ts", import.meta.url).href)});
+      const res = await exchange(new URL(${JSON.stringify(`${base}/echo`)}), { method: "GET", headers: {}, timeoutMs: 5000 });
+      console.log(JSON.stringify({ status: res.status, undici: process.moduleLoadList.filter((m) => m.includes("undici")) }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script]);
+    expect(JSON.parse(stdout)).toEqual({ status: 201, undici: [] });
   });
 });

@@ -15,7 +15,9 @@ export async function exchange(
   url: URL,
   init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
 ): Promise<Exchanged> {
-  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  // `process.getBuiltinModule`, not `import()`: importing `node:http` as ESM builds a facade that
+  // reads every export, and one of them (http.WebSocket) loads undici: ~28 ms of a command.
+  const { request } = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
   const body = init.body === undefined ? undefined : Buffer.from(init.body);
   const options: RequestOptions = {
     method: init.method,
