@@ -10,7 +10,7 @@ export const SANDBOX_INFO_FD = 3;
  * After a kill, how long the output pipes may stay open before the run is settled anyway: a
  * process that escaped every kill must not hold the caller forever.
  */
-const SETTLE_AFTER_KILL_MS = 5000;
+export const SETTLE_AFTER_KILL_MS = 5000;
 
 /** What bubblewrap reports on `--info-fd`: its sandbox's first process and PID namespace. */
 type SandboxInfo = { childPid: number; pidNamespace: number };
