@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { describe, expect, test } from "../../../test/fixtures.ts";
+import { onTestFinished } from "vitest";
+import { databaseUrls, describe, expect, fileJobs, test } from "../../../test/fixtures.ts";
 import { client } from "../../../test/http.ts";
 import { echoTool } from "../../../test/lib/mcp-servers.ts";
 import { scriptedModel } from "../../../test/lib/scripted-model.ts";
@@ -25,7 +26,12 @@ describe("tasks on the job queue", () => {
       { toolCalls: [{ name: "kb__search", input: { text: "q" } }] },
       { text: "All clear." },
     ]);
-    const modelDeps: Deps = { ...deps, languageModel: script.model };
+    // A queue of this test's own, stopped when it ends: a worker left registered on the file's
+    // queue would pick up the next test's task.
+    const jobs = fileJobs(deps.database, databaseUrls.get(deps));
+    await jobs.start();
+    onTestFinished(() => jobs.stop({ timeoutMs: 5_000 }));
+    const modelDeps: Deps = { ...deps, languageModel: script.model, jobs };
     const api = client(createApp(modelDeps), owner.apiKey);
     const base = `/environments/${owner.environmentId}/mcp-connections`;
     const conn = (await (
