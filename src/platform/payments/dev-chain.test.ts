@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, getContractAddress, http } from "viem";
@@ -83,3 +92,49 @@ test("the install's artifacts are made once, other versions' removed, and a star
   });
   expect(existsSync(cacheDir)).toBe(false);
 });
+
+test("a process killed outright takes its anvil with it: the next start finds the port free", async () => {
+  // A process of its own that starts a chain and is then SIGKILLed: no exit handler runs.
+  const script = `
+    const { startDevChain } = await import(${JSON.stringify(new URL("./dev-chain.ts", import.meta.url).href)});
+    const chain = await startDevChain({ port: 0, cacheDir: ${JSON.stringify(join(scratch, "cache"))} });
+    console.log(chain.rpcUrl);
+    setInterval(() => {}, 60_000);
+  `;
+  const owner = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const rpcUrl = await new Promise<string>((resolve, reject) => {
+      owner.stdout.setEncoding("utf8").once("data", (line: string) => resolve(line.trim()));
+      owner.once("exit", (code) =>
+        reject(new Error(`the chain's process ended (${code}) before its chain listened`)),
+      );
+    });
+    const anvil = Number(
+      execFileSync("pgrep", ["-P", String(owner.pid)])
+        .toString()
+        .trim(),
+    );
+    expect(processAlive(anvil)).toBe(true);
+    owner.kill("SIGKILL");
+    // The kernel delivers the parent-death signal as the owner dies; anvil's exit follows it.
+    const until = Date.now() + 15_000;
+    while (processAlive(anvil) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(anvil), `anvil (pid ${anvil}) still running 15 s after its owner was killed`).toBe(
+      false,
+    );
+    await expect(fetch(rpcUrl, { method: "POST" })).rejects.toThrow();
+  } finally {
+    owner.kill("SIGKILL");
+  }
+});
+
+/** True while `pid` is a process that has not yet been reaped or exited (a zombie counts as gone). */
+function processAlive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return false;
+  }
+}

@@ -106,14 +106,11 @@ async function launch(
   artifact: ContractArtifact,
   savedState: string | undefined,
 ): Promise<DevChain> {
-  const child = spawn(
-    anvilBinary(),
-    [
-      ...["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
-      ...(savedState ? ["--load-state", savedState] : []),
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const [file, args] = diesWithUs(anvilBinary(), [
+    ...["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
+    ...(savedState ? ["--load-state", savedState] : []),
+  ]);
+  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   const stop = async () => {
@@ -175,6 +172,21 @@ function saveState(file: string, dumped: Hex): void {
 function anvilPackage(): string {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
   return `@foundry-rs/anvil-${process.platform}-${arch}`;
+}
+
+/**
+ * The command that runs `binary` so that the kernel kills it when this process dies, however it
+ * dies: a SIGKILL or a crash runs no exit handler, and an anvil left behind would hold the dev
+ * chain's port so that the next `patchbay serve` could not start. On Linux that is util-linux's
+ * `setpriv --pdeathsig KILL`, which sets the signal and then execs `binary` in its own place (no
+ * wrapper process stays between us and anvil). Elsewhere, or without setpriv, `binary` itself.
+ */
+function diesWithUs(binary: string, args: string[]): [string, string[]] {
+  const setpriv =
+    process.platform === "linux"
+      ? ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => existsSync(path))
+      : undefined;
+  return setpriv ? [setpriv, ["--pdeathsig", "KILL", "--", binary, ...args]] : [binary, args];
 }
 
 /** The platform package's binary: no wrapper process between us and anvil, so a kill reaches it. */
