@@ -1,17 +1,11 @@
-import { execFileSync, spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, getContractAddress, http } from "viem";
 import { afterAll, expect, test } from "vitest";
+import { anvilChildOf, exited } from "../../../test/lib/processes.ts";
+import { eventually } from "../../../test/lib/wait.ts";
 import { type DevChain, devAccount, prepareDevChain, startDevChain } from "./dev-chain.ts";
 import { TOKEN_ADDRESS } from "./dev-chain-constants.ts";
 import { deriveDevAccount } from "./dev-chain-deploy.ts";
@@ -111,30 +105,17 @@ test("a process killed outright takes its anvil with it: the next start finds th
         reject(new Error(`the chain's process ended (${code}) before its chain listened`)),
       );
     });
-    const anvil = Number(
-      execFileSync("pgrep", ["-P", String(owner.pid)])
-        .toString()
-        .trim(),
-    );
-    expect(processAlive(anvil)).toBe(true);
+    const anvil = anvilChildOf(owner.pid as number);
+    expect(exited(anvil)).toBe(false);
     owner.kill("SIGKILL");
     // The kernel delivers the parent-death signal as the owner dies; anvil's exit follows it.
-    const until = Date.now() + 15_000;
-    while (processAlive(anvil) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(processAlive(anvil), `anvil (pid ${anvil}) still running 15 s after its owner was killed`).toBe(
-      false,
+    await eventually(
+      async () => exited(anvil) || undefined,
+      15_000,
+      `anvil (pid ${anvil}) to exit after its owner was killed`,
     );
     await expect(fetch(rpcUrl, { method: "POST" })).rejects.toThrow();
   } finally {
     owner.kill("SIGKILL");
   }
 });
-
-/** True while `pid` is a process that has not yet been reaped or exited (a zombie counts as gone). */
-function processAlive(pid: number): boolean {
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
-  } catch {
-    return false;
-  }
-}

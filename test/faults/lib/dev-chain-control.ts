@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { anvilBinary } from "../../../src/platform/payments/dev-chain.ts";
 import { DEV_CHAIN_ID } from "../../../src/platform/payments/dev-chain-constants.ts";
+import { anvilChildOf, exited } from "../../lib/processes.ts";
 
 /**
  * The dev chain of a spawned `patchbay serve` (the anvil child it started on
@@ -104,38 +104,8 @@ export function devChainOf(serverPid: number, port: number): DevChainControl {
   };
 }
 
-function anvilChildOf(parent: number): number {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue; // exited while we looked
-    }
-    // "pid (comm) state ppid …": comm may hold spaces, so split after its closing parenthesis.
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (comm === "anvil" && ppid === parent) return Number(entry);
-  }
-  throw new Error(`no anvil child of process ${parent}: is PATCHBAY_DEV_CHAIN on?`);
-}
-
 async function gone(pid: number): Promise<void> {
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    // A killed child stays a zombie until its parent reaps it: that counts as gone.
-    try {
-      if (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z")) return;
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  while (!exited(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
